@@ -1,0 +1,54 @@
+"""Importers: profiler exports -> Profile. The format is detected from content, not the name."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from importers import _input
+from importers import ncu
+from importers.ncu import source_page, text_page
+from warpscope.errors import InputError
+from warpscope.model.profile import Profile, is_saved_profile
+
+_NVPROF_LINE = re.compile(rb"^==\d+==", re.M)
+
+
+def import_file(path: str | os.PathLike[str]) -> Profile:
+    """Read one export (or a saved warpscope profile) into a Profile."""
+    name = str(path)
+    if is_saved_profile(path):
+        try:
+            return Profile.load(path)
+        except (OSError, ValueError) as e:
+            raise InputError(name, f"damaged warpscope profile ({e})") from None
+    data = _input.read_bytes(path)
+    _input.check_text(name, data)
+    if ncu.looks_like_csv(data):
+        return ncu.import_csv(name, data)
+    if text_page.looks_like_text(data):
+        return ncu.import_text(name, _input.decode(name, data))
+    if source_page.looks_like_source(data):
+        return source_page.import_source(name, _input.decode(name, data))
+    raise _unknown(name, data)
+
+
+def import_files(paths: list[str] | list[Path]) -> Profile:
+    """Several files as one Profile (launch ids renumbered; each file keeps its source row)."""
+    return Profile.concat([import_file(p) for p in paths])
+
+
+def _unknown(path: str, data: bytes) -> InputError:
+    head = data[:1 << 16]
+    lines = [l for l in head.split(b"\n") if l.strip()]
+    if lines and all(l.startswith((b"==ERROR==", b"==PROF==", b"==WARNING==")) for l in lines[:50]):
+        first = next((l for l in lines if l.startswith(b"==ERROR==")), lines[0])
+        return InputError(path, "no profile table found: only Nsight Compute messages, the first "
+                                f"being: {first.decode('utf-8', 'replace').strip()}", line=1)
+    if _NVPROF_LINE.search(head):
+        return InputError(path, "nvprof output is not supported yet; expected an Nsight Compute export",
+                          line=1)
+    _input.decode(path, head)
+    return InputError(path, 'not a profiler export: expected an Nsight Compute CSV header '
+                            '("ID","Process ID",... or "Process ID","Process Name",...)', line=1)

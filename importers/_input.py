@@ -1,0 +1,55 @@
+"""Reading an input file's bytes: gzip, encodings, and the checks that turn junk into one clear line."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+from warpscope.errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's content, decompressed when gzip, with a UTF-8 BOM removed."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except IsADirectoryError:
+        raise InputError(str(path), "is a directory, expected a profile file") from None
+    except OSError as e:
+        raise InputError(str(path), f"cannot read: {e.strerror or e}") from None
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(str(path), f"damaged gzip file ({e})") from None
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    return data
+
+
+def line_of(data: bytes, offset: int) -> int:
+    """1-based line number of byte ``offset``."""
+    return data.count(b"\n", 0, offset) + 1
+
+
+def check_text(path: str, data: bytes) -> None:
+    """Refuse empty, binary and non-UTF-8 input with the line where it goes wrong."""
+    if not data.strip():
+        raise InputError(path, "empty file, expected a profiler export", line=1)
+    nul = data.find(b"\x00", 0, 1 << 20)
+    if nul >= 0:
+        raise InputError(path, "binary data (NUL byte), expected a text export from Nsight Compute "
+                               "or nvprof", line=line_of(data, nul))
+
+
+def decode(path: str, data: bytes, base_line: int = 1) -> str:
+    """``data`` as UTF-8 text, or an InputError naming the first line that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = base_line + data.count(b"\n", 0, e.start)
+        raise InputError(path, f"not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                               "expected a UTF-8 profiler export", line=line) from None

@@ -1,0 +1,136 @@
+"""Nsight Compute importer: every CSV page and the plain-text output, detected from content."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import polars as pl
+
+from importers.ncu import framing, text_page
+from importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, CsvBlock
+from importers.ncu.long_page import PageResult, import_long, required_columns
+from importers.ncu.raw_page import import_raw
+from warpscope.errors import InputError
+from warpscope.model import schema
+from warpscope.model.profile import Profile
+
+
+def looks_like_csv(data: bytes) -> bool:
+    return bool(framing.header_offsets(data, DETAILS_HEADER) or framing.header_offsets(data, SUMMARY_HEADER))
+
+
+def import_csv(path: str, data: bytes) -> Profile:
+    """Every ``--csv`` page with launch rows: details, raw, summary (and stdout captures of them)."""
+    details = framing.header_offsets(data, DETAILS_HEADER)
+    summary = framing.header_offsets(data, SUMMARY_HEADER) if not details else []
+    frames = framing.split(data, details or summary)
+    results: list[tuple[PageResult, CsvBlock, str]] = []
+    offset = 0
+    for block in frames.blocks:
+        frame = _read_block(path, block)
+        fmt, result = _import_block(path, block, frame, bool(summary), offset)
+        results.append((result, block, fmt))
+        if result.launches.height:
+            offset = int(result.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
+    return _profile(path, results, frames)
+
+
+def _import_block(path: str, block: CsvBlock, frame: pl.DataFrame, summary: bool,
+                  offset: int) -> tuple[str, PageResult]:
+    cols = set(frame.columns)
+    if summary:
+        _require(path, block, cols, required_columns(summary=True))
+        return "ncu-summary", import_long(frame, summary=True, fmt="ncu-summary", launch_offset=offset)
+    if "Metric Name" in cols or "Metric Value" in cols:
+        _require(path, block, cols, required_columns(summary=False))
+        return "ncu-details", import_long(frame, summary=False, fmt="ncu-details", launch_offset=offset)
+    _require(path, block, cols, ["ID", "Kernel Name"])
+    return "ncu-raw", import_raw(frame, fmt="ncu-raw", launch_offset=offset)
+
+
+def _require(path: str, block: CsvBlock, have: set[str], need: list[str]) -> None:
+    missing = [c for c in need if c not in have]
+    if missing:
+        raise InputError(path, "Nsight Compute header lacks column(s) "
+                               + ", ".join(f'"{c}"' for c in missing), line=block.header_line)
+
+
+def _read_block(path: str, block: CsvBlock) -> pl.DataFrame:
+    try:
+        frame = pl.read_csv(block.body, has_header=True, infer_schema=False,
+                            truncate_ragged_lines=True, raise_if_empty=False)
+    except pl.exceptions.PolarsError as e:
+        raise _locate_csv_error(path, block, e) from None
+    return frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
+
+
+def _locate_csv_error(path: str, block: CsvBlock, error: Exception) -> InputError:
+    """Polars says what broke, not where: find the first line Python's csv cannot read."""
+    try:
+        text = block.body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_in_block = block.body.count(b"\n", 0, e.start)
+        line = block.header_line if line_in_block == 0 else block.line_of_row(line_in_block - 1)
+        return InputError(path, f"not UTF-8 text (byte 0x{block.body[e.start]:02x}); "
+                                "expected a UTF-8 Nsight Compute export", line=line)
+    header = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
+    if len(set(header)) != len(header):
+        dup = next(h for h in header if header.count(h) > 1)
+        return InputError(path, f'Nsight Compute header repeats column "{dup}"', line=block.header_line)
+    reader = csv.reader(io.StringIO(text), strict=True)
+    try:
+        for _ in reader:
+            pass
+    except csv.Error as e:
+        row = reader.line_num - 2
+        line = block.header_line if row < 0 else block.line_of_row(row)
+        return InputError(path, f"malformed CSV row ({e}); expected quoted Nsight Compute fields", line=line)
+    return InputError(path, f"unreadable CSV table ({str(error).splitlines()[0]})", line=block.header_line)
+
+
+def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames: framing.Framing) -> Profile:
+    launches, metrics, stalls, findings, rejected = [], [], [], [], []
+    rows_in = rows_rejected = 0
+    set_aside = frames.other_lines
+    formats = []
+    for result, block, fmt in results:
+        formats.append(fmt)
+        lines = [(block.line_of_row(r), why) for r, why in result.rejected]
+        if block.truncated_last:
+            lines.append((block.truncated_line, "row cut off at the end of the file"))
+        rows_in += result.rows_in + (1 if block.truncated_last else 0)
+        rows_rejected += len(lines)
+        set_aside += result.set_aside
+        rejected += lines
+        launches.append(result.launches)
+        metrics.append(result.metrics)
+        stalls.append(result.stalls)
+        findings.append(result.findings)
+    launches_df = pl.concat(launches, how="vertical").with_columns(pl.lit(path).alias("source_file"))
+    fmt = formats[0] if len(set(formats)) == 1 else "+".join(sorted(set(formats)))
+    sources = pl.DataFrame([{
+        "path": path, "format": fmt, "launches": launches_df.height, "rows_in": rows_in,
+        "rows_imported": rows_in - rows_rejected, "rows_rejected": rows_rejected,
+        "lines_set_aside": set_aside, "messages": frames.messages,
+    }], schema=schema.SOURCES)
+    rejected_df = pl.DataFrame({"path": [path] * len(rejected), "line": [l for l, _ in rejected],
+                                "reason": [w for _, w in rejected]}, schema=schema.REJECTED)
+    return Profile(
+        launches=schema.conform("launches", launches_df),
+        metrics=pl.concat(metrics, how="vertical"),
+        stalls=pl.concat(stalls, how="vertical"),
+        findings=pl.concat(findings, how="vertical"),
+        sources=sources, rejected=rejected_df,
+    )
+
+
+def import_text(path: str, text: str) -> Profile:
+    """The plain-text details output (no ``--csv``)."""
+    result, messages, other, lines = text_page.import_text(text)
+    if result.rows_in == 0:
+        raise InputError(path, "no launch found in the Nsight Compute text output (expected a "
+                               '"  kernel (grid)x(block), Context N, Stream N" line)', line=1)
+    block = CsvBlock(b"", 0, lines)
+    return _profile(path, [(result, block, "ncu-text")],
+                    framing.Framing(messages=messages, other_lines=other))

@@ -1,0 +1,182 @@
+"""Nsight Compute's long pages: ``--page details`` (one row per metric per launch, rule
+rows too) and ``--print-summary`` (one row per metric per kernel shape, min/max/avg).
+
+Columns are matched by name, never position, so the 12-column 2019 header, the
+15-column one, the 20-column one with rule columns and the 21-column
+``--print-details all`` one (``Body Item Label``) all read the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from importers.ncu import assemble
+from importers.ncu.values import parse_dims, parse_number
+from warpscope.model import schema
+from warpscope.model.kernels import short_name
+
+IDENTITY = {
+    "ID": "profiler_launch_id", "Process ID": "process_id", "Process Name": "process_name",
+    "Host Name": "host", "Kernel Name": "kernel", "Context": "context", "Stream": "stream",
+    "Device": "device", "CC": "compute_capability",
+}
+VALUE_COLUMNS = {"Metric Value": None, "Minimum": "min", "Maximum": "max", "Average": "avg"}
+
+
+@dataclass
+class PageResult:
+    launches: pl.DataFrame
+    metrics: pl.DataFrame
+    stalls: pl.DataFrame
+    findings: pl.DataFrame
+    rows_in: int
+    rejected: list[tuple[int, str]]  # (row index in frame, reason)
+    set_aside: int = 0               # rows of tables embedded in the page (not launch rows)
+
+
+def required_columns(summary: bool) -> list[str]:
+    values = ["Minimum", "Maximum", "Average"] if summary else ["Metric Value"]
+    keys = ["Process ID", "Kernel Name"] if summary else ["ID", "Kernel Name"]
+    return keys + ["Section Name", "Metric Name", "Metric Unit", *values]
+
+
+def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: int = 0) -> PageResult:
+    """Turn a long page (all columns as strings) into Profile tables.
+
+    ``frame`` has the page's columns plus ``_row`` (0-based data row index).
+    """
+    frame, set_aside = _drop_embedded_tables(frame, summary)
+    rows_in = frame.height
+    has_rules = "Rule Name" in frame.columns
+    if "_rule_row" in frame.columns:  # the text output marks rule messages itself
+        rule = pl.col("_rule_row")
+    else:
+        rule = (pl.col("Rule Name").fill_null("") != "") if has_rules else pl.lit(False)
+    values = [c for c in VALUE_COLUMNS if c in frame.columns]
+    metric_ok = (pl.col("Metric Name").is_not_null() & (pl.col("Metric Name") != "")
+                 & pl.all_horizontal([pl.col(c).is_not_null() for c in values]))
+    key_ok = pl.col("Kernel Name").is_not_null() & pl.col("Section Name").is_not_null()
+    key_ok = key_ok & (pl.col("Process ID").str.contains(r"^\d+$") if summary
+                       else pl.col("ID").str.contains(r"^\d+$"))
+    frame = frame.with_columns((key_ok & (metric_ok | rule)).alias("_ok"), rule.alias("_rule"))
+    bad = frame.filter(~pl.col("_ok"))
+    rejected = [(int(r), _why(summary, frame.columns)) for r in bad["_row"].to_list()]
+    good = frame.filter(pl.col("_ok"))
+
+    keys = (["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC"] if summary
+            else ["ID", "Process ID"])
+    keys = [k for k in keys if k in good.columns]
+    good = good.with_columns(
+        (pl.struct(keys).rle_id().cast(pl.Int64) + launch_offset).alias("launch_id"))
+
+    launches = _launches(good, fmt=fmt, summary=summary)
+    long_rows = _metric_rows(good.filter(~pl.col("_rule")), values)
+    metrics = assemble.metrics_table(long_rows)
+    stalls = assemble.stalls_table(long_rows.filter(pl.col("stat").is_null() | (pl.col("stat") == "avg")))
+    launches = assemble.enrich_launches(launches, metrics)
+    findings = _findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
+    return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)
+
+
+def _drop_embedded_tables(frame: pl.DataFrame, summary: bool) -> tuple[pl.DataFrame, int]:
+    """Remove the small tables some sections print inside the page (NUMA Affinity's
+    "GPU ID","GPU Name",... table): a run of short rows that starts with its own header."""
+    key = "Process ID" if summary else "ID"
+    short = pl.col("Section Name").is_null()
+    runs = frame.select(
+        short.alias("short"),
+        short.rle_id().alias("run"),
+        (~pl.col(key).fill_null("").str.contains(r"^\d+$")).alias("headerish"),
+    )
+    embedded = (runs["short"] & runs.select(
+        pl.col("headerish").first().over("run"))["headerish"])
+    count = int(embedded.sum())
+    return (frame.filter(~embedded) if count else frame), count
+
+
+def _why(summary: bool, columns: list[str]) -> str:
+    need = ", ".join(required_columns(summary))
+    return f"not a metric or rule row of the table (expected {need})"
+
+
+def _launches(good: pl.DataFrame, *, fmt: str, summary: bool) -> pl.DataFrame:
+    firsts = good.filter(pl.col("launch_id").is_first_distinct())
+    cols = [pl.col("launch_id")]
+    for src, dst in IDENTITY.items():
+        if src in firsts.columns:
+            cols.append(pl.col(src).alias(dst))
+    launches = firsts.select(cols)
+    dims = []
+    if "Grid Size" in firsts.columns:
+        dims += [e for e in parse_dims("Grid Size")]
+    if "Block Size" in firsts.columns:
+        dims += [e for e in parse_dims("Block Size")]
+    if dims:
+        parsed = firsts.select(dims)
+        rename = {f"Grid Size_{a}": f"grid_{a}" for a in "xyz"} | {f"Block Size_{a}": f"block_{a}" for a in "xyz"}
+        launches = pl.concat([launches, parsed.rename({k: v for k, v in rename.items() if k in parsed.columns})],
+                             how="horizontal")
+    inv = (firsts["Invocations"].cast(pl.Int64, strict=False) if summary and "Invocations" in firsts.columns
+           else pl.Series([1] * firsts.height, dtype=pl.Int64))
+    launches = launches.with_columns(
+        pl.lit(fmt).alias("source_format"),
+        pl.col("kernel").map_elements(short_name, return_dtype=pl.String).alias("kernel_short"),
+        inv.alias("invocations"),
+    )
+    return launches
+
+
+def _metric_rows(rows: pl.DataFrame, values: list[str]) -> pl.DataFrame:
+    base = [pl.col("launch_id"), pl.col("Metric Name").alias("name"),
+            pl.col("Section Name").alias("section"),
+            (pl.col("Body Item Label") if "Body Item Label" in rows.columns
+             else pl.lit(None, dtype=pl.String)).alias("item"),
+            pl.col("Metric Unit").alias("unit")]
+    parts = []
+    for col in values:
+        stat = VALUE_COLUMNS[col]
+        parts.append(rows.select(*base, pl.col(col).alias("text"),
+                                 pl.lit(stat, dtype=pl.String).alias("stat"), pl.col("_row")))
+    out = pl.concat(parts, how="vertical")
+    if len(parts) > 1:
+        out = out.sort("_row", maintain_order=True)
+    return out.drop("_row").with_columns(pl.col("item").replace("", None))
+
+
+SEVERITY = {"ERROR": "high", "ERR": "high", "WARNING": "medium", "WRN": "medium",
+            "OPT": "medium", "INF": "info", "INFO": "info"}
+# Nsight Compute rule -> warpscope finding category (the fixed set of the findings model)
+RULE_CATEGORY = {
+    "TheoreticalOccupancy": "occupancy", "AchievedOccupancy": "occupancy",
+    "LaunchConfiguration": "launch_config", "WorkloadImbalance": "tail_effect",
+    "TailEffect": "tail_effect", "UncoalescedGlobalAccess": "coalescing",
+    "UncoalescedSharedAccess": "bank_conflicts", "SharedMemoryConflicts": "bank_conflicts",
+    "MemoryCacheAccessPattern": "coalescing", "CPIStall": "stalls", "IssueSlotUtilization": "stalls",
+    "ThreadDivergence": "divergence", "BranchDivergence": "divergence",
+    "SOLBottleneck": "memory_bound", "HighPipeUtilization": "compute_bound",
+    "MemoryL2Compression": "memory_bound", "SharedMemoryBankConflicts": "bank_conflicts",
+}
+
+
+def _findings(rules: pl.DataFrame) -> pl.DataFrame:
+    if rules.is_empty():
+        return schema.empty("findings")
+    speedup = parse_number(pl.col("Estimated Speedup")) if "Estimated Speedup" in rules.columns else pl.lit(None)
+    stype = (pl.col("Estimated Speedup Type").replace("", None) if "Estimated Speedup Type" in rules.columns
+             else pl.lit(None, dtype=pl.String))
+    out = rules.select(
+        "launch_id",
+        pl.lit("ncu").alias("origin"),
+        pl.col("Rule Name").replace("", None).alias("rule_id"),
+        pl.col("Rule Name").replace_strict(RULE_CATEGORY, default=None, return_dtype=pl.String).alias("category"),
+        pl.col("Rule Type").fill_null("").str.to_uppercase()
+        .replace_strict(SEVERITY, default="info", return_dtype=pl.String).alias("severity"),
+        pl.col("Section Name").alias("section"),
+        pl.col("Rule Description").fill_null("").alias("message"),
+        speedup.cast(pl.Float64).alias("estimated_speedup_pct"),
+        stype.alias("speedup_type"),
+        pl.lit([], dtype=schema.EVIDENCE).alias("evidence"),
+    )
+    return schema.conform("findings", out)

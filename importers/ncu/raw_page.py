@@ -1,0 +1,72 @@
+"""Nsight Compute's ``--page raw``: one row per launch, one column per metric (internal
+names), and a units row under the header. Any schema: the columns depend on the
+sections, the GPU and the ncu version, so nothing but the identity columns is assumed.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from importers.ncu import assemble
+from importers.ncu.long_page import IDENTITY, PageResult
+from importers.ncu.values import parse_dims
+from warpscope.model import schema
+from warpscope.model.kernels import short_name
+
+IDENTITY_COLUMNS = set(IDENTITY) | {"Block Size", "Grid Size", "Kernel Time", "_row"}
+DIM_METRICS = {f"launch__grid_dim_{a}": f"grid_{a}" for a in "xyz"} | {
+    f"launch__block_dim_{a}": f"block_{a}" for a in "xyz"}
+
+
+def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> PageResult:
+    """Turn a raw page (all columns strings, ``_row`` added) into Profile tables."""
+    units_row = frame.filter((pl.col("_row") == 0) & (pl.col("ID").fill_null("") == ""))
+    data = frame.filter(~pl.col("_row").is_in(units_row["_row"].implode()))
+    rows_in = data.height
+    ok = pl.col("ID").str.contains(r"^\d+$") & pl.col("Kernel Name").is_not_null()
+    rejected = [(int(r), "not a launch row of the raw page (expected a numeric ID and a kernel name)")
+                for r in data.filter(~ok.fill_null(False))["_row"].to_list()]
+    data = data.filter(ok.fill_null(False))
+    data = data.with_columns((pl.int_range(pl.len(), dtype=pl.Int64) + launch_offset).alias("launch_id"))
+
+    metric_cols = [c for c in data.columns if c not in IDENTITY_COLUMNS and c != "launch_id"]
+    unit_of = ({c: (units_row[c][0] or "") for c in metric_cols} if units_row.height
+               else {c: "" for c in metric_cols})
+    units = pl.DataFrame({"name": metric_cols, "unit": [unit_of[c] for c in metric_cols]})
+    long_rows = (
+        data.select("launch_id", *metric_cols)
+        .unpivot(index="launch_id", variable_name="name", value_name="text")
+        .filter(pl.col("text").is_not_null() & (pl.col("text") != ""))
+        .join(units, on="name", how="left", maintain_order="left")
+        .with_columns(pl.lit(None, dtype=pl.String).alias("section"),
+                      pl.lit(None, dtype=pl.String).alias("item"),
+                      pl.lit(None, dtype=pl.String).alias("stat"))
+    )
+    metrics = assemble.metrics_table(long_rows)
+    stalls = assemble.stalls_table(long_rows)
+    launches = _launches(data, fmt)
+    launches = assemble.enrich_launches(launches, metrics)
+    return PageResult(launches, metrics, stalls, schema.empty("findings"), rows_in, rejected)
+
+
+def _launches(data: pl.DataFrame, fmt: str) -> pl.DataFrame:
+    cols = [pl.col("launch_id")]
+    for src, dst in IDENTITY.items():
+        if src in data.columns:
+            cols.append(pl.col(src).alias(dst))
+    for metric, dst in DIM_METRICS.items():
+        if metric in data.columns:
+            cols.append(pl.col(metric).str.replace_all(",", "").cast(pl.Int64, strict=False).alias(dst))
+    if "device__attribute_display_name" in data.columns:
+        cols.append(pl.col("device__attribute_display_name").alias("device_name"))
+    launches = data.select(cols)
+    for tuple_col, prefix in (("Grid Size", "grid"), ("Block Size", "block")):
+        if tuple_col in data.columns and f"{prefix}_x" not in launches.columns:
+            parsed = data.select(parse_dims(tuple_col))
+            launches = pl.concat([launches, parsed.rename(
+                {f"{tuple_col}_{a}": f"{prefix}_{a}" for a in "xyz"})], how="horizontal")
+    return launches.with_columns(
+        pl.lit(fmt).alias("source_format"),
+        pl.col("kernel").map_elements(short_name, return_dtype=pl.String).alias("kernel_short"),
+        pl.lit(1, dtype=pl.Int64).alias("invocations"),
+    )

@@ -1,0 +1,39 @@
+"""Numbers and units as Nsight Compute prints them, as Polars expressions and frames."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from warpscope.model.units import to_base
+
+# A number, grouped with thousands separators only in the strict 1,234,567 form (a
+# European "27.595.520" or "65,77" is left as text), optionally followed by the
+# per-instance list that --print-metric-instances adds: "458,752 (131,072; ...)".
+NUMBER = (r"^\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
+          r"(?:\s*\(.*\))?\s*$")
+
+
+def parse_number(text: pl.Expr) -> pl.Expr:
+    """Float value of ncu's printed number, null for n/a, text values and nan."""
+    num = text.str.extract(NUMBER, 1).str.replace_all(",", "", literal=True)
+    value = num.cast(pl.Float64, strict=False)
+    return pl.when(value.is_nan()).then(None).otherwise(value)
+
+
+def unit_table(units: pl.Series) -> pl.DataFrame:
+    """unit -> factor to base units, base unit; one row per distinct unit in ``units``."""
+    distinct = [u for u in units.unique().to_list()]
+    factors, bases = [], []
+    for unit in distinct:
+        f, b = to_base(unit)
+        factors.append(f)
+        bases.append(b)
+    return pl.DataFrame({"unit": distinct, "unit_factor": factors, "base_unit": bases},
+                        schema={"unit": units.dtype, "unit_factor": pl.Float64, "base_unit": pl.String})
+
+
+def parse_dims(col: str) -> list[pl.Expr]:
+    """'(32, 4, 1)' -> three Int64 columns <col>_x, _y, _z (null when absent)."""
+    parts = pl.col(col).str.extract_groups(r"^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
+    return [parts.struct.field(str(i + 1)).cast(pl.Int64, strict=False).alias(f"{col}_{axis}")
+            for i, axis in enumerate("xyz")]

@@ -1,0 +1,1 @@
+"""The data model: Profile, the Arrow schemas, the canonical metric catalog, units."""

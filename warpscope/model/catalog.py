@@ -1,0 +1,288 @@
+"""The canonical metric catalog: the one place that says what each metric means.
+
+Every importer maps what its file calls a metric onto these ids, in base units
+(``warpscope.model.units``), so rules, reports and the TUI read Nsight Compute,
+nvprof and emulator profiles alike. ``ncu`` lists internal metric names (raw page,
+``--print-metric-name name``, ``--metrics``), ``labels`` the (section, label) pairs of
+the details page across versions (2019 ``GPU Speed Of Light`` to 2025), ``nvprof``
+the legacy names. A source's ``factor`` turns its base-unit value into the
+canonical unit (e.g. threads per warp 0-32 -> percent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Alias:
+    """One name a profiler gives a canonical metric."""
+
+    name: str
+    factor: float = 1.0
+    section: str | None = None  # details label only: the section it sits in
+
+
+@dataclass(frozen=True)
+class Metric:
+    id: str
+    unit: str
+    definition: str
+    formula: str
+    ncu: tuple[Alias, ...] = ()
+    labels: tuple[Alias, ...] = ()
+    nvprof: tuple[Alias, ...] = ()
+    derived_from: tuple[str, ...] = field(default=())
+
+
+def _n(*names: str, factor: float = 1.0) -> tuple[Alias, ...]:
+    return tuple(Alias(n, factor) for n in names)
+
+
+def _l(section: str | tuple[str, ...], *labels: str, factor: float = 1.0) -> tuple[Alias, ...]:
+    sections = (section,) if isinstance(section, str) else section
+    return tuple(Alias(lab, factor, sec) for sec in sections for lab in labels)
+
+
+SOL = ("GPU Speed Of Light Throughput", "GPU Speed Of Light")
+LAUNCH = "Launch Statistics"
+OCC = "Occupancy"
+WSS = "Warp State Statistics"
+SCHED = "Scheduler Statistics"
+SRC = "Source Counters"
+MWA = "Memory Workload Analysis"
+CWA = "Compute Workload Analysis"
+PER_WARP_PCT = 100.0 / 32.0  # threads per warp instruction (0-32) -> percent of 32 lanes
+
+CATALOG: tuple[Metric, ...] = (
+    # -- launch ---------------------------------------------------------------
+    Metric("duration_ns", "ns", "GPU time of the launch, from start to end on the device.",
+           "gpu__time_duration.sum",
+           ncu=_n("gpu__time_duration.sum"), labels=_l(SOL, "Duration"),
+           nvprof=_n("Duration")),
+    Metric("elapsed_cycles", "cycle", "GPU cycles elapsed during the launch (max over GPCs).",
+           "gpc__cycles_elapsed.max",
+           ncu=_n("gpc__cycles_elapsed.max"), labels=_l(SOL, "Elapsed Cycles")),
+    Metric("sm_active_cycles", "cycle", "Cycles an SM had at least one warp resident, averaged over SMs.",
+           "sm__cycles_active.avg",
+           ncu=_n("sm__cycles_active.avg"), labels=_l(SOL, "SM Active Cycles")),
+    Metric("sm_frequency_hz", "hz", "SM clock during the launch.",
+           "gpc__cycles_elapsed.avg.per_second",
+           ncu=_n("gpc__cycles_elapsed.avg.per_second"), labels=_l(SOL, "SM Frequency")),
+    Metric("dram_frequency_hz", "hz", "Memory clock during the launch.",
+           "dram__cycles_elapsed.avg.per_second",
+           ncu=_n("dram__cycles_elapsed.avg.per_second"),
+           labels=_l(SOL, "DRAM Frequency", "Memory Frequency")),
+    Metric("block_size", "thread", "Threads per block (x*y*z).", "launch__block_size",
+           ncu=_n("launch__block_size"), labels=_l(LAUNCH, "Block Size")),
+    Metric("grid_size", "block", "Blocks in the grid (x*y*z).", "launch__grid_size",
+           ncu=_n("launch__grid_size"), labels=_l(LAUNCH, "Grid Size")),
+    Metric("threads", "thread", "Threads launched (grid size x block size).", "launch__thread_count",
+           ncu=_n("launch__thread_count"), labels=_l(LAUNCH, "Threads")),
+    Metric("registers_per_thread", "register/thread", "Registers the compiler allocated per thread.",
+           "launch__registers_per_thread",
+           ncu=_n("launch__registers_per_thread"), labels=_l(LAUNCH, "Registers Per Thread"),
+           nvprof=_n("Registers Per Thread")),
+    Metric("static_shared_bytes", "byte", "Statically declared shared memory per block.",
+           "launch__shared_mem_per_block_static",
+           ncu=_n("launch__shared_mem_per_block_static"),
+           labels=_l(LAUNCH, "Static Shared Memory Per Block"), nvprof=_n("Static SMem")),
+    Metric("dynamic_shared_bytes", "byte", "Dynamic shared memory per block (launch argument).",
+           "launch__shared_mem_per_block_dynamic",
+           ncu=_n("launch__shared_mem_per_block_dynamic"),
+           labels=_l(LAUNCH, "Dynamic Shared Memory Per Block"), nvprof=_n("Dynamic SMem")),
+    Metric("driver_shared_bytes", "byte", "Shared memory the driver reserves per block (1 KB from sm_80).",
+           "launch__shared_mem_per_block_driver",
+           ncu=_n("launch__shared_mem_per_block_driver"),
+           labels=_l(LAUNCH, "Driver Shared Memory Per Block")),
+    Metric("shared_mem_config_bytes", "byte", "Shared memory carveout configured per SM for the launch.",
+           "launch__shared_mem_config_size",
+           ncu=_n("launch__shared_mem_config_size"),
+           labels=_l(LAUNCH, "Shared Memory Configuration Size")),
+    Metric("sm_count", "SM", "Streaming multiprocessors on the device.",
+           "launch__sm_count (or device__attribute_multiprocessor_count)",
+           ncu=_n("launch__sm_count", "device__attribute_multiprocessor_count"),
+           labels=_l(LAUNCH, "# SMs")),
+    Metric("waves_per_sm", "", "Full waves of blocks per SM: grid size / (active blocks per SM x SMs).",
+           "launch__waves_per_multiprocessor",
+           ncu=_n("launch__waves_per_multiprocessor"), labels=_l(LAUNCH, "Waves Per SM")),
+    # -- occupancy ------------------------------------------------------------
+    Metric("theoretical_occupancy_pct", "%",
+           "Most warps an SM can hold for this launch, as % of its warp slots.",
+           "sm__maximum_warps_per_active_cycle_pct",
+           ncu=_n("sm__maximum_warps_per_active_cycle_pct"), labels=_l(OCC, "Theoretical Occupancy")),
+    Metric("theoretical_active_warps", "warp", "Most warps an SM can hold for this launch.",
+           "sm__maximum_warps_avg_per_active_cycle",
+           ncu=_n("sm__maximum_warps_avg_per_active_cycle"),
+           labels=_l(OCC, "Theoretical Active Warps per SM")),
+    Metric("achieved_occupancy_pct", "%",
+           "Warps resident per active cycle, averaged over SMs, as % of the SM's warp slots.",
+           "sm__warps_active.avg.pct_of_peak_sustained_active",
+           ncu=_n("sm__warps_active.avg.pct_of_peak_sustained_active"),
+           labels=_l(OCC, "Achieved Occupancy"), nvprof=_n("achieved_occupancy", factor=100.0)),
+    Metric("achieved_active_warps", "warp", "Warps resident per active cycle, averaged over SMs.",
+           "sm__warps_active.avg.per_cycle_active",
+           ncu=_n("sm__warps_active.avg.per_cycle_active"),
+           labels=_l(OCC, "Achieved Active Warps Per SM")),
+    Metric("block_limit_registers", "block", "Blocks per SM the register file allows.",
+           "launch__occupancy_limit_registers",
+           ncu=_n("launch__occupancy_limit_registers"), labels=_l(OCC, "Block Limit Registers")),
+    Metric("block_limit_shared_mem", "block", "Blocks per SM the shared memory allows.",
+           "launch__occupancy_limit_shared_mem",
+           ncu=_n("launch__occupancy_limit_shared_mem"), labels=_l(OCC, "Block Limit Shared Mem")),
+    Metric("block_limit_warps", "block", "Blocks per SM the warp slots allow.",
+           "launch__occupancy_limit_warps",
+           ncu=_n("launch__occupancy_limit_warps"), labels=_l(OCC, "Block Limit Warps")),
+    Metric("block_limit_blocks", "block", "The hardware's limit of resident blocks per SM.",
+           "launch__occupancy_limit_blocks",
+           ncu=_n("launch__occupancy_limit_blocks"), labels=_l(OCC, "Block Limit SM")),
+    Metric("block_limit_barriers", "block", "Blocks per SM the named barriers allow (sm_90+).",
+           "launch__occupancy_limit_barriers",
+           ncu=_n("launch__occupancy_limit_barriers"), labels=_l(OCC, "Block Limit Barriers")),
+    # -- divergence -----------------------------------------------------------
+    Metric("branch_efficiency_pct", "%",
+           "Share of executed branches whose active threads all took the same target.",
+           "smsp__sass_average_branch_targets_threads_uniform.pct",
+           ncu=_n("smsp__sass_average_branch_targets_threads_uniform.pct"),
+           labels=_l(SRC, "Branch Efficiency"), nvprof=_n("branch_efficiency")),
+    Metric("warp_execution_efficiency_pct", "%",
+           "Active threads per executed warp instruction, as % of 32.",
+           "smsp__thread_inst_executed_per_inst_executed.ratio / 32 x 100",
+           ncu=_n("smsp__thread_inst_executed_per_inst_executed.ratio", factor=PER_WARP_PCT),
+           labels=_l(WSS, "Avg. Active Threads Per Warp", factor=PER_WARP_PCT),
+           nvprof=_n("warp_execution_efficiency")),
+    Metric("warp_nonpred_execution_efficiency_pct", "%",
+           "Active and predicated-on threads per executed warp instruction, as % of 32.",
+           "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio / 32 x 100",
+           ncu=_n("smsp__thread_inst_executed_pred_on_per_inst_executed.ratio", factor=PER_WARP_PCT),
+           labels=_l(WSS, "Avg. Not Predicated Off Threads Per Warp", factor=PER_WARP_PCT),
+           nvprof=_n("warp_nonpred_execution_efficiency")),
+    Metric("divergent_branches", "branches",
+           "Branch instructions whose active threads took more than one target, summed over the GPU.",
+           "smsp__sass_branch_targets_threads_divergent.sum "
+           "(details: Avg. Divergent Branches x SMs x 4 sub-partitions)",
+           ncu=_n("smsp__sass_branch_targets_threads_divergent.sum"),
+           nvprof=_n("divergent_branch")),
+    Metric("divergent_branches_per_smsp", "branches",
+           "Divergent branches per SM sub-partition (the details page's average).",
+           "smsp__sass_branch_targets_threads_divergent.avg",
+           ncu=_n("smsp__sass_branch_targets_threads_divergent.avg"),
+           labels=_l(SRC, "Avg. Divergent Branches")),
+    Metric("branch_instructions", "inst", "Branch instructions executed (warp level).",
+           "smsp__inst_executed_op_branch.sum",
+           ncu=_n("smsp__inst_executed_op_branch.sum"), labels=_l(SRC, "Branch Instructions")),
+    # -- global memory --------------------------------------------------------
+    Metric("global_load_requests", "request", "Global load instructions sent to L1TEX (one per warp).",
+           "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+           ncu=_n("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")),
+    Metric("global_load_sectors", "sector", "32-byte sectors global loads touched.",
+           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+           ncu=_n("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), nvprof=_n("gld_transactions")),
+    Metric("global_load_sectors_per_request", "sector/request",
+           "Sectors per global load request: 4 is perfectly coalesced 4-byte access, 32 the worst.",
+           "global_load_sectors / global_load_requests",
+           ncu=_n("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"),
+           nvprof=_n("gld_transactions_per_request"),
+           derived_from=("global_load_sectors", "global_load_requests")),
+    Metric("global_store_requests", "request", "Global store instructions sent to L1TEX (one per warp).",
+           "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+           ncu=_n("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")),
+    Metric("global_store_sectors", "sector", "32-byte sectors global stores touched.",
+           "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+           ncu=_n("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), nvprof=_n("gst_transactions")),
+    Metric("global_store_sectors_per_request", "sector/request",
+           "Sectors per global store request.",
+           "global_store_sectors / global_store_requests",
+           ncu=_n("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"),
+           nvprof=_n("gst_transactions_per_request"),
+           derived_from=("global_store_sectors", "global_store_requests")),
+    Metric("global_load_efficiency_pct", "%",
+           "Bytes global loads asked for per byte of the sectors they moved.",
+           "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+           ncu=_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"),
+           nvprof=_n("gld_efficiency")),
+    Metric("global_store_efficiency_pct", "%",
+           "Bytes global stores wrote per byte of the sectors they moved.",
+           "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+           ncu=_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"),
+           nvprof=_n("gst_efficiency")),
+    # -- shared memory --------------------------------------------------------
+    Metric("shared_load_requests", "inst", "Shared-memory load instructions executed (warp level).",
+           "smsp__inst_executed_op_shared_ld.sum",
+           ncu=_n("smsp__inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum")),
+    Metric("shared_load_wavefronts", "wavefront",
+           "Shared-memory load wavefronts: passes the data stage needed; requests + conflicts.",
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+           ncu=_n("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+           nvprof=_n("shared_load_transactions")),
+    Metric("shared_load_bank_conflicts", "conflict", "Extra shared-load wavefronts caused by bank conflicts.",
+           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+           ncu=_n("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+           nvprof=_n("shared_ld_bank_conflict")),
+    Metric("shared_store_requests", "inst", "Shared-memory store instructions executed (warp level).",
+           "smsp__inst_executed_op_shared_st.sum",
+           ncu=_n("smsp__inst_executed_op_shared_st.sum", "smsp__sass_inst_executed_op_shared_st.sum")),
+    Metric("shared_store_wavefronts", "wavefront", "Shared-memory store wavefronts.",
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+           ncu=_n("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+           nvprof=_n("shared_store_transactions")),
+    Metric("shared_store_bank_conflicts", "conflict", "Extra shared-store wavefronts caused by bank conflicts.",
+           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+           ncu=_n("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+           nvprof=_n("shared_st_bank_conflict")),
+    # -- throughput and scheduling ---------------------------------------------
+    Metric("sm_throughput_pct", "%", "Busiest SM unit's throughput as % of its peak (Compute (SM) Throughput).",
+           "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+           ncu=_n("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+           labels=_l(SOL, "Compute (SM) Throughput", "SM [%]")),
+    Metric("memory_throughput_pct", "%", "Busiest memory unit's throughput as % of its peak.",
+           "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+           ncu=_n("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+           labels=_l(SOL, "Memory Throughput", "Memory [%]")),
+    Metric("dram_throughput_pct", "%", "DRAM throughput as % of its peak.",
+           "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+           ncu=_n("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                  "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+           labels=_l(SOL, "DRAM Throughput", "SOL FB")),
+    Metric("l1tex_throughput_pct", "%", "L1/TEX cache throughput as % of its peak.",
+           "l1tex__throughput.avg.pct_of_peak_sustained_active",
+           ncu=_n("l1tex__throughput.avg.pct_of_peak_sustained_active"),
+           labels=_l(SOL, "L1/TEX Cache Throughput", "SOL TEX")),
+    Metric("l2_throughput_pct", "%", "L2 cache throughput as % of its peak.",
+           "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+           ncu=_n("lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+           labels=_l(SOL, "L2 Cache Throughput", "SOL L2")),
+    Metric("dram_bytes_per_second", "byte/s", "DRAM bytes read and written per second.",
+           "dram__bytes.sum.per_second",
+           ncu=_n("dram__bytes.sum.per_second"), labels=_l(MWA, "Memory Throughput")),
+    Metric("l1_hit_rate_pct", "%", "L1/TEX sector hit rate.", "l1tex__t_sector_hit_rate.pct",
+           ncu=_n("l1tex__t_sector_hit_rate.pct"), labels=_l(MWA, "L1/TEX Hit Rate", "L1 Hit Rate")),
+    Metric("l2_hit_rate_pct", "%", "L2 sector hit rate.", "lts__t_sector_hit_rate.pct",
+           ncu=_n("lts__t_sector_hit_rate.pct"), labels=_l(MWA, "L2 Hit Rate")),
+    Metric("issue_slot_utilization_pct", "%",
+           "Cycles a scheduler issued an instruction, as % of active cycles (One or More Eligible).",
+           "smsp__issue_active.avg.pct_of_peak_sustained_active",
+           ncu=_n("smsp__issue_active.avg.pct_of_peak_sustained_active"),
+           labels=_l(SCHED, "One or More Eligible"), nvprof=_n("issue_slot_utilization")),
+    Metric("ipc_active", "inst/cycle", "Warp instructions executed per active SM cycle.",
+           "sm__inst_executed.avg.per_cycle_active",
+           ncu=_n("sm__inst_executed.avg.per_cycle_active"), labels=_l(CWA, "Executed Ipc Active"),
+           nvprof=_n("ipc", "executed_ipc")),
+    Metric("active_warps_per_scheduler", "warp", "Warps resident per scheduler per active cycle.",
+           "smsp__warps_active.avg.per_cycle_active",
+           ncu=_n("smsp__warps_active.avg.per_cycle_active"), labels=_l(SCHED, "Active Warps Per Scheduler")),
+    Metric("eligible_warps_per_scheduler", "warp", "Warps ready to issue per scheduler per active cycle.",
+           "smsp__warps_eligible.avg.per_cycle_active",
+           ncu=_n("smsp__warps_eligible.avg.per_cycle_active"),
+           labels=_l(SCHED, "Eligible Warps Per Scheduler"), nvprof=_n("eligible_warps_per_cycle")),
+    Metric("warp_cycles_per_issued_instruction", "cycle",
+           "Average cycles between two issued instructions of one warp: the sum of all stall reasons.",
+           "smsp__average_warp_latency_per_inst_issued.ratio",
+           ncu=_n("smsp__average_warp_latency_per_inst_issued.ratio"),
+           labels=_l(WSS, "Warp Cycles Per Issued Instruction")),
+    Metric("instructions_executed", "inst", "Warp instructions executed.", "smsp__inst_executed.sum",
+           ncu=_n("smsp__inst_executed.sum"), labels=_l("Instruction Statistics", "Executed Instructions"),
+           nvprof=_n("inst_executed")),
+)
+
+BY_ID: dict[str, Metric] = {m.id: m for m in CATALOG}

@@ -1,0 +1,137 @@
+"""A Profile: the Arrow tables one or more imported files become.
+
+Saved as one file: the ``metrics`` table (the largest) is the file's body, so
+``pl.read_parquet(path)`` / ``pl.read_ipc(path)`` give it directly; every other table
+travels in the schema metadata as a compressed Arrow IPC stream under
+``warpscope.<table>``. Round trips are lossless (types, nulls, order).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import tempfile
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+from warpscope.model import schema
+
+FORMAT_VERSION = "1"
+_META_PREFIX = b"warpscope."
+
+
+@dataclass
+class Profile:
+    """Tables of one profile, as Polars frames with the schemas of ``schema.TABLES``."""
+
+    launches: pl.DataFrame = field(default_factory=lambda: schema.empty("launches"))
+    metrics: pl.DataFrame = field(default_factory=lambda: schema.empty("metrics"))
+    stalls: pl.DataFrame = field(default_factory=lambda: schema.empty("stalls"))
+    findings: pl.DataFrame = field(default_factory=lambda: schema.empty("findings"))
+    source: pl.DataFrame = field(default_factory=lambda: schema.empty("source"))
+    sources: pl.DataFrame = field(default_factory=lambda: schema.empty("sources"))
+    rejected: pl.DataFrame = field(default_factory=lambda: schema.empty("rejected"))
+
+    @staticmethod
+    def table_names() -> list[str]:
+        return [f.name for f in fields(Profile)]
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        return {name: getattr(self, name) for name in self.table_names()}
+
+    # -- combining -------------------------------------------------------------
+    @classmethod
+    def concat(cls, profiles: list[Profile]) -> Profile:
+        """One Profile holding all of ``profiles``, launch ids renumbered to stay unique."""
+        if len(profiles) == 1:
+            return profiles[0]
+        parts: dict[str, list[pl.DataFrame]] = {n: [] for n in cls.table_names()}
+        offset = 0
+        for p in profiles:
+            for name, frame in p.tables().items():
+                if "launch_id" in frame.columns and offset:
+                    frame = frame.with_columns(pl.col("launch_id") + offset)
+                parts[name].append(frame)
+            if p.launches.height:
+                offset += int(p.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
+        return cls(**{n: pl.concat(fs, how="vertical") for n, fs in parts.items()})
+
+    # -- saving and loading ----------------------------------------------------
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write to ``path`` (``.parquet``, or ``.arrow``/``.ipc``/``.feather``), atomically."""
+        path = Path(path)
+        meta = {b"warpscope.format": FORMAT_VERSION.encode()}
+        for name, frame in self.tables().items():
+            if name == "metrics":
+                continue
+            meta[_META_PREFIX + name.encode()] = base64.b64encode(_to_ipc_bytes(frame))
+        body = self.metrics.to_arrow()
+        body = body.replace_schema_metadata({**(body.schema.metadata or {}), **meta})
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+        os.close(fd)
+        try:
+            if path.suffix.lower() in (".parquet", ".pq"):
+                pq.write_table(body, tmp, compression="zstd")
+            else:
+                with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, body.schema) as writer:
+                    writer.write_table(body)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Profile:
+        """Read a Profile written by ``save``."""
+        path = Path(path)
+        if _is_parquet(path):
+            body = pq.read_table(path)
+        else:
+            with pa.memory_map(str(path), "r") as source:
+                body = ipc.open_file(source).read_all()
+        meta = body.schema.metadata or {}
+        if b"warpscope.format" not in meta:
+            raise ValueError(f"{path}: not a warpscope profile (no warpscope metadata)")
+        tables: dict[str, pl.DataFrame] = {}
+        for name in cls.table_names():
+            if name == "metrics":
+                continue
+            blob = meta.get(_META_PREFIX + name.encode())
+            tables[name] = (_from_ipc_bytes(base64.b64decode(blob)) if blob is not None
+                            else schema.empty(name))
+        body = body.replace_schema_metadata(None)
+        metrics = pl.from_arrow(body)
+        assert isinstance(metrics, pl.DataFrame)
+        tables["metrics"] = schema.conform("metrics", metrics)
+        return cls(**tables)
+
+
+def is_saved_profile(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` looks like a file ``Profile.save`` wrote (by its magic bytes)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except OSError:
+        return False
+    return head[:4] == b"PAR1" or head == b"ARROW1"
+
+
+def _is_parquet(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) == b"PAR1"
+
+
+def _to_ipc_bytes(frame: pl.DataFrame) -> bytes:
+    sink = io.BytesIO()
+    frame.write_ipc(sink, compression="zstd")
+    return sink.getvalue()
+
+
+def _from_ipc_bytes(blob: bytes) -> pl.DataFrame:
+    return pl.read_ipc(io.BytesIO(blob))

@@ -1,0 +1,126 @@
+"""The Arrow schemas of a Profile's tables (documented in docs/schema.md).
+
+Every table is keyed by ``launch_id`` (int64, unique within a Profile). Text the
+profiler wrote (kernel names, metric names, units, values as printed) is stored
+verbatim; numbers are float64 in base units (see ``warpscope.model.units``).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+LAUNCHES: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+    "source_file": pl.String(),       # path of the file it came from
+    "source_format": pl.String(),     # e.g. ncu-details, ncu-raw, ncu-summary, ncu-source, ncu-text
+    "profiler_launch_id": pl.String(),  # the file's own ID column, verbatim
+    "process_id": pl.String(),
+    "process_name": pl.String(),
+    "host": pl.String(),
+    "device": pl.String(),            # device index or name as the file gives it
+    "device_name": pl.String(),
+    "compute_capability": pl.String(),  # "9.0"
+    "kernel": pl.String(),            # demangled name, verbatim
+    "kernel_short": pl.String(),      # stable short name for grouping across runs
+    "context": pl.String(),
+    "stream": pl.String(),
+    "grid_x": pl.Int64(), "grid_y": pl.Int64(), "grid_z": pl.Int64(),
+    "block_x": pl.Int64(), "block_y": pl.Int64(), "block_z": pl.Int64(),
+    "registers_per_thread": pl.Int64(),
+    "static_shared_bytes": pl.Int64(),
+    "dynamic_shared_bytes": pl.Int64(),
+    "sm_count": pl.Int64(),
+    "duration_ns": pl.Float64(),
+    "invocations": pl.Int64(),        # launches this row stands for (summaries aggregate)
+}
+
+METRICS: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+    "metric": pl.Categorical(),       # canonical id, null when the catalog has none
+    "stat": pl.Categorical(),         # null, or min/max/avg where the file aggregates launches
+    "value": pl.Float64(),            # base units; null for n/a and text values
+    "name": pl.Categorical(),         # metric name or label as exported
+    "section": pl.Categorical(),      # section as exported; null on the raw page
+    "item": pl.Categorical(),         # body table inside the section (--print-details all), or null
+    "unit": pl.Categorical(),         # unit as exported
+    "base_unit": pl.Categorical(),    # unit of `value`
+    "text": pl.String(),              # value as exported, verbatim
+}
+
+STALLS: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+    "reason": pl.String(),            # Nsight Compute taxonomy: long_scoreboard, barrier, ...
+    "cycles_per_issue": pl.Float64(),  # warp cycles per issued instruction spent in this state
+    "share_pct": pl.Float64(),        # % of the sum over all reasons
+}
+
+EVIDENCE = pl.List(pl.Struct({"metric": pl.String(), "value": pl.Float64()}))
+
+FINDINGS: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+    "origin": pl.String(),            # "warpscope" or "ncu"
+    "rule_id": pl.String(),
+    "category": pl.String(),
+    "severity": pl.String(),          # high | medium | low | info
+    "section": pl.String(),
+    "message": pl.String(),
+    "estimated_speedup_pct": pl.Float64(),
+    "speedup_type": pl.String(),      # global | local | null
+    "evidence": EVIDENCE,
+}
+
+SOURCE: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+    "row": pl.Int64(),                # order within the kernel's listing
+    "file": pl.String(),
+    "line": pl.Int64(),               # source line, null on SASS-only rows
+    "address": pl.String(),           # SASS address, null on source-line rows
+    "code": pl.String(),              # source or SASS text, verbatim
+    "counter": pl.Categorical(),      # column name as exported
+    "value": pl.Float64(),
+    "text": pl.String(),
+}
+
+SOURCES: dict[str, pl.DataType] = {
+    "path": pl.String(),
+    "format": pl.String(),
+    "launches": pl.Int64(),
+    "rows_in": pl.Int64(),
+    "rows_imported": pl.Int64(),
+    "rows_rejected": pl.Int64(),
+    "lines_set_aside": pl.Int64(),    # program output and embedded side tables, not profile rows
+    "messages": pl.List(pl.String()),  # profiler lines (==PROF==, ==WARNING==, ...) kept as said
+}
+
+REJECTED: dict[str, pl.DataType] = {
+    "path": pl.String(),
+    "line": pl.Int64(),
+    "reason": pl.String(),
+}
+
+TABLES: dict[str, dict[str, pl.DataType]] = {
+    "launches": LAUNCHES,
+    "metrics": METRICS,
+    "stalls": STALLS,
+    "findings": FINDINGS,
+    "source": SOURCE,
+    "sources": SOURCES,
+    "rejected": REJECTED,
+}
+
+
+def empty(table: str) -> pl.DataFrame:
+    """An empty frame with the table's schema."""
+    return pl.DataFrame(schema=TABLES[table])
+
+
+def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """Give ``frame`` exactly the table's columns, order and types (missing columns null)."""
+    schema = TABLES[table]
+    cols = []
+    for name, dtype in schema.items():
+        if name in frame.columns:
+            cols.append(pl.col(name).cast(dtype))
+        else:
+            cols.append(pl.lit(None, dtype=dtype).alias(name))
+    return frame.select(cols)
