@@ -1,0 +1,3 @@
+from warpscope.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Headless reports: JSON for scripts, GitHub markdown for CI and review."""
