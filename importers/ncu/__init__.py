@@ -9,7 +9,7 @@ import polars as pl
 
 from importers.ncu import framing, text_page
 from importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, CsvBlock
-from importers.ncu.long_page import PageResult, import_long, required_columns
+from importers.ncu.long_page import IDENTITY_REQUIRED, PageResult, import_long, required_columns
 from importers.ncu.raw_page import import_raw
 from warpscope.errors import InputError
 from warpscope.model import schema
@@ -28,6 +28,9 @@ def import_csv(path: str, data: bytes) -> Profile:
     results: list[tuple[PageResult, CsvBlock, str]] = []
     offset = 0
     for block in frames.blocks:
+        if block.truncated_last:
+            raise InputError(path, "the file ends inside a row (truncated copy?); expected complete "
+                                   "quoted Nsight Compute rows", line=block.truncated_line)
         frame = _read_block(path, block)
         fmt, result = _import_block(path, block, frame, bool(summary), offset)
         results.append((result, block, fmt))
@@ -45,7 +48,7 @@ def _import_block(path: str, block: CsvBlock, frame: pl.DataFrame, summary: bool
     if "Metric Name" in cols or "Metric Value" in cols:
         _require(path, block, cols, required_columns(summary=False))
         return "ncu-details", import_long(frame, summary=False, fmt="ncu-details", launch_offset=offset)
-    _require(path, block, cols, ["ID", "Kernel Name"])
+    _require(path, block, cols, ["ID", *IDENTITY_REQUIRED])
     return "ncu-raw", import_raw(frame, fmt="ncu-raw", launch_offset=offset)
 
 
@@ -97,9 +100,7 @@ def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames:
     for result, block, fmt in results:
         formats.append(fmt)
         lines = [(block.line_of_row(r), why) for r, why in result.rejected]
-        if block.truncated_last:
-            lines.append((block.truncated_line, "row cut off at the end of the file"))
-        rows_in += result.rows_in + (1 if block.truncated_last else 0)
+        rows_in += result.rows_in
         rows_rejected += len(lines)
         set_aside += result.set_aside
         rejected += lines

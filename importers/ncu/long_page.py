@@ -22,6 +22,8 @@ IDENTITY = {
     "Host Name": "host", "Kernel Name": "kernel", "Context": "context", "Stream": "stream",
     "Device": "device", "CC": "compute_capability",
 }
+# in every header from 2019 to 2025, on every page that has launch rows
+IDENTITY_REQUIRED = ["Process ID", "Process Name", "Host Name", "Kernel Name"]
 VALUE_COLUMNS = {"Metric Value": None, "Minimum": "min", "Maximum": "max", "Average": "avg"}
 
 
@@ -38,8 +40,8 @@ class PageResult:
 
 def required_columns(summary: bool) -> list[str]:
     values = ["Minimum", "Maximum", "Average"] if summary else ["Metric Value"]
-    keys = ["Process ID", "Kernel Name"] if summary else ["ID", "Kernel Name"]
-    return keys + ["Section Name", "Metric Name", "Metric Unit", *values]
+    keys = [] if summary else ["ID"]
+    return keys + [*IDENTITY_REQUIRED, "Section Name", "Metric Name", "Metric Unit", *values]
 
 
 def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: int = 0) -> PageResult:
@@ -82,16 +84,22 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
 
 def _drop_embedded_tables(frame: pl.DataFrame, summary: bool) -> tuple[pl.DataFrame, int]:
     """Remove the small tables some sections print inside the page (NUMA Affinity's
-    "GPU ID","GPU Name",... table): a run of short rows that starts with its own header."""
+    "GPU ID","GPU Name",... table): a run of short rows that starts with its own
+    (non-numeric) header and whose rows all have as many fields as that header.
+    Any other short row is a bad row and is rejected."""
     key = "Process ID" if summary else "ID"
     short = pl.col("Section Name").is_null()
+    fields = pl.sum_horizontal([pl.col(c).is_not_null() for c in frame.columns if c != "_row"])
     runs = frame.select(
         short.alias("short"),
         short.rle_id().alias("run"),
         (~pl.col(key).fill_null("").str.contains(r"^\d+$")).alias("headerish"),
-    )
-    embedded = (runs["short"] & runs.select(
-        pl.col("headerish").first().over("run"))["headerish"])
+        fields.alias("fields"),
+    ).with_columns(
+        (pl.col("headerish").first().over("run")
+         & (pl.len().over("run") >= 2)
+         & (pl.col("fields").n_unique().over("run") == 1)).alias("table"))
+    embedded = runs["short"] & runs["table"]
     count = int(embedded.sum())
     return (frame.filter(~embedded) if count else frame), count
 

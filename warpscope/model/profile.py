@@ -71,7 +71,8 @@ class Profile:
             if name == "metrics":
                 continue
             meta[_META_PREFIX + name.encode()] = base64.b64encode(_to_ipc_bytes(frame))
-        body = self.metrics.to_arrow()
+        # one chunk, one dictionary per column: the IPC file format allows no replacements
+        body = self.metrics.rechunk().to_arrow().unify_dictionaries().combine_chunks()
         body = body.replace_schema_metadata({**(body.schema.metadata or {}), **meta})
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
         os.close(fd)

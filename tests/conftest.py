@@ -1,0 +1,37 @@
+"""Shared fixtures: the shipped H100 samples and, when present, ../shared's public exports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+H100 = ROOT / "sample_traces" / "h100"
+SHARED = ROOT.parent / "shared"
+PUBLIC_NCU = SHARED / "public_samples" / "ncu"
+
+needs_shared = pytest.mark.skipif(not PUBLIC_NCU.is_dir(),
+                                  reason="../shared/public_samples is not beside this checkout")
+
+
+def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Run the real ``warpscope`` entry point in a fresh interpreter."""
+    return subprocess.run([sys.executable, "-m", "warpscope", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def seed_raw():
+    import warpscope
+
+    return warpscope.load(H100 / "seed_full_raw.csv")
+
+
+@pytest.fixture(scope="session")
+def seed_details():
+    import warpscope
+
+    return warpscope.load(H100 / "seed_full_details.csv")

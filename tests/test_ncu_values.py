@@ -1,0 +1,163 @@
+"""Every canonical value the importer stores equals the file's own cell, unit-converted,
+for every seed kernel, on both the raw and the details page (and their variants)."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+import warpscope
+from tests.conftest import H100
+from tests.reference import details_expectations, raw_expectations
+from warpscope.report.summary import canonical_values
+
+
+def _stored(profile) -> dict[tuple[int, str], float]:
+    values = canonical_values(profile)
+    return {(lid, metric): v for lid, ms in values.items() for metric, v in ms.items()}
+
+
+def _assert_match(expected, stored):
+    assert expected, "the reference found no values"
+    missing = [k for k in expected if k not in stored]
+    assert not missing, f"canonical values not imported: {missing[:10]}"
+    wrong = [(k, expected[k], stored[k]) for k in expected
+             if not math.isclose(expected[k], stored[k], rel_tol=1e-12, abs_tol=1e-12)]
+    assert not wrong, f"values differ from the file: {wrong[:10]}"
+
+
+@pytest.mark.parametrize("name", ["seed_full_raw.csv", "seed_raw_base.csv", "seed_raw_auto.csv",
+                                  "seed_sass_counters_raw.csv"])
+def test_raw_page_values_equal_file(name):
+    profile = warpscope.load(H100 / name)
+    assert profile.launches.height == 22
+    _assert_match(raw_expectations(H100 / name), _stored(profile))
+
+
+@pytest.mark.parametrize("name", ["seed_full_details.csv", "seed_details_all.csv.gz"])
+def test_details_page_values_equal_file(name):
+    profile = warpscope.load(H100 / name)
+    assert profile.launches.height == 22
+    _assert_match(details_expectations(H100 / name), _stored(profile))
+
+
+def test_known_seed_facts(seed_raw, seed_details):
+    """Facts of DESIGN.md §10 and the issue, from both pages."""
+    for profile in (seed_raw, seed_details):
+        launches = profile.launches.sort("launch_id")
+        regs = dict(zip(launches["kernel_short"], launches["registers_per_thread"]))
+        assert regs.pop("heavyRegisters") == 40
+        assert regs.pop("copyStrided") == 18 and regs.pop("matmulNaive") == 32
+        values = canonical_values(profile)
+        occ = {k: values[lid]["theoretical_occupancy_pct"] for lid, k in
+               zip(launches["launch_id"], launches["kernel_short"])}
+        assert (occ["heavyRegisters"], occ["bigShared"], occ["tinyBlocks"]) == (75, 25, 50)
+        heavy = values[launches.filter(pl.col("kernel_short") == "heavyRegisters")["launch_id"][0]]
+        assert heavy["block_limit_registers"] == 6  # the seed notes' 79.7% is wrong: 6 x 8 warps = 75%
+
+
+def test_units_auto_and_base_agree():
+    """One report printed with --print-units auto and base gives the same numbers
+    (each to its printing precision: base prints 2 decimals, auto 6, scaled rates 3 digits)."""
+    base = _stored(warpscope.load(H100 / "seed_raw_base.csv"))
+    auto = _stored(warpscope.load(H100 / "seed_raw_auto.csv"))
+    assert base.keys() == auto.keys()
+    off = [(k, base[k], auto[k]) for k in base
+           if not math.isclose(base[k], auto[k], rel_tol=2e-3, abs_tol=0.0051)]
+    assert not off, off[:10]
+
+
+def test_text_output_equals_csv_of_same_report():
+    """The plain-text output and the CSV export of one report import identically."""
+    csv_values = _stored(warpscope.load(H100 / "seed_details_all.csv.gz"))
+    text_values = _stored(warpscope.load(H100 / "seed_details_all.txt.gz"))
+    assert len(csv_values) > 1000
+    assert csv_values == text_values
+
+
+def test_details_and_raw_of_same_report_agree():
+    """Labels (details, 2 decimals) and internal names (raw, 6 decimals) of one report."""
+    details = _stored(warpscope.load(H100 / "seed_details_names.csv"))
+    labels = _stored(warpscope.load(H100 / "seed_details_all.csv.gz"))
+    raw = _stored(warpscope.load(H100 / "seed_raw_base.csv"))
+    shared = [k for k in labels if k in raw]
+    assert len(shared) > 500
+    for key in shared:
+        assert math.isclose(labels[key], raw[key], rel_tol=0.01, abs_tol=0.01), (key, labels[key], raw[key])
+    assert {k for k in details if k in raw}
+
+
+def test_stall_reasons(seed_raw):
+    stalls = seed_raw.stalls
+    assert stalls.group_by("launch_id").len()["len"].to_list() == [19] * 22
+    heavy = seed_raw.launches.filter(pl.col("kernel_short") == "heavyRegisters")["launch_id"][0]
+    row = stalls.filter(pl.col("launch_id") == heavy, pl.col("reason") == "dispatch_stall")
+    assert row["cycles_per_issue"][0] == pytest.approx(2.367536)
+    shares = stalls.group_by("launch_id").agg(pl.col("share_pct").sum())["share_pct"]
+    assert all(s == pytest.approx(100.0) for s in shares)
+
+
+def test_details_all_stalls_equal_raw():
+    """Per-reason stall tables of --print-details all equal the raw page of the same report."""
+    labelled = warpscope.load(H100 / "seed_details_all.csv.gz").stalls
+    raw = warpscope.load(H100 / "seed_raw_base.csv").stalls
+    joined = labelled.join(raw, on=["launch_id", "reason"], suffix="_raw")
+    assert joined.height == 22 * 19
+    assert (joined["cycles_per_issue"] - joined["cycles_per_issue_raw"]).abs().max() <= 0.0051
+
+
+def test_derived_sectors_per_request(seed_raw):
+    values = canonical_values(seed_raw)
+    by_name = dict(zip(seed_raw.launches["kernel_short"], seed_raw.launches["launch_id"]))
+    strided = values[by_name["copyStrided"]]
+    assert strided["global_load_sectors_per_request"] == 32.0  # stride 32 floats: one sector per lane
+    assert values[by_name["saxpyCoalesced"]]["global_load_sectors_per_request"] == 4.0
+    # no global loads at all: the ratio is absent, never 0
+    assert "global_load_sectors_per_request" not in values[by_name["mathKernel1"]]
+
+
+def test_details_divergent_branches_derived(seed_details, seed_raw):
+    d = canonical_values(seed_details)
+    r = canonical_values(seed_raw)
+    wd = 2  # withDivergence
+    assert r[wd]["divergent_branches"] == 32768
+    assert d[wd]["divergent_branches"] == 32768  # 62.06 per SMSP x 132 SMs x 4
+
+
+def test_summary_pages(seed_raw):
+    profile = warpscope.load(H100 / "seed_summary_per_kernel.csv")
+    assert profile.launches.height == 22
+    assert set(profile.metrics["stat"].drop_nulls().unique().to_list()) == {"min", "max", "avg"}
+    assert profile.launches["invocations"].to_list() == [1] * 22
+    values = canonical_values(profile)
+    names = dict(zip(profile.launches["launch_id"], profile.launches["kernel_short"]))
+    occ = {names[k]: v["theoretical_occupancy_pct"] for k, v in values.items()}
+    assert occ["heavyRegisters"] == 75 and occ["bigShared"] == 25
+    per_gpu = warpscope.load(H100 / "seed_summary_per_gpu.csv")
+    assert canonical_values(per_gpu) == values
+
+
+def test_source_pages():
+    sass = warpscope.load(H100 / "seed_source_sass.csv.gz")
+    assert sass.launches.height == 22
+    assert sass.sources["rows_in"][0] == sass.sources["rows_imported"][0]
+    conflicts = sass.source.filter(pl.col("counter") == "L1 Conflicts Shared N-Way",
+                                   pl.col("code").str.contains("LDS"))
+    by_kernel = dict(zip(sass.launches["launch_id"], sass.launches["kernel_short"]))
+    worst = {by_kernel[lid]: v for lid, v in conflicts.group_by("launch_id").agg(pl.col("value").max()).iter_rows()}
+    assert worst["transposeShared<0>"] == 32 and worst["transposeShared<1>"] == 1  # the padding fixes it
+    cuda = warpscope.load(H100 / "seed_source_cuda_sass.csv")
+    assert cuda.launches["kernel_short"].to_list() == ["transposeShared<0>", "transposeShared<1>"]
+    assert cuda.source.filter(pl.col("line") == 70).height > 0
+
+
+def test_stdout_capture_and_processes():
+    live = warpscope.load(H100 / "seed_live_stdout.log.gz")
+    assert live.launches.height == 22
+    assert any(m.startswith("==PROF== Connected") for m in live.sources["messages"][0])
+    assert live.sources["lines_set_aside"][0] == 1  # "seedkernels: all launches completed"
+    two = warpscope.load(H100 / "seed_two_processes_raw.log")
+    assert two.launches.height == 44
+    assert two.launches["process_id"].n_unique() == 2

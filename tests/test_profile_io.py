@@ -1,0 +1,52 @@
+"""Saving and loading a Profile is lossless, in both Parquet and Arrow IPC."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import warpscope
+from tests.conftest import H100, run_cli
+from warpscope.model import schema
+from warpscope.model.profile import Profile
+
+
+@pytest.fixture(scope="module")
+def rich_profile():
+    # findings, stalls, metrics with items and stats, source rows, messages, rejections
+    return warpscope.load([H100 / "seed_details_all.csv.gz", H100 / "seed_source_cuda_sass.csv",
+                           H100 / "seed_summary_per_kernel.csv", H100 / "seed_live_stdout.log.gz"])
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".arrow"])
+def test_round_trip(tmp_path, rich_profile, suffix):
+    path = tmp_path / f"p{suffix}"
+    rich_profile.save(path)
+    back = Profile.load(path)
+    for name, frame in rich_profile.tables().items():
+        other = getattr(back, name)
+        assert other.schema == frame.schema, name
+        assert other.equals(frame, null_equal=True), name
+    assert rich_profile.launches["launch_id"].is_unique().all()
+    assert rich_profile.source.height > 0 and rich_profile.findings.height > 0
+
+
+def test_tables_follow_the_schema(rich_profile):
+    for name, frame in rich_profile.tables().items():
+        assert dict(frame.schema) == {k: v for k, v in schema.TABLES[name].items()}, name
+
+
+def test_body_is_the_metrics_table(tmp_path, seed_raw):
+    path = tmp_path / "p.parquet"
+    seed_raw.save(path)
+    assert pl.read_parquet(path).height == seed_raw.metrics.height
+
+
+def test_cli_import_then_report_from_saved(tmp_path):
+    out = tmp_path / "seed.arrow"
+    result = run_cli("import", str(H100 / "seed_full_raw.csv"), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "22 launches" in result.stderr
+    from_csv = run_cli("report", str(H100 / "seed_full_raw.csv"), "--format", "json").stdout
+    from_saved = run_cli("report", str(out), "--format", "json").stdout
+    assert from_csv == from_saved and '"launch_id": 21' in from_saved

@@ -1,0 +1,71 @@
+"""Public ncu exports of other versions and GPUs (read from ../shared, never copied here)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import warpscope
+from tests.conftest import PUBLIC_NCU, needs_shared
+from tests.reference import details_expectations
+from tests.test_ncu_values import _assert_match, _stored
+from warpscope.errors import InputError
+from warpscope.report.summary import canonical_values
+
+pytestmark = needs_shared
+
+EXPECTED = {  # file -> (launches, metric+rule rows)
+    "llmperfopt_rtx50_cublasgemv_details_2025.1.csv": (1, 48),
+    "llmperfopt_rtx50_cublasgemv_metrics_2025.1.csv": (1, 15),
+    "superbench_b200_cublaslt_details_base_units.log": (1, 58),
+    "xplacer_v100_cfd_details_thousands_sep.log": (100, 2600),
+    "xplacer_v100_hotspot_details_2019.log": (1, 52),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_imports_every_row(name):
+    profile = warpscope.load(PUBLIC_NCU / name)
+    launches, rows = EXPECTED[name]
+    src = profile.sources.row(0, named=True)
+    assert (src["launches"], src["rows_in"], src["rows_rejected"]) == (launches, rows, 0)
+    _assert_match(details_expectations(PUBLIC_NCU / name), _stored(profile))
+
+
+def test_thousands_separators_and_old_labels():
+    profile = warpscope.load(PUBLIC_NCU / "xplacer_v100_cfd_details_thousands_sep.log")
+    grouped = profile.metrics.filter(pl.col("text").str.contains(r"^\d{1,3}(,\d{3})+(\.\d+)?$"))
+    assert grouped.height > 100
+    assert (grouped["value"] == grouped["text"].str.replace_all(",", "").cast(pl.Float64)
+            * grouped["unit"].cast(pl.String).replace_strict({"nsecond": 1.0, "cycle/second": 1.0, "byte/second": 1.0},
+                                                             default=1.0, return_dtype=pl.Float64)).all()
+    assert profile.launches["kernel_short"].unique().sort().to_list() == [
+        "cuda_compute_flux", "cuda_compute_step_factor", "cuda_time_step"]
+    old = canonical_values(warpscope.load(PUBLIC_NCU / "xplacer_v100_hotspot_details_2019.log"))[0]
+    assert old["duration_ns"] == 627415458.94 if False else old["duration_ns"] > 0
+    assert {"dram_throughput_pct", "sm_throughput_pct", "memory_throughput_pct",
+            "theoretical_occupancy_pct", "sm_frequency_hz"} <= old.keys()  # SOL FB, SM [%], cycle/second
+
+
+def test_na_and_text_values_are_kept_not_invented():
+    profile = warpscope.load(PUBLIC_NCU / "llmperfopt_rtx50_cublasgemv_metrics_2025.1.csv")
+    na = profile.metrics.filter(pl.col("text") == "n/a")
+    assert na.height > 0 and na["value"].null_count() == na.height
+    b200 = warpscope.load(PUBLIC_NCU / "superbench_b200_cublaslt_details_base_units.log")
+    policy = b200.metrics.filter(pl.col("name") == "Cluster Scheduling Policy")
+    assert policy["text"].to_list() == ["PolicySpread"] and policy["value"].to_list() == [None]
+    assert canonical_values(b200)[0]["sm_count"] == 152
+    assert b200.launches.row(0, named=True)["grid_x"] == 9
+
+
+def test_rules_become_ncu_findings():
+    profile = warpscope.load(PUBLIC_NCU / "llmperfopt_rtx50_cublasgemv_details_2025.1.csv")
+    f = profile.findings
+    assert f.height == 4 and set(f["origin"]) == {"ncu"}
+    occ = f.filter(pl.col("rule_id") == "TheoreticalOccupancy").row(0, named=True)
+    assert occ["category"] == "occupancy" and occ["estimated_speedup_pct"] > 0
+
+
+def test_error_only_file_is_a_clear_error():
+    with pytest.raises(InputError, match="no profile table found"):
+        warpscope.load(PUBLIC_NCU / "llmperfopt_error_only_raw.csv")
