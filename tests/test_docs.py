@@ -1,0 +1,16 @@
+"""docs/schema.md lists exactly the columns the code defines."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import ROOT
+from warpscope.model import schema
+
+
+def test_schema_doc_matches_code():
+    doc = (ROOT / "docs" / "schema.md").read_text()
+    for table, cols in schema.TABLES.items():
+        section = doc.split(f"### `{table}`", 1)[1].split("###", 1)[0]
+        documented = re.findall(r"^\| `(\w+)` \| (.+?) \|", section, re.M)
+        assert documented == [(name, str(dtype)) for name, dtype in cols.items()], table
