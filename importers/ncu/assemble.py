@@ -1,56 +1,102 @@
-"""From long metric rows to a Profile's tables: canonical ids, base units, derived
-metrics, stall reasons and the launch columns. Shared by every ncu page."""
+"""From metric cells to a Profile's tables: canonical ids, base units, derived metrics,
+stall reasons and the launch columns. Shared by every ncu page.
+
+Pages hand over their cells as ``rows`` (launch_id, key, text, stat) plus ``keys``
+(key -> section, name, item, unit): everything that depends only on what a metric is
+called (canonical id, unit scale, stall reason) is worked out once per key and
+gathered onto the rows, so a raw page with thousands of columns and tens of millions
+of cells stays a few vectorised passes.
+"""
 
 from __future__ import annotations
 
 import polars as pl
 
 from importers.ncu import mapping
-from importers.ncu.values import parse_number, unit_table
+from importers.ncu.values import parse_numbers
 from warpscope.model import schema
+from warpscope.model.units import to_base
 
 SUBPARTITIONS_PER_SM = 4  # every architecture since Volta (sm_70), hence every ncu profile
+KEY_COLUMNS = ["section", "name", "item", "unit"]
 
 
-def metrics_table(rows: pl.DataFrame) -> pl.DataFrame:
-    """Canonical metrics from long rows with launch_id, name, section, item, unit, text, stat."""
-    rows = rows.with_columns(
-        pl.col("unit").fill_null(""),
-        pl.col("section").cast(pl.String), pl.col("name").cast(pl.String),
-    )
-    units = unit_table(rows["unit"])
-    labelled = mapping.by_label()
-    named = mapping.by_name()
-    out = (
-        rows.lazy()
-        .with_row_index("_order")
-        .join(units.lazy(), on="unit", how="left")
-        .join(labelled.lazy(), on=["section", "name"], how="left")
-        .join(named.lazy().rename({"metric": "metric_n", "factor": "factor_n", "prio": "prio_n"}),
-              on="name", how="left")
-        .with_columns(
-            pl.coalesce("metric", "metric_n").alias("metric"),
-            pl.coalesce("factor", "factor_n", pl.lit(1.0)).alias("factor"),
-            pl.coalesce("prio", "prio_n").alias("prio"),
-        )
-        .with_columns(
-            (parse_number(pl.col("text")) * pl.col("unit_factor") * pl.col("factor")).alias("value"),
-        )
-        # one canonical row per (launch, metric, stat): the first alias in catalog order
-        .with_columns(
-            pl.when(pl.col("metric").is_not_null()
-                    & (pl.struct("prio", "_order").rank("ordinal")
-                       .over("launch_id", "metric", "stat") > 1))
-            .then(None).otherwise(pl.col("metric")).alias("metric")
-        )
-        .sort("_order")
-        .collect()
-    )
-    out = out.with_columns(
-        pl.when(pl.col("base_unit").is_null()).then(pl.col("unit")).otherwise(pl.col("base_unit"))
-        .alias("base_unit"))
-    out = schema.conform("metrics", out)
-    return pl.concat([out, _derived(out)], how="vertical")
+def keyed(cells: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split long cells (launch_id, section, name, item, unit, text, stat) into rows and keys."""
+    cells = cells.with_columns(pl.col(c).cast(pl.String) for c in KEY_COLUMNS)
+    keys = cells.select(KEY_COLUMNS).unique(maintain_order=True).with_row_index("key")
+    rows = cells.join(keys, on=KEY_COLUMNS, how="left", nulls_equal=True, maintain_order="left")
+    return rows.select("launch_id", "key", "text", "stat"), keys
+
+
+def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
+    """Per key: canonical metric, scale to canonical units, base unit, priority, stall reason."""
+    out = []
+    by_label = {(r["section"], r["name"]): r for r in mapping.by_label().iter_rows(named=True)}
+    by_name = {r["name"]: r for r in mapping.by_name().iter_rows(named=True)}
+    for k in keys.iter_rows(named=True):
+        factor, base = to_base(k["unit"] or "")
+        hit = by_label.get((k["section"], k["name"])) or by_name.get(k["name"])
+        reason = None
+        if m := mapping.STALL_RAW.match(k["name"] or ""):
+            reason = m.group(1)
+        elif k["section"] == mapping.STALL_SECTION and k["item"] == mapping.STALL_TABLE:
+            reason = mapping.stall_reason_from_label(k["name"])
+        out.append({
+            "key": k["key"], "metric": hit["metric"] if hit else None,
+            "scale": factor * (hit["factor"] if hit else 1.0),
+            "base_unit": base if base else (k["unit"] or ""), "prio": hit["prio"] if hit else None,
+            "stall": reason,
+        })
+    return pl.DataFrame(out, schema={"key": pl.UInt32, "metric": pl.String, "scale": pl.Float64,
+                                     "base_unit": pl.String, "prio": pl.Int64, "stall": pl.String})
+
+
+def assemble(rows: pl.DataFrame, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """metrics and stalls tables from keyed rows."""
+    desc = describe_keys(keys).sort("key")
+    keys = keys.sort("key")
+    key = rows["key"].cast(pl.UInt32)
+    parsed = parse_numbers(rows["text"])
+    scale = desc["scale"].gather(key)
+    value = parsed * scale
+    metric = desc["metric"].cast(pl.Categorical).gather(key)
+    metrics = pl.DataFrame({
+        "launch_id": rows["launch_id"],
+        "metric": _dedupe(rows["launch_id"], metric, desc["prio"].gather(key), rows["stat"]),
+        "stat": rows["stat"].cast(pl.Categorical),
+        "value": value,
+        "name": keys["name"].cast(pl.Categorical).gather(key),
+        "section": keys["section"].cast(pl.Categorical).gather(key),
+        "item": keys["item"].cast(pl.Categorical).gather(key),
+        "unit": keys["unit"].fill_null("").cast(pl.Categorical).gather(key),
+        "base_unit": desc["base_unit"].cast(pl.Categorical).gather(key),
+        "text": rows["text"],
+    })
+    metrics = schema.conform("metrics", metrics)
+    metrics = pl.concat([metrics, _derived(metrics)], how="vertical")
+    stall = desc["stall"].gather(key)
+    single = rows["stat"].is_null() | (rows["stat"] == "avg")
+    stalls = pl.DataFrame({"launch_id": rows["launch_id"], "reason": stall, "cycles_per_issue": parsed,
+                           "_single": single}).filter(pl.col("reason").is_not_null() & pl.col("_single"))
+    stalls = stalls.unique(["launch_id", "reason"], keep="first", maintain_order=True).with_columns(
+        (pl.col("cycles_per_issue") / pl.col("cycles_per_issue").sum().over("launch_id") * 100)
+        .alias("share_pct"))
+    return metrics, schema.conform("stalls", stalls)
+
+
+def _dedupe(launch_id: pl.Series, metric: pl.Series, prio: pl.Series, stat: pl.Series) -> pl.Series:
+    """Keep one canonical row per (launch, metric, stat): the first alias in catalog order."""
+    idx = metric.is_not_null().arg_true()
+    if idx.is_empty():
+        return metric
+    mapped = pl.DataFrame({"i": idx, "launch_id": launch_id.gather(idx), "metric": metric.gather(idx),
+                           "stat": stat.gather(idx), "prio": prio.gather(idx)})
+    losers = (mapped.sort(["prio", "i"])
+              .filter(~pl.struct("launch_id", "metric", "stat").is_first_distinct())["i"])
+    if losers.is_empty():
+        return metric
+    return metric.scatter(losers, None)
 
 
 def _canonical(metrics: pl.DataFrame) -> pl.DataFrame:
@@ -97,29 +143,6 @@ def _derived(metrics: pl.DataFrame) -> pl.DataFrame:
     if not derived:
         return schema.empty("metrics")
     return schema.conform("metrics", pl.concat(derived, how="diagonal_relaxed"))
-
-
-def stalls_table(rows: pl.DataFrame) -> pl.DataFrame:
-    """Stall reasons (cycles per issued instruction) from raw names or details labels."""
-    raw = rows.filter(pl.col("name").str.starts_with("smsp__average_warps_issue_stalled_")).select(
-        "launch_id",
-        pl.col("name").str.extract(mapping.STALL_RAW.pattern, 1).alias("reason"),
-        parse_number(pl.col("text")).alias("cycles_per_issue"),
-    ).filter(pl.col("reason").is_not_null())
-    labelled = rows.filter(
-        (pl.col("section") == mapping.STALL_SECTION) & (pl.col("item") == mapping.STALL_TABLE)
-    ).select(
-        "launch_id",
-        pl.col("name").map_elements(mapping.stall_reason_from_label, return_dtype=pl.String)
-        .alias("reason"),
-        parse_number(pl.col("text")).alias("cycles_per_issue"),
-    )
-    stalls = pl.concat([raw, labelled], how="vertical").unique(
-        ["launch_id", "reason"], keep="first", maintain_order=True)
-    stalls = stalls.with_columns(
-        (pl.col("cycles_per_issue") / pl.col("cycles_per_issue").sum().over("launch_id") * 100)
-        .alias("share_pct"))
-    return schema.conform("stalls", stalls)
 
 
 LAUNCH_FROM_METRICS = {

@@ -74,9 +74,8 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
         (pl.struct(keys).rle_id().cast(pl.Int64) + launch_offset).alias("launch_id"))
 
     launches = _launches(good, fmt=fmt, summary=summary)
-    long_rows = _metric_rows(good.filter(~pl.col("_rule")), values)
-    metrics = assemble.metrics_table(long_rows)
-    stalls = assemble.stalls_table(long_rows.filter(pl.col("stat").is_null() | (pl.col("stat") == "avg")))
+    rows, keys = assemble.keyed(_metric_rows(good.filter(~pl.col("_rule")), values))
+    metrics, stalls = assemble.assemble(rows, keys)
     launches = assemble.enrich_launches(launches, metrics)
     findings = _findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
     return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)

@@ -32,18 +32,22 @@ def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> Page
     metric_cols = [c for c in data.columns if c not in IDENTITY_COLUMNS and c != "launch_id"]
     unit_of = ({c: (units_row[c][0] or "") for c in metric_cols} if units_row.height
                else {c: "" for c in metric_cols})
-    units = pl.DataFrame({"name": metric_cols, "unit": [unit_of[c] for c in metric_cols]})
-    long_rows = (
-        data.select("launch_id", *metric_cols)
-        .unpivot(index="launch_id", variable_name="name", value_name="text")
-        .filter(pl.col("text").is_not_null() & (pl.col("text") != ""))
-        .join(units, on="name", how="left", maintain_order="left")
-        .with_columns(pl.lit(None, dtype=pl.String).alias("section"),
-                      pl.lit(None, dtype=pl.String).alias("item"),
-                      pl.lit(None, dtype=pl.String).alias("stat"))
-    )
-    metrics = assemble.metrics_table(long_rows)
-    stalls = assemble.stalls_table(long_rows)
+    # One key per column; cells column by column (no per-cell copy of the column name).
+    keys = pl.DataFrame({"key": range(len(metric_cols)), "section": [None] * len(metric_cols),
+                         "name": metric_cols, "item": [None] * len(metric_cols),
+                         "unit": [unit_of[c] for c in metric_cols]},
+                        schema={"key": pl.UInt32, "section": pl.String, "name": pl.String,
+                                "item": pl.String, "unit": pl.String})
+    n = data.height
+    rows = pl.DataFrame({
+        "launch_id": pl.concat([data["launch_id"]] * len(metric_cols)) if metric_cols else [],
+        "key": pl.select(pl.int_range(len(metric_cols), dtype=pl.UInt32).repeat_by(n).explode()).to_series()
+        if metric_cols else [],
+        "text": pl.concat([data[c] for c in metric_cols], rechunk=True) if metric_cols else [],
+    }, schema={"launch_id": pl.Int64, "key": pl.UInt32, "text": pl.String})
+    rows = rows.filter(pl.col("text").is_not_null() & (pl.col("text") != "")).with_columns(
+        pl.lit(None, dtype=pl.String).alias("stat"))
+    metrics, stalls = assemble.assemble(rows, keys)
     launches = _launches(data, fmt)
     launches = assemble.enrich_launches(launches, metrics)
     return PageResult(launches, metrics, stalls, schema.empty("findings"), rows_in, rejected)

@@ -1,0 +1,105 @@
+"""Import speed and memory against Polars' own CSV reader, on ~300 MB exports.
+
+Synthesises a details export and a raw export by replicating the real H100 seed exports
+(sample_traces/h100) with fresh launch IDs, then, each in a fresh process so peak RSS
+is its own:
+  - baseline: polars.read_csv(file, all columns as strings)
+  - warpscope: importers.import_file(file) -> Profile (every table built)
+and reopening the saved profile (Parquet and Arrow IPC). Prints one table with the
+ratios. Targets (issue 2): import <= 2x Polars' time and peak memory; reopen <= 0.5 s.
+
+    python benchmarks/import_bench.py [--mb 300] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+H100 = ROOT / "sample_traces" / "h100"
+_ID = re.compile(rb'^"(\d+)",')
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+kind, path = sys.argv[1], sys.argv[2]
+t = time.perf_counter()
+if kind == "polars":
+    import polars as pl
+    df = pl.read_csv(path, infer_schema=False, truncate_ragged_lines=True)
+    rows = df.height
+elif kind == "warpscope":
+    from importers import import_file
+    p = import_file(path)
+    rows = p.metrics.height
+    if len(sys.argv) > 3:
+        p.save(sys.argv[3])
+else:
+    from warpscope.model.profile import Profile
+    p = Profile.load(path)
+    rows = p.metrics.height
+elapsed = time.perf_counter() - t
+print(json.dumps({{"seconds": elapsed, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rows": rows}}))
+"""
+
+
+def synthesise(src: Path, dst: Path, target_mb: int, header_lines: int) -> int:
+    """Replicate the data rows of ``src`` until ``dst`` is ~target_mb, with fresh IDs."""
+    lines = src.read_bytes().splitlines(keepends=True)
+    head, body = lines[:header_lines], lines[header_lines:]
+    ids = sorted({int(m.group(1)) for l in body if (m := _ID.match(l))})
+    per_copy = sum(map(len, body))
+    copies = max(1, target_mb * 1_000_000 // per_copy)
+    with open(dst, "wb") as out:
+        out.writelines(head)
+        for k in range(copies):
+            shift = k * (ids[-1] + 1)
+            out.writelines(_ID.sub(lambda m: b'"%d",' % (int(m.group(1)) + shift), l) for l in body)
+    return copies * len(ids)
+
+
+def child(kind: str, *args: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), kind, *args],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=int, default=300)
+    ap.add_argument("--keep", action="store_true", help="keep the synthesised files")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="warpscope-bench-"))
+    rows = []
+    for name, src, header in (("details", H100 / "seed_full_details.csv", 1),
+                              ("raw", H100 / "seed_full_raw.csv", 2)):
+        path = work / f"{name}.csv"
+        launches = synthesise(src, path, args.mb, header)
+        size = path.stat().st_size / 1e6
+        base = child("polars", str(path))
+        ours = child("warpscope", str(path), str(work / f"{name}.parquet"))
+        child("warpscope", str(path), str(work / f"{name}.arrow"))
+        pq = child("reopen", str(work / f"{name}.parquet"))
+        ipc = child("reopen", str(work / f"{name}.arrow"))
+        rows.append((name, size, launches, base, ours, pq, ipc))
+        if not args.keep:
+            path.unlink()
+    print(f"{'export':8} {'MB':>6} {'launches':>8} | {'polars s':>8} {'ours s':>7} {'ratio':>5} | "
+          f"{'polars MB':>9} {'ours MB':>8} {'ratio':>5} | {'reopen parquet s':>16} {'reopen arrow s':>14}")
+    for name, size, launches, base, ours, pq, ipc in rows:
+        print(f"{name:8} {size:6.0f} {launches:8d} | {base['seconds']:8.2f} {ours['seconds']:7.2f} "
+              f"{ours['seconds'] / base['seconds']:5.2f} | {base['peak_mb']:9.0f} {ours['peak_mb']:8.0f} "
+              f"{ours['peak_mb'] / base['peak_mb']:5.2f} | {pq['seconds']:16.2f} {ipc['seconds']:14.2f}")
+    print(f"(metric rows: " + ", ".join(f"{r[0]} {r[4]['rows']:,}" for r in rows) + f"; files in {work})")
+
+
+if __name__ == "__main__":
+    main()
