@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from warpscope.model.units import to_base
 
 # A number, grouped with thousands separators only in the strict 1,234,567 form (a
 # European "27.595.520" or "65,77" is left as text), optionally followed by the
@@ -30,18 +29,6 @@ def parse_numbers(text: pl.Series) -> pl.Series:
         parsed = pl.select(parse_number(pl.lit(text.gather(idx)))).to_series()
         fast = fast.scatter(idx, parsed)
     return fast.fill_nan(None)
-
-
-def unit_table(units: pl.Series) -> pl.DataFrame:
-    """unit -> factor to base units, base unit; one row per distinct unit in ``units``."""
-    distinct = [u for u in units.unique().to_list()]
-    factors, bases = [], []
-    for unit in distinct:
-        f, b = to_base(unit)
-        factors.append(f)
-        bases.append(b)
-    return pl.DataFrame({"unit": distinct, "unit_factor": factors, "base_unit": bases},
-                        schema={"unit": units.dtype, "unit_factor": pl.Float64, "base_unit": pl.String})
 
 
 def parse_dims(col: str) -> list[pl.Expr]:
