@@ -16,7 +16,22 @@ _NVPROF_LINE = re.compile(rb"^==\d+==", re.M)
 
 
 def import_file(path: str | os.PathLike[str]) -> Profile:
-    """Read one export (or a saved warpscope profile) into a Profile."""
+    """Read one export (or a saved warpscope profile) into a Profile.
+
+    Every failure is an InputError (file, line, what was expected): input that trips an
+    unforeseen error inside an importer is reported the same way, never as a traceback.
+    """
+    try:
+        return _import(path)
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - see docstring
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise InputError(str(path), f"could not be imported ({type(e).__name__}: {first}); "
+                                    "please report this file to the warpscope developers") from e
+
+
+def _import(path: str | os.PathLike[str]) -> Profile:
     name = str(path)
     if is_saved_profile(path):
         try:
