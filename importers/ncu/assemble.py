@@ -32,22 +32,18 @@ def keyed(cells: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
     """Per key: canonical metric, scale to canonical units, base unit, priority, stall reason."""
     out = []
-    by_label = {(r["section"], r["name"]): r for r in mapping.by_label().iter_rows(named=True)}
-    by_name = {r["name"]: r for r in mapping.by_name().iter_rows(named=True)}
+    by_label, by_name = mapping.by_label(), mapping.by_name()
     for k in keys.iter_rows(named=True):
         factor, base = to_base(k["unit"] or "")
-        hit = by_label.get((k["section"], k["name"])) or by_name.get(k["name"])
+        metric, alias_factor, prio = (by_label.get((k["section"], k["name"])) or by_name.get(k["name"])
+                                      or (None, 1.0, None))
         reason = None
         if m := mapping.STALL_RAW.match(k["name"] or ""):
             reason = m.group(1)
         elif k["section"] == mapping.STALL_SECTION and k["item"] == mapping.STALL_TABLE:
             reason = mapping.stall_reason_from_label(k["name"])
-        out.append({
-            "key": k["key"], "metric": hit["metric"] if hit else None,
-            "scale": factor * (hit["factor"] if hit else 1.0),
-            "base_unit": base if base else (k["unit"] or ""), "prio": hit["prio"] if hit else None,
-            "stall": reason,
-        })
+        out.append({"key": k["key"], "metric": metric, "scale": factor * alias_factor,
+                    "base_unit": base if base else (k["unit"] or ""), "prio": prio, "stall": reason})
     return pl.DataFrame(out, schema={"key": pl.UInt32, "metric": pl.String, "scale": pl.Float64,
                                      "base_unit": pl.String, "prio": pl.Int64, "stall": pl.String})
 

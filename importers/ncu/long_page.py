@@ -13,15 +13,10 @@ from dataclasses import dataclass
 import polars as pl
 
 from importers.ncu import assemble
-from importers.ncu.values import parse_dims, parse_number
+from importers.ncu.launches import launch_columns
+from importers.ncu.values import parse_number
 from warpscope.model import schema
-from warpscope.model.kernels import short_name
 
-IDENTITY = {
-    "ID": "profiler_launch_id", "Process ID": "process_id", "Process Name": "process_name",
-    "Host Name": "host", "Kernel Name": "kernel", "Context": "context", "Stream": "stream",
-    "Device": "device", "CC": "compute_capability",
-}
 # in every header from 2019 to 2025, on every page that has launch rows
 IDENTITY_REQUIRED = ["Process ID", "Process Name", "Host Name", "Kernel Name"]
 VALUE_COLUMNS = {"Metric Value": None, "Minimum": "min", "Maximum": "max", "Average": "avg"}
@@ -110,29 +105,9 @@ def _why(summary: bool, columns: list[str]) -> str:
 
 def _launches(good: pl.DataFrame, *, fmt: str, summary: bool) -> pl.DataFrame:
     firsts = good.filter(pl.col("launch_id").is_first_distinct())
-    cols = [pl.col("launch_id")]
-    for src, dst in IDENTITY.items():
-        if src in firsts.columns:
-            cols.append(pl.col(src).alias(dst))
-    launches = firsts.select(cols)
-    dims = []
-    if "Grid Size" in firsts.columns:
-        dims += [e for e in parse_dims("Grid Size")]
-    if "Block Size" in firsts.columns:
-        dims += [e for e in parse_dims("Block Size")]
-    if dims:
-        parsed = firsts.select(dims)
-        rename = {f"Grid Size_{a}": f"grid_{a}" for a in "xyz"} | {f"Block Size_{a}": f"block_{a}" for a in "xyz"}
-        launches = pl.concat([launches, parsed.rename({k: v for k, v in rename.items() if k in parsed.columns})],
-                             how="horizontal")
-    inv = (firsts["Invocations"].cast(pl.Int64, strict=False) if summary and "Invocations" in firsts.columns
-           else pl.Series([1] * firsts.height, dtype=pl.Int64))
-    launches = launches.with_columns(
-        pl.lit(fmt).alias("source_format"),
-        pl.col("kernel").map_elements(short_name, return_dtype=pl.String).alias("kernel_short"),
-        inv.alias("invocations"),
-    )
-    return launches
+    invocations = (firsts["Invocations"].cast(pl.Int64, strict=False)
+                   if summary and "Invocations" in firsts.columns else None)
+    return launch_columns(firsts, fmt=fmt, invocations=invocations)
 
 
 def _metric_rows(rows: pl.DataFrame, values: list[str]) -> pl.DataFrame:

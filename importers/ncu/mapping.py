@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import polars as pl
-
 from warpscope.model.catalog import CATALOG
 
 STALL_RAW = re.compile(r"^smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
@@ -15,25 +13,23 @@ STALL_TABLE = "Warp State (All Cycles)"
 
 
 @lru_cache(maxsize=1)
-def by_name() -> pl.DataFrame:
-    """Internal metric name -> canonical id, factor, priority (first alias wins)."""
-    rows = []
+def by_name() -> dict[str, tuple[str, float, int]]:
+    """Internal metric name -> (canonical id, factor, priority); the first alias wins."""
+    out: dict[str, tuple[str, float, int]] = {}
     for m in CATALOG:
         for prio, alias in enumerate(m.ncu):
-            rows.append((alias.name, m.id, alias.factor, prio))
-    return pl.DataFrame(rows, schema={"name": pl.String, "metric": pl.String,
-                                      "factor": pl.Float64, "prio": pl.Int64}, orient="row")
+            out.setdefault(alias.name, (m.id, alias.factor, prio))
+    return out
 
 
 @lru_cache(maxsize=1)
-def by_label() -> pl.DataFrame:
-    """(section, label) of the details page -> canonical id, factor, priority."""
-    rows = []
+def by_label() -> dict[tuple[str | None, str], tuple[str, float, int]]:
+    """(section, label) of the details page -> (canonical id, factor, priority)."""
+    out: dict[tuple[str | None, str], tuple[str, float, int]] = {}
     for m in CATALOG:
         for prio, alias in enumerate(m.labels):
-            rows.append((alias.section, alias.name, m.id, alias.factor, 100 + prio))
-    return pl.DataFrame(rows, schema={"section": pl.String, "name": pl.String, "metric": pl.String,
-                                      "factor": pl.Float64, "prio": pl.Int64}, orient="row")
+            out.setdefault((alias.section, alias.name), (m.id, alias.factor, 100 + prio))
+    return out
 
 
 def stall_reason_from_label(label: str) -> str:

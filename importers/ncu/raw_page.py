@@ -8,10 +8,9 @@ from __future__ import annotations
 import polars as pl
 
 from importers.ncu import assemble
-from importers.ncu.long_page import IDENTITY, PageResult
-from importers.ncu.values import parse_dims
+from importers.ncu.launches import IDENTITY, launch_columns
+from importers.ncu.long_page import PageResult
 from warpscope.model import schema
-from warpscope.model.kernels import short_name
 
 IDENTITY_COLUMNS = set(IDENTITY) | {"Block Size", "Grid Size", "Kernel Time", "_row"}
 DIM_METRICS = {f"launch__grid_dim_{a}": f"grid_{a}" for a in "xyz"} | {
@@ -54,23 +53,10 @@ def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> Page
 
 
 def _launches(data: pl.DataFrame, fmt: str) -> pl.DataFrame:
-    cols = [pl.col("launch_id")]
-    for src, dst in IDENTITY.items():
-        if src in data.columns:
-            cols.append(pl.col(src).alias(dst))
-    for metric, dst in DIM_METRICS.items():
-        if metric in data.columns:
-            cols.append(pl.col(metric).str.replace_all(",", "").cast(pl.Int64, strict=False).alias(dst))
+    launches = launch_columns(data, fmt=fmt)
+    # the raw page states the dimensions as metrics too; they win over the tuple columns
+    dims = [pl.col(m).str.replace_all(",", "").cast(pl.Int64, strict=False).alias(dst)
+            for m, dst in DIM_METRICS.items() if m in data.columns]
     if "device__attribute_display_name" in data.columns:
-        cols.append(pl.col("device__attribute_display_name").alias("device_name"))
-    launches = data.select(cols)
-    for tuple_col, prefix in (("Grid Size", "grid"), ("Block Size", "block")):
-        if tuple_col in data.columns and f"{prefix}_x" not in launches.columns:
-            parsed = data.select(parse_dims(tuple_col))
-            launches = pl.concat([launches, parsed.rename(
-                {f"{tuple_col}_{a}": f"{prefix}_{a}" for a in "xyz"})], how="horizontal")
-    return launches.with_columns(
-        pl.lit(fmt).alias("source_format"),
-        pl.col("kernel").map_elements(short_name, return_dtype=pl.String).alias("kernel_short"),
-        pl.lit(1, dtype=pl.Int64).alias("invocations"),
-    )
+        dims.append(pl.col("device__attribute_display_name").alias("device_name"))
+    return launches.with_columns(data.select(dims)) if dims else launches

@@ -31,8 +31,8 @@ def parse_numbers(text: pl.Series) -> pl.Series:
     return fast.fill_nan(None)
 
 
-def parse_dims(col: str) -> list[pl.Expr]:
-    """'(32, 4, 1)' -> three Int64 columns <col>_x, _y, _z (null when absent)."""
+def parse_dims(col: str, prefix: str) -> list[pl.Expr]:
+    """'(32, 4, 1)' in ``col`` -> Int64 columns <prefix>_x, _y, _z (null when absent)."""
     parts = pl.col(col).str.extract_groups(r"^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
-    return [parts.struct.field(str(i + 1)).cast(pl.Int64, strict=False).alias(f"{col}_{axis}")
+    return [parts.struct.field(str(i + 1)).cast(pl.Int64, strict=False).alias(f"{prefix}_{axis}")
             for i, axis in enumerate("xyz")]
