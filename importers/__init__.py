@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
+
+import polars as pl
 
 from importers import _input
 from importers import ncu
 from importers.ncu import source_page, text_page
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
+from warpscope.occupancy.profile_check import check as occupancy_check
 
 _NVPROF_LINE = re.compile(rb"^==\d+==", re.M)
 
@@ -41,12 +45,22 @@ def _import(path: str | os.PathLike[str]) -> Profile:
     data = _input.read_bytes(path)
     _input.check_text(name, data)
     if ncu.looks_like_csv(data):
-        return ncu.import_csv(name, data)
+        return _with_occupancy(ncu.import_csv(name, data))
     if text_page.looks_like_text(data):
-        return ncu.import_text(name, _input.decode(name, data))
+        return _with_occupancy(ncu.import_text(name, _input.decode(name, data)))
     if source_page.looks_like_source(data):
         return source_page.import_source(name, _input.decode(name, data))
     raise _unknown(name, data)
+
+
+def _with_occupancy(profile: Profile) -> Profile:
+    """Theoretical occupancy from the calculator where the file lacks it; disagreements noted."""
+    derived, notes = occupancy_check(profile.launches, profile.metrics)
+    sources = profile.sources.with_columns(
+        pl.col("notes").fill_null(pl.lit([], dtype=pl.List(pl.String)))
+        .list.concat(pl.lit(notes, dtype=pl.List(pl.String))))
+    return replace(profile, metrics=pl.concat([profile.metrics, derived], how="vertical"),
+                   sources=sources)
 
 
 def import_files(paths: list[str] | list[Path]) -> Profile:

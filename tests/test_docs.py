@@ -14,3 +14,13 @@ def test_schema_doc_matches_code():
         section = doc.split(f"### `{table}`", 1)[1].split("###", 1)[0]
         documented = re.findall(r"^\| `(\w+)` \| (.+?) \|", section, re.M)
         assert documented == [(name, str(dtype)) for name, dtype in cols.items()], table
+
+
+def test_occupancy_doc_example_is_real_output():
+    from tests.conftest import run_cli
+
+    doc = (ROOT / "docs" / "occupancy.md").read_text()
+    block = doc.split("```\n$ warpscope occupancy --arch sm_90 --block-size 256 --registers 40\n", 1)[1]
+    shown = block.split("```", 1)[0]
+    out = run_cli("occupancy", "--arch", "sm_90", "--block-size", "256", "--registers", "40")
+    assert out.stdout == shown

@@ -62,6 +62,8 @@ def import_cmd(
     for src in profile.sources.iter_rows(named=True):
         sys.stderr.write(f"{visible(src['path'])}: {src['format']}, {src['launches']} launches, "
                          f"{src['rows_imported']} rows imported, {src['rows_rejected']} rejected\n")
+        for note in src["notes"] or ():
+            sys.stderr.write(f"  {visible(note)}\n")
 
 
 @app.command()
@@ -111,6 +113,88 @@ def metrics(
         if m.nvprof:
             lines.append(f"    nvprof: {', '.join(a.name for a in m.nvprof)}")
         sys.stdout.write("\n".join(lines) + "\n")
+
+
+class Sweep(str, Enum):
+    block_size = "block-size"
+    registers = "registers"
+    shared_mem = "shared-mem"
+    all = "all"
+
+
+@app.command()
+def occupancy(
+    arch: Annotated[str | None, typer.Option("--arch", "-a", help="sm_50 ... sm_121 (or 9.0, 90).")] = None,
+    block_size: Annotated[int | None, typer.Option("--block-size", "-b", help="Threads per block.")] = None,
+    registers: Annotated[int | None, typer.Option("--registers", "-r", help="Registers per thread.")] = None,
+    static_smem: Annotated[int, typer.Option("--static-smem", help="Static shared memory per block (B).")] = 0,
+    dynamic_smem: Annotated[int, typer.Option("--dynamic-smem", help="Dynamic shared memory per block (B).")] = 0,
+    carveout: Annotated[int | None, typer.Option(
+        "--carveout", help="Preferred shared-memory carveout, % of L1 (default: the driver's).")] = None,
+    barriers: Annotated[int, typer.Option("--barriers", help="Named barriers per block (sm_90+).")] = 1,
+    sweeps: Annotated[list[Sweep] | None, typer.Option(
+        "--sweep", help="Also show occupancy over block-size, registers, shared-mem or all.")] = None,
+    batch: Annotated[Path | None, typer.Option(
+        "--batch", help="CSV with arch,block_size,registers_per_thread[,static_smem,dynamic_smem,"
+                        "carveout,barriers]: one result per row.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON (one object per line with --batch).")] = False,
+) -> None:
+    """Theoretical occupancy as CUDA computes it: block limits, the limiter, what would help."""
+    from warpscope.occupancy.arch import UnknownArch
+    from warpscope.report.escape import visible
+
+    if batch is not None:
+        _occupancy_batch(batch, as_json)
+        return
+    if arch is None or block_size is None or registers is None:
+        _fail("occupancy needs --arch, --block-size and --registers (or --batch FILE)")
+    from warpscope.occupancy.calculator import OccupancyError, evaluate
+    from warpscope.occupancy.render import SWEEPS, explain
+
+    try:
+        occ = evaluate(arch, block_size, registers, static_smem, dynamic_smem, carveout, barriers)
+    except (OccupancyError, UnknownArch) as e:
+        _fail(visible(str(e)))
+    chosen = SWEEPS if sweeps and Sweep.all in sweeps else tuple(
+        s.value.replace("-", "_") for s in sweeps or ())
+    if as_json:
+        from warpscope.occupancy.advice import what_would_help
+        from warpscope.occupancy.sweeps import sweep
+
+        out = occ.to_dict()
+        out["what_would_help"] = [c.to_dict() for c in what_would_help(occ)]
+        if chosen:
+            out["sweeps"] = {s: sweep(occ, s).to_dicts() for s in chosen}
+        sys.stdout.write(json.dumps(out) + "\n")
+    else:
+        sys.stdout.write(explain(occ, chosen))
+    if occ.error:
+        raise typer.Exit(1)
+
+
+def _occupancy_batch(path: Path, as_json: bool) -> None:
+    from warpscope.occupancy.batch import json_lines, read_configs, records
+    from warpscope.report.escape import visible
+
+    try:
+        frame = read_configs(path)
+    except InputError as e:
+        _fail(visible(str(e)))
+    if as_json:
+        sys.stdout.writelines(line + "\n" for line in json_lines(frame))
+        return
+    cols = ("line", "arch", "block_size", "registers_per_thread", "active_blocks_per_sm",
+            "active_warps_per_sm", "occupancy_pct", "limiter", "error")
+    sys.stdout.write(",".join(cols) + "\n")
+    for rec in records(frame):
+        sys.stdout.write(",".join(_csv_cell(rec.get(c)) for c in cols) + "\n")
+
+
+def _csv_cell(value: object) -> str:
+    from warpscope.report.escape import visible
+
+    text = "" if value is None else visible(str(value))
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if any(ch in text for ch in ',"') else text
 
 
 def main() -> None:

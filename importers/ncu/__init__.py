@@ -113,7 +113,7 @@ def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames:
     sources = pl.DataFrame([{
         "path": path, "format": fmt, "launches": launches_df.height, "rows_in": rows_in,
         "rows_imported": rows_in - rows_rejected, "rows_rejected": rows_rejected,
-        "lines_set_aside": set_aside, "messages": frames.messages,
+        "lines_set_aside": set_aside, "messages": frames.messages, "notes": [],
     }], schema=schema.SOURCES)
     rejected_df = pl.DataFrame({"path": [path] * len(rejected), "line": [l for l, _ in rejected],
                                 "reason": [w for _, w in rejected]}, schema=schema.REJECTED)

@@ -60,7 +60,7 @@ def import_source(path: str, text: str) -> Profile:
     sources = pl.DataFrame([{
         "path": path, "format": "ncu-source", "launches": len(kernels), "rows_in": rows_in,
         "rows_imported": rows_in - len(rejected), "rows_rejected": len(rejected),
-        "lines_set_aside": 0, "messages": [],
+        "lines_set_aside": 0, "messages": [], "notes": [],
     }], schema=schema.SOURCES)
     return Profile(launches=schema.conform("launches", launches), source=source, sources=sources,
                    rejected=pl.DataFrame({"path": [path] * len(rejected), "line": [l for l, _ in rejected],

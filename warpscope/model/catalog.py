@@ -99,6 +99,8 @@ CATALOG: tuple[Metric, ...] = (
            "launch__shared_mem_config_size",
            ncu=_n("launch__shared_mem_config_size"),
            labels=_l(LAUNCH, "Shared Memory Configuration Size")),
+    Metric("barriers_per_block", "barrier", "Named barriers (bar.sync ids) a block of the kernel uses.",
+           "launch__barrier_count", ncu=_n("launch__barrier_count")),
     Metric("sm_count", "SM", "Streaming multiprocessors on the device.",
            "launch__sm_count (or device__attribute_multiprocessor_count)",
            ncu=_n("launch__sm_count", "device__attribute_multiprocessor_count"),

@@ -90,6 +90,7 @@ SOURCES: dict[str, pl.DataType] = {
     "rows_rejected": pl.Int64(),
     "lines_set_aside": pl.Int64(),    # program output and embedded side tables, not profile rows
     "messages": pl.List(pl.String()),  # profiler lines (==PROF==, ==WARNING==, ...) kept as said
+    "notes": pl.List(pl.String()),     # what warpscope found while importing (e.g. occupancy checks)
 }
 
 REJECTED: dict[str, pl.DataType] = {

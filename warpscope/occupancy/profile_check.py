@@ -1,0 +1,166 @@
+"""Occupancy for imported launches: filled in where a file lacks it, checked where it has it.
+
+A launch whose file gives the compute capability, block size, registers and shared memory
+gets the calculator's theoretical occupancy, active warps and block limits as derived
+metrics when the file does not state them (nvprof traces, emulator runs, exports without
+the Occupancy section). Where the file does state them, the two are compared and every
+disagreement becomes a note of the import summary (``sources.notes``).
+
+Numbers as Nsight Compute states them: it caps the shared-memory and barrier limits at the
+SM's block limit, and divides the SM's shared memory as configured for the launch
+(``launch__shared_mem_config_size``; versions before 2020 used the SM's largest size), so
+both readings are accepted.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from warpscope.model import schema
+from warpscope.occupancy.arch import UnknownArch, get_arch
+from warpscope.occupancy.calculator import Occupancy, OccupancyError, evaluate
+
+_LAUNCH_COLS = ("compute_capability", "block_x", "block_y", "block_z", "registers_per_thread",
+                "static_shared_bytes", "dynamic_shared_bytes")
+_REQUIRED = ("compute_capability", "registers_per_thread", "static_shared_bytes",
+             "dynamic_shared_bytes")
+_FROM_METRICS = ("shared_mem_config_bytes", "barriers_per_block", "block_size")
+_SIZES = ("static_shared_bytes", "dynamic_shared_bytes", "shared_mem_config_bytes")
+_COMPARED = ("theoretical_occupancy_pct", "theoretical_active_warps", "block_limit_warps",
+             "block_limit_registers", "block_limit_shared_mem", "block_limit_blocks",
+             "block_limit_barriers")
+_NOTES_SHOWN = 5
+FORMULA = "occupancy calculator (CUDA's rules, warpscope.occupancy)"
+
+
+def stated_values(occ: Occupancy, barriers_known: bool) -> dict[str, float]:
+    """The calculator's result in the canonical metrics, as Nsight Compute would state it."""
+    cap = occ.block_limit_blocks
+    values: dict[str, float] = {
+        "theoretical_occupancy_pct": occ.occupancy_pct,
+        "theoretical_active_warps": float(occ.active_warps_per_sm),
+        "block_limit_warps": float(occ.block_limit_warps),
+        "block_limit_blocks": float(cap),
+        "block_limit_shared_mem": float(min(cap, occ.block_limit_shared_mem or cap)),
+    }
+    if occ.block_limit_registers is not None:
+        values["block_limit_registers"] = float(occ.block_limit_registers)
+    if barriers_known and occ.arch.barrier_limited:
+        values["block_limit_barriers"] = float(min(cap, occ.block_limit_barriers or cap))
+    return values
+
+
+def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """(derived metric rows for what the file lacks, notes on where it disagrees)."""
+    inputs = _inputs(launches, metrics)
+    derived: list[dict[str, object]] = []
+    notes: list[str] = []
+    for row in inputs.iter_rows(named=True):
+        variants = _calculate(row)
+        if not variants:
+            continue
+        barriers_known = row["barriers_per_block"] is not None
+        readings = [stated_values(occ, barriers_known) for occ in variants]
+        for metric, value in readings[0].items():
+            stated = row.get(metric)
+            if stated is None:
+                derived.append({"launch_id": row["launch_id"], "metric": metric, "value": value})
+                continue
+            candidates = [r[metric] for r in readings if metric in r]
+            if not _within(metric, stated, candidates):
+                notes.append(_note(row, variants[0], metric, stated, value))
+    if len(notes) > _NOTES_SHOWN:
+        notes = notes[:_NOTES_SHOWN] + [f"occupancy: {len(notes) - _NOTES_SHOWN} more disagreements"]
+    return _derived_frame(derived), notes
+
+
+def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
+    """One row per launch: the calculator's inputs, what the file states, and how precisely
+    it states the byte sizes (``<metric>_half``: half the last printed digit, in bytes)."""
+    wanted = (*_FROM_METRICS, *_COMPARED, *_SIZES)
+    rows = (metrics.filter(pl.col("metric").is_in(wanted)
+                           & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
+            .select("launch_id", pl.col("metric").cast(pl.String), "value", "text"))
+    frame = launches.select("launch_id", "kernel_short", *_LAUNCH_COLS)
+    if not rows.is_empty():
+        printed = pl.col("text").str.strip_chars().cast(pl.Float64, strict=False)
+        decimals = pl.col("text").str.extract(r"\.(\d+)\s*$").str.len_chars().fill_null(0)
+        rows = rows.with_columns(
+            (0.5 * pl.col("value") / printed * 10.0 ** (-decimals.cast(pl.Float64)))
+            .fill_nan(0.0).fill_null(0.0).alias("half"))
+        values = rows.filter(pl.col("metric").is_in((*_FROM_METRICS, *_COMPARED))).pivot(
+            on="metric", index="launch_id", values="value", aggregate_function="first")
+        halves = (rows.filter(pl.col("metric").is_in(_SIZES))
+                  .with_columns(pl.col("metric") + "_half")
+                  .pivot(on="metric", index="launch_id", values="half", aggregate_function="first"))
+        frame = frame.join(values, on="launch_id", how="left").join(halves, on="launch_id", how="left")
+    return frame.with_columns(pl.lit(None, pl.Float64).alias(c)
+                              for c in (*_FROM_METRICS, *_COMPARED, *(f"{m}_half" for m in _SIZES))
+                              if c not in frame.columns)
+
+
+def _calculate(row: dict) -> list[Occupancy]:
+    """The launch as stated, then the readings a rounded or older export may have meant:
+    the byte sizes at both ends of their printed precision, and the SM's full shared memory."""
+    block = _block_size(row)
+    if block is None or any(row[c] is None for c in _REQUIRED):
+        return []
+    try:
+        arch = get_arch(row["compute_capability"])
+    except UnknownArch:
+        return []
+    barriers = int(row["barriers_per_block"]) if row["barriers_per_block"] is not None else 1
+    static, dynamic = row["static_shared_bytes"], row["dynamic_shared_bytes"]
+    config = row["shared_mem_config_bytes"]
+    half = {m: row[f"{m}_half"] or 0.0 for m in _SIZES}
+
+    def occ(static: float, dynamic: float, config: float | None) -> Occupancy:
+        return evaluate(arch, block, row["registers_per_thread"], max(0, round(static)),
+                        max(0, round(dynamic)), barriers=barriers,
+                        shared_mem_config=round(config) if config else None)
+
+    try:
+        variants = [
+            occ(static, dynamic, config),
+            occ(static - half["static_shared_bytes"], dynamic - half["dynamic_shared_bytes"],
+                config + half["shared_mem_config_bytes"] if config else None),
+            occ(static + half["static_shared_bytes"], dynamic + half["dynamic_shared_bytes"],
+                config - half["shared_mem_config_bytes"] if config else None),
+            occ(static, dynamic, None),
+        ]
+    except OccupancyError:
+        return []
+    return [] if variants[0].error else [v for v in variants if not v.error]
+
+
+def _block_size(row: dict) -> int | None:
+    dims = (row["block_x"], row["block_y"], row["block_z"])
+    if None not in dims:
+        return dims[0] * dims[1] * dims[2]
+    return None if row["block_size"] is None else round(row["block_size"])
+
+
+def _within(metric: str, stated: float, candidates: list[float]) -> bool:
+    tolerance = 0.01 if metric == "theoretical_occupancy_pct" else 1e-9
+    return min(candidates) - tolerance <= stated <= max(candidates) + tolerance
+
+
+def _note(row: dict, occ: Occupancy, metric: str, stated: float, value: float) -> str:
+    return (f"occupancy: launch {row['launch_id']} ({row['kernel_short']}): the file says "
+            f"{metric} {stated:g}, the calculator {value:g} ({occ.arch.name}, {occ.block_size} "
+            f"threads, {occ.registers_per_thread} registers, "
+            f"{occ.static_smem}+{occ.dynamic_smem} B shared)")
+
+
+def _derived_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
+    if not rows:
+        return schema.empty("metrics")
+    frame = pl.DataFrame(rows, schema={"launch_id": pl.Int64, "metric": pl.String,
+                                       "value": pl.Float64})
+    from warpscope.model.catalog import BY_ID
+
+    return schema.conform("metrics", frame.with_columns(
+        pl.lit(FORMULA).alias("name"), pl.lit("derived").alias("section"),
+        pl.col("metric").replace_strict({m: BY_ID[m].unit for m in _COMPARED}).alias("unit"),
+        pl.col("metric").replace_strict({m: BY_ID[m].unit for m in _COMPARED}).alias("base_unit"),
+        pl.format("{}", pl.col("value")).alias("text")))
