@@ -10,13 +10,12 @@ from pathlib import Path
 import polars as pl
 
 from importers import _input
-from importers import ncu
+from importers import ncu, nvprof
 from importers.ncu import source_page, text_page
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
 
-_NVPROF_LINE = re.compile(rb"^==\d+==", re.M)
 
 
 def import_file(path: str | os.PathLike[str]) -> Profile:
@@ -50,6 +49,8 @@ def _import(path: str | os.PathLike[str]) -> Profile:
         return _with_occupancy(ncu.import_text(name, _input.decode(name, data)))
     if source_page.looks_like_source(data):
         return source_page.import_source(name, _input.decode(name, data))
+    if nvprof.looks_like_nvprof(data[:1 << 16]):
+        return _with_occupancy(nvprof.import_nvprof(name, _input.decode(name, data)))
     raise _unknown(name, data)
 
 
@@ -75,9 +76,6 @@ def _unknown(path: str, data: bytes) -> InputError:
         first = next((l for l in lines if l.startswith(b"==ERROR==")), lines[0])
         return InputError(path, "no profile table found: only Nsight Compute messages, the first "
                                 f"being: {first.decode('utf-8', 'replace').strip()}", line=1)
-    if _NVPROF_LINE.search(head):
-        return InputError(path, "nvprof output is not supported yet; expected an Nsight Compute export",
-                          line=1)
     _input.decode(path, head)
     return InputError(path, 'not a profiler export: expected an Nsight Compute CSV header '
                             '("ID","Process ID",... or "Process ID","Process Name",...)', line=1)

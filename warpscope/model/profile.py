@@ -35,6 +35,8 @@ class Profile:
     stalls: pl.DataFrame = field(default_factory=lambda: schema.empty("stalls"))
     findings: pl.DataFrame = field(default_factory=lambda: schema.empty("findings"))
     source: pl.DataFrame = field(default_factory=lambda: schema.empty("source"))
+    transfers: pl.DataFrame = field(default_factory=lambda: schema.empty("transfers"))
+    api_calls: pl.DataFrame = field(default_factory=lambda: schema.empty("api_calls"))
     sources: pl.DataFrame = field(default_factory=lambda: schema.empty("sources"))
     rejected: pl.DataFrame = field(default_factory=lambda: schema.empty("rejected"))
 

@@ -93,6 +93,37 @@ SOURCES: dict[str, pl.DataType] = {
     "notes": pl.List(pl.String()),     # what warpscope found while importing (e.g. occupancy checks)
 }
 
+TRANSFERS: dict[str, pl.DataType] = {
+    "source_file": pl.String(),
+    "line": pl.Int64(),               # line of the file the row came from
+    "device": pl.String(),
+    "context": pl.String(),
+    "stream": pl.String(),
+    "kind": pl.String(),              # HtoD, DtoH, DtoD, HtoH, PtoP, memset, um_HtoD, ...
+    "name": pl.String(),              # as exported, e.g. "[CUDA memcpy HtoD]"
+    "start_ns": pl.Float64(),         # trace rows only
+    "duration_ns": pl.Float64(),      # total over `count` copies
+    "bytes": pl.Float64(),            # total over `count` copies
+    "throughput_bytes_per_s": pl.Float64(),
+    "src_mem": pl.String(),           # Pageable, Pinned, Device, Array, Managed (where exported)
+    "dst_mem": pl.String(),
+    "count": pl.Int64(),              # copies this row stands for (1 in a trace)
+    "correlation_id": pl.String(),
+}
+
+API_CALLS: dict[str, pl.DataType] = {
+    "source_file": pl.String(),
+    "line": pl.Int64(),
+    "name": pl.String(),              # cudaMemcpy, cudaLaunch, ...
+    "calls": pl.Int64(),
+    "total_ns": pl.Float64(),
+    "avg_ns": pl.Float64(),
+    "min_ns": pl.Float64(),
+    "max_ns": pl.Float64(),
+    "time_share_pct": pl.Float64(),   # of all API time, as the summary states it
+    "start_ns": pl.Float64(),         # API trace rows only
+}
+
 REJECTED: dict[str, pl.DataType] = {
     "path": pl.String(),
     "line": pl.Int64(),
@@ -105,6 +136,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "stalls": STALLS,
     "findings": FINDINGS,
     "source": SOURCE,
+    "transfers": TRANSFERS,
+    "api_calls": API_CALLS,
     "sources": SOURCES,
     "rejected": REJECTED,
 }

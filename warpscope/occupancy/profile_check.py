@@ -55,6 +55,11 @@ def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, 
     inputs = _inputs(launches, metrics)
     derived: list[dict[str, object]] = []
     notes: list[str] = []
+    unknown = sorted({r["compute_capability"] for r in inputs.iter_rows(named=True)
+                      if r["compute_capability"] and not _known(r["compute_capability"])})
+    if unknown:
+        notes.append(f"occupancy: not calculated for compute capability {', '.join(unknown)}: "
+                     "the calculator covers sm_50 to sm_121")
     for row in inputs.iter_rows(named=True):
         variants = _calculate(row)
         if not variants:
@@ -131,6 +136,14 @@ def _calculate(row: dict) -> list[Occupancy]:
     except OccupancyError:
         return []
     return [] if variants[0].error else [v for v in variants if not v.error]
+
+
+def _known(cc: str) -> bool:
+    try:
+        get_arch(cc)
+    except UnknownArch:
+        return False
+    return True
 
 
 def _block_size(row: dict) -> int | None:

@@ -1,0 +1,100 @@
+"""Rows gathered from an nvprof file's tables, turned into a Profile's frames at the end."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from warpscope.model import schema
+from warpscope.model.catalog import CATALOG
+from warpscope.model.devices import compute_capability
+from warpscope.model.kernels import short_name
+
+_DEVICE = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
+
+# nvprof stall metrics -> Nsight Compute reason where the meaning is the same; the
+# others merge several ncu reasons (exec_dependency = short_scoreboard + wait, ...) and
+# keep their own name (formats.md section 3)
+STALL_REASONS = {
+    "stall_inst_fetch": "no_instruction",
+    "stall_memory_dependency": "long_scoreboard",
+    "stall_texture": "tex_throttle",
+    "stall_not_selected": "not_selected",
+    "stall_sleeping": "sleeping",
+    "stall_constant_memory_dependency": "imc_miss",
+}
+
+
+def nvprof_names() -> dict[str, tuple[str, float]]:
+    """nvprof metric/column name -> (canonical id, factor)."""
+    out: dict[str, tuple[str, float]] = {}
+    for m in CATALOG:
+        for alias in m.nvprof:
+            out.setdefault(alias.name, (m.id, alias.factor))
+    return out
+
+
+NAMES = nvprof_names()
+
+
+def stall_reason(metric: str) -> str | None:
+    if not metric.startswith("stall_"):
+        return None
+    return STALL_REASONS.get(metric, metric.removeprefix("stall_"))
+
+
+def split_device(device: str | None) -> tuple[str | None, str | None]:
+    """'GeForce GTX 950 (0)' -> ('0', 'GeForce GTX 950')."""
+    if not device:
+        return None, None
+    match = _DEVICE.match(device)
+    return (match[2], match[1]) if match else (None, device)
+
+
+@dataclass
+class Sink:
+    path: str
+    fmt: str
+    process_id: str | None = None
+    process_name: str | None = None
+    launches: list[dict] = field(default_factory=list)
+    metrics: list[dict] = field(default_factory=list)
+    stalls: list[dict] = field(default_factory=list)
+    transfers: list[dict] = field(default_factory=list)
+    api_calls: list[dict] = field(default_factory=list)
+    rows_in: int = 0
+
+    def launch(self, kernel: str, device: str | None, **columns: object) -> int:
+        index, name = split_device(device)
+        launch_id = len(self.launches)
+        self.launches.append({
+            "launch_id": launch_id, "source_file": self.path, "source_format": self.fmt,
+            "process_id": self.process_id, "process_name": self.process_name,
+            "device": index, "device_name": name, "compute_capability": compute_capability(name),
+            "kernel": kernel, "kernel_short": short_name(kernel), **columns})
+        return launch_id
+
+    def metric(self, launch_id: int, name: str, text: str | None, value: float | None, unit: str,
+               base_unit: str, stat: str | None = None, section: str | None = None) -> None:
+        canonical = NAMES.get(name)
+        if canonical and value is not None:
+            value *= canonical[1]
+            if canonical[1] == 100.0:
+                base_unit = "%"
+        self.metrics.append({
+            "launch_id": launch_id, "metric": canonical[0] if canonical else None, "stat": stat,
+            "value": value, "name": name, "section": section, "unit": unit,
+            "base_unit": base_unit, "text": text})
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        def frame(table: str, rows: list[dict]) -> pl.DataFrame:
+            if not rows:
+                return schema.empty(table)
+            return schema.conform(table, pl.DataFrame(rows, schema_overrides={
+                k: v for k, v in schema.TABLES[table].items() if k in rows[0]
+                and not isinstance(v, pl.Categorical)}, infer_schema_length=None))
+        return {"launches": frame("launches", self.launches), "metrics": frame("metrics", self.metrics),
+                "stalls": frame("stalls", self.stalls), "transfers": frame("transfers", self.transfers),
+                "api_calls": frame("api_calls", self.api_calls)}
