@@ -161,3 +161,20 @@ def test_stdout_capture_and_processes():
     two = warpscope.load(H100 / "seed_two_processes_raw.log")
     assert two.launches.height == 44
     assert two.launches["process_id"].n_unique() == 2
+
+
+def test_shared_transactions_per_request_derived_like_nvprof(seed_raw):
+    """nvprof's shared_load_transactions_per_request, from ncu's wavefronts / instructions: the
+    unpadded 32x32 transpose tile conflicts 32 ways, the [32][33] one does not."""
+    import polars as pl
+
+    m = seed_raw.metrics.join(seed_raw.launches.select("launch_id", "kernel_short"), on="launch_id")
+
+    def value(kernel: str, name: str) -> float:
+        return m.filter((pl.col("kernel_short") == kernel)
+                        & (pl.col("metric") == name))["value"].item()
+
+    for kernel, low, high in (("transposeShared<0>", 31.9, 32.1), ("transposeShared<1>", 1.0, 1.05)):
+        ratio = value(kernel, "shared_load_transactions_per_request")
+        assert low <= ratio <= high
+        assert ratio == value(kernel, "shared_load_wavefronts") / value(kernel, "shared_load_requests")

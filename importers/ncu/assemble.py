@@ -132,6 +132,11 @@ def _derived(metrics: pl.DataFrame) -> pl.DataFrame:
         if ratio not in have and {sectors, requests} <= have:
             add(ratio, pl.when(pl.col(requests) > 0).then(pl.col(sectors) / pl.col(requests)),
                 f"{sectors} / {requests}", "sector/request")
+        shared = f"shared_{kind}_transactions_per_request"
+        wavefronts, instructions = f"shared_{kind}_wavefronts", f"shared_{kind}_requests"
+        if shared not in have and {wavefronts, instructions} <= have:
+            add(shared, pl.when(pl.col(instructions) > 0).then(pl.col(wavefronts) / pl.col(instructions)),
+                f"{wavefronts} / {instructions}", "wavefront/request")
     if "divergent_branches" not in have and {"divergent_branches_per_smsp", "sm_count"} <= have:
         add("divergent_branches",
             (pl.col("divergent_branches_per_smsp") * pl.col("sm_count") * SUBPARTITIONS_PER_SM).round(0),
