@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from warpscope.occupancy.calculator import Occupancy, evaluate
+from warpscope.occupancy.calculator import Occupancy
 
 LIMIT_LABELS = {"warps": "warp slots", "registers": "registers", "shared_mem": "shared memory",
                 "blocks": "block slots", "barriers": "named barriers"}
@@ -61,18 +61,10 @@ def _gains(occ: Occupancy, candidate: Occupancy) -> bool:
     return not candidate.error and candidate.active_warps_per_sm > occ.active_warps_per_sm
 
 
-def _with(occ: Occupancy, **changes: int) -> Occupancy:
-    args = dict(arch=occ.arch, block_size=occ.block_size,
-                registers_per_thread=occ.registers_per_thread, static_smem=occ.static_smem,
-                dynamic_smem=occ.dynamic_smem, carveout=occ.carveout, barriers=occ.barriers)
-    args.update(changes)
-    return evaluate(**args)
-
-
 def _fewer_registers(occ: Occupancy) -> Change | None:
     """The most registers per thread that still add a block (counting down from now)."""
     for regs in range(occ.registers_per_thread - 1, -1, -1):
-        candidate = _with(occ, registers_per_thread=regs)
+        candidate = occ.changed(registers_per_thread=regs)
         if _gains(occ, candidate):
             return Change("registers", occ.registers_per_thread, regs, occ, candidate)
     return None
@@ -88,7 +80,7 @@ def _less_shared(occ: Occupancy) -> Change | None:
     for allocated in range(top, reserve - 1, -unit):
         proposed = max(allocated - reserve, 0)
         static = min(occ.static_smem, proposed)
-        candidate = _with(occ, static_smem=static, dynamic_smem=proposed - static)
+        candidate = occ.changed(static_smem=static, dynamic_smem=proposed - static)
         if _gains(occ, candidate):
             return Change("shared_mem", total, proposed, occ, candidate)
     return None
@@ -100,7 +92,7 @@ def _other_block_size(occ: Occupancy) -> Change | None:
     for size in range(warp, occ.arch.max_threads_per_block + 1, warp):
         if size == occ.block_size:
             continue
-        candidate = _with(occ, block_size=size)
+        candidate = occ.changed(block_size=size)
         if not _gains(occ, candidate):
             continue
         if best is None or candidate.active_warps_per_sm > best.active_warps_per_sm or (

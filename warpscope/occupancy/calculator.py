@@ -90,6 +90,15 @@ class Occupancy:
         """The one limit to act on: ties resolved as for Nsight Compute exports."""
         return occupancy_limiter({f"block_limit_{k}": v for k, v in self.limits.items()})
 
+    def changed(self, **changes: int) -> Occupancy:
+        """The same launch with some inputs changed (what-if and sweeps); never raises for a
+        launch that cannot run."""
+        args: dict = dict(arch=self.arch, block_size=self.block_size,
+                          registers_per_thread=self.registers_per_thread,
+                          static_smem=self.static_smem, dynamic_smem=self.dynamic_smem,
+                          carveout=self.carveout, barriers=self.barriers)
+        return evaluate(**(args | changes))
+
     def to_dict(self) -> dict[str, object]:
         return {
             "arch": self.arch.name, "block_size": self.block_size,

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from warpscope.occupancy.calculator import Occupancy, evaluate
+from warpscope.occupancy.calculator import Occupancy
 
 SWEEPS = ("block_size", "registers", "shared_mem")
 
@@ -52,17 +52,12 @@ def _values(occ: Occupancy, over: str) -> Iterable[int]:
 
 
 def _vary(occ: Occupancy, over: str, value: int) -> Occupancy:
-    args = dict(arch=occ.arch, block_size=occ.block_size,
-                registers_per_thread=occ.registers_per_thread, static_smem=occ.static_smem,
-                dynamic_smem=occ.dynamic_smem, carveout=occ.carveout, barriers=occ.barriers)
     if over == "block_size":
-        args["block_size"] = value
-    elif over == "registers":
-        args["registers_per_thread"] = value
-    else:
-        args["static_smem"] = min(occ.static_smem, value)
-        args["dynamic_smem"] = value - args["static_smem"]
-    return evaluate(**args)
+        return occ.changed(block_size=value)
+    if over == "registers":
+        return occ.changed(registers_per_thread=value)
+    static = min(occ.static_smem, value)
+    return occ.changed(static_smem=static, dynamic_smem=value - static)
 
 
 def _point(value: int, occ: Occupancy, current: bool) -> tuple:
