@@ -243,3 +243,14 @@ def test_kepler_trace_says_why_occupancy_is_missing():
     assert profile.sources["notes"].to_list() == [[
         "occupancy: not calculated for compute capability 3.5: the calculator covers sm_50 to sm_121"]]
     assert profile.metrics.filter(pl.col("metric") == "theoretical_occupancy_pct").is_empty()
+
+
+def test_hand_made_api_trace_from_a_log_file():
+    profile = warpscope.load(FIXTURES / "apitrace_logfile_handmade.csv")
+    assert profile.api_calls.select("name", "calls", "start_ns", "total_ns").rows() == [
+        ("cudaMalloc", 1, 101_250.0, pytest.approx(150_321_700.0)),
+        ("cudaMemcpy", 1, pytest.approx(150_430_100.0), 812_500.0),
+        ("cudaLaunchKernel", 1, pytest.approx(151_250_900.0), 9_250.0)]
+    src = profile.sources.row(0, named=True)
+    assert src["format"] == "nvprof-api-trace" and src["launches"] == 0
+    assert any("invalid timestamps" in m for m in src["messages"])
