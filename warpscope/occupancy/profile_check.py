@@ -14,10 +14,12 @@ both readings are accepted.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import polars as pl
 
 from warpscope.model import schema
-from warpscope.occupancy.arch import UnknownArch, get_arch
+from warpscope.occupancy.arch import Arch, UnknownArch, get_arch
 from warpscope.occupancy.calculator import Occupancy, OccupancyError, evaluate
 
 _LAUNCH_COLS = ("compute_capability", "block_x", "block_y", "block_z", "registers_per_thread",
@@ -120,9 +122,8 @@ def _calculate(row: dict) -> list[Occupancy]:
     half = {m: row[f"{m}_half"] or 0.0 for m in _SIZES}
 
     def occ(static: float, dynamic: float, config: float | None) -> Occupancy:
-        return evaluate(arch, block, row["registers_per_thread"], max(0, round(static)),
-                        max(0, round(dynamic)), barriers=barriers,
-                        shared_mem_config=round(config) if config else None)
+        return _evaluate(arch, block, row["registers_per_thread"], max(0, round(static)),
+                         max(0, round(dynamic)), barriers, round(config) if config else None)
 
     try:
         variants = [
@@ -136,6 +137,13 @@ def _calculate(row: dict) -> list[Occupancy]:
     except OccupancyError:
         return []
     return [] if variants[0].error else [v for v in variants if not v.error]
+
+
+@lru_cache(maxsize=4096)
+def _evaluate(arch: Arch, block: int, registers: int, static: int, dynamic: int, barriers: int,
+              config: int | None) -> Occupancy:
+    """Launches of one kernel share their configuration: calculate it once per import."""
+    return evaluate(arch, block, registers, static, dynamic, barriers=barriers, shared_mem_config=config)
 
 
 def _known(cc: str) -> bool:
