@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from warpscope.model.catalog import CATALOG
+from warpscope.model.catalog import CATALOG, alias_map
 
 STALL_RAW = re.compile(r"^smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 STALL_SECTION = "Warp State Statistics"
@@ -15,11 +15,7 @@ STALL_TABLE = "Warp State (All Cycles)"
 @lru_cache(maxsize=1)
 def by_name() -> dict[str, tuple[str, float, int]]:
     """Internal metric name -> (canonical id, factor, priority); the first alias wins."""
-    out: dict[str, tuple[str, float, int]] = {}
-    for m in CATALOG:
-        for prio, alias in enumerate(m.ncu):
-            out.setdefault(alias.name, (m.id, alias.factor, prio))
-    return out
+    return alias_map("ncu")
 
 
 @lru_cache(maxsize=1)

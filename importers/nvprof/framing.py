@@ -25,7 +25,6 @@ class Table:
     header_line: int                 # 1-based line numbers throughout
     units: list[str] | None = None
     rows: list[tuple[int, list[str]]] = field(default_factory=list)
-    device: str | None = None        # text output: the Device "..." block a row sits in
 
 
 @dataclass

@@ -24,7 +24,7 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
     launches: dict[tuple[str | None, str], int] = {}
     for line, cells in table.rows:
         sink.rows_in += 1
-        device = cells[col["Device"]] if "Device" in col else table.device
+        device = cells[col["Device"]] if "Device" in col else None
         kernel = cells[col["Kernel"]]
         invocations = cells[col["Invocations"]].strip()
         if not kernel or not invocations.isdigit():

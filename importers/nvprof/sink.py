@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from warpscope.model import schema
-from warpscope.model.catalog import CATALOG
+from warpscope.model.catalog import BY_ID, alias_map
 from warpscope.model.devices import compute_capability
 from warpscope.model.kernels import short_name
 
@@ -27,16 +27,7 @@ STALL_REASONS = {
 }
 
 
-def nvprof_names() -> dict[str, tuple[str, float]]:
-    """nvprof metric/column name -> (canonical id, factor)."""
-    out: dict[str, tuple[str, float]] = {}
-    for m in CATALOG:
-        for alias in m.nvprof:
-            out.setdefault(alias.name, (m.id, alias.factor))
-    return out
-
-
-NAMES = nvprof_names()
+NAMES = alias_map("nvprof")
 
 
 def stall_reason(metric: str) -> str | None:
@@ -79,10 +70,9 @@ class Sink:
     def metric(self, launch_id: int, name: str, text: str | None, value: float | None, unit: str,
                base_unit: str, stat: str | None = None, section: str | None = None) -> None:
         canonical = NAMES.get(name)
-        if canonical and value is not None:
+        if canonical and value is not None and canonical[1] != 1.0:
             value *= canonical[1]
-            if canonical[1] == 100.0:
-                base_unit = "%"
+            base_unit = BY_ID[canonical[0]].unit  # e.g. achieved_occupancy: fraction -> %
         self.metrics.append({
             "launch_id": launch_id, "metric": canonical[0] if canonical else None, "stat": stat,
             "value": value, "name": name, "section": section, "unit": unit,

@@ -52,9 +52,9 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
             sink.transfers.append({"source_file": sink.path, "line": line, "name": name,
                                    "kind": ("memset" if copy and copy[1] == "memset"
                                             else copy[2] if copy else name.strip("[]")),
-                                   "duration_ns": total, "count": int(calls), "device": table.device})
+                                   "duration_ns": total, "count": int(calls)})
             continue
-        launch_id = sink.launch(name, table.device, invocations=int(calls), duration_ns=stats["avg"])
+        launch_id = sink.launch(name, None, invocations=int(calls), duration_ns=stats["avg"])
         for column in ("Time(%)", "Time", "Avg", "Min", "Max"):
             value, base = number(row, column)
             stat = dict(_STATS).get(column)

@@ -46,7 +46,7 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
     for line, row in table.rows:
         sink.rows_in += 1
         name = cell(row, "Name") or ""
-        device = cell(row, "Device") or table.device
+        device = cell(row, "Device")
         start, _ = number(row, "Start")
         duration, _ = number(row, "Duration")
         if name.startswith("[") and name.endswith("]"):

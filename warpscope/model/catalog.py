@@ -321,3 +321,13 @@ CATALOG: tuple[Metric, ...] = (
 )
 
 BY_ID: dict[str, Metric] = {m.id: m for m in CATALOG}
+
+
+def alias_map(kind: str) -> dict[str, tuple[str, float, int]]:
+    """Name a profiler gives a metric (``kind``: "ncu" or "nvprof") -> (canonical id, factor,
+    priority); where two ids claim a name, the first in catalog order wins."""
+    out: dict[str, tuple[str, float, int]] = {}
+    for m in CATALOG:
+        for prio, alias in enumerate(getattr(m, kind)):
+            out.setdefault(alias.name, (m.id, alias.factor, prio))
+    return out
