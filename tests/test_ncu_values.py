@@ -11,7 +11,7 @@ import pytest
 import warpscope
 from tests.conftest import H100
 from tests.reference import details_expectations, raw_expectations
-from warpscope.report.summary import canonical_values
+from warpscope.model.values import canonical_values
 
 
 def _stored(profile) -> dict[tuple[int, str], float]:

@@ -15,7 +15,7 @@ from warpscope.occupancy.advice import what_would_help
 from warpscope.occupancy.calculator import calculate
 from warpscope.occupancy.profile_check import FORMULA, check
 from warpscope.occupancy.sweeps import runs, sweep
-from warpscope.report.summary import canonical_values
+from warpscope.model.values import canonical_values
 
 NCU_LIMITS = ("warps", "registers", "shared_mem", "blocks")
 

@@ -10,7 +10,7 @@ from tests.conftest import PUBLIC_NCU, needs_shared
 from tests.reference import details_expectations
 from tests.test_ncu_values import _assert_match, _stored
 from warpscope.errors import InputError
-from warpscope.report.summary import canonical_values
+from warpscope.model.values import canonical_values
 
 pytestmark = needs_shared
 

@@ -137,9 +137,22 @@ RULE_CATEGORY = {
     "UncoalescedSharedAccess": "bank_conflicts", "SharedMemoryConflicts": "bank_conflicts",
     "MemoryCacheAccessPattern": "coalescing", "CPIStall": "stalls", "IssueSlotUtilization": "stalls",
     "ThreadDivergence": "divergence", "BranchDivergence": "divergence",
-    "SOLBottleneck": "memory_bound", "HighPipeUtilization": "compute_bound",
-    "MemoryL2Compression": "memory_bound", "SharedMemoryBankConflicts": "bank_conflicts",
+    "HighPipeUtilization": "compute_bound", "MemoryL2Compression": "memory_bound",
+    "SharedMemoryBankConflicts": "bank_conflicts",
 }
+# SOLBottleneck says one of several things; its message (stable wording since 2021) tells which
+_SOL_CATEGORY = (("grid is too small", "launch_config"), ("low compute throughput", "latency_bound"),
+                 ("Compute is more heavily utilized", "compute_bound"),
+                 ("Memory is more heavily utilized", "memory_bound"))
+
+
+def _category() -> pl.Expr:
+    by_rule = pl.col("Rule Name").replace_strict(RULE_CATEGORY, default=None, return_dtype=pl.String)
+    message = pl.col("Rule Description").fill_null("")
+    sol = pl.lit(None, dtype=pl.String)
+    for needle, category in reversed(_SOL_CATEGORY):
+        sol = pl.when(message.str.contains(needle, literal=True)).then(pl.lit(category)).otherwise(sol)
+    return pl.when(pl.col("Rule Name") == "SOLBottleneck").then(sol).otherwise(by_rule)
 
 
 def _findings(rules: pl.DataFrame) -> pl.DataFrame:
@@ -152,7 +165,7 @@ def _findings(rules: pl.DataFrame) -> pl.DataFrame:
         "launch_id",
         pl.lit("ncu").alias("origin"),
         pl.col("Rule Name").replace("", None).alias("rule_id"),
-        pl.col("Rule Name").replace_strict(RULE_CATEGORY, default=None, return_dtype=pl.String).alias("category"),
+        _category().alias("category"),
         pl.col("Rule Type").fill_null("").str.to_uppercase()
         .replace_strict(SEVERITY, default="info", return_dtype=pl.String).alias("severity"),
         pl.col("Section Name").alias("section"),

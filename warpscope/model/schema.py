@@ -57,16 +57,22 @@ STALLS: dict[str, pl.DataType] = {
 EVIDENCE = pl.List(pl.Struct({"metric": pl.String(), "value": pl.Float64()}))
 
 FINDINGS: dict[str, pl.DataType] = {
-    "launch_id": pl.Int64(),
+    "launch_id": pl.Int64(),          # null for findings about the whole run (transfers)
     "origin": pl.String(),            # "warpscope" or "ncu"
     "rule_id": pl.String(),
-    "category": pl.String(),
+    "category": pl.String(),          # divergence, occupancy, launch_config, coalescing, ...
     "severity": pl.String(),          # high | medium | low | info
-    "section": pl.String(),
-    "message": pl.String(),
+    "section": pl.String(),           # ncu: the section the rule belongs to
+    "title": pl.String(),             # a few words: "32-way shared bank conflicts"
+    "message": pl.String(),           # what was seen, with the numbers
+    "why": pl.String(),               # why it costs time (warpscope rules)
+    "fix": pl.String(),               # the concrete change (warpscope rules)
+    "threshold": pl.String(),         # the line that was crossed, e.g. "conflicts >= 10% of wavefronts"
     "estimated_speedup_pct": pl.Float64(),
     "speedup_type": pl.String(),      # global | local | null
+    "speedup_formula": pl.String(),   # how estimated_speedup_pct was computed
     "evidence": EVIDENCE,
+    "covered_by": pl.String(),        # ncu rows: the warpscope rule that reports the same problem
 }
 
 SOURCE: dict[str, pl.DataType] = {

@@ -81,6 +81,16 @@ def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, 
     return _derived_frame(derived), notes
 
 
+def launch_occupancies(launches: pl.DataFrame, metrics: pl.DataFrame) -> dict[int, Occupancy]:
+    """Each launch's occupancy as calculated from its configuration, where the file gives it."""
+    out: dict[int, Occupancy] = {}
+    for row in _inputs(launches, metrics).iter_rows(named=True):
+        variants = _calculate(row)
+        if variants:
+            out[row["launch_id"]] = variants[0]
+    return out
+
+
 def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     """One row per launch: the calculator's inputs, what the file states, and how precisely
     it states the byte sizes (``<metric>_half``: half the last printed digit, in bytes)."""

@@ -1,0 +1,72 @@
+"""Findings and recommendations: warpscope's rules, run over a Profile.
+
+``analyze(profile)`` returns the profile with its ``findings`` table holding warpscope's
+findings beside the rows Nsight Compute's own rules wrote (``origin`` says which); an
+ncu row that reports a problem a warpscope finding already reports names that finding
+in ``covered_by``, so nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import polars as pl
+
+from warpscope.analysis import (bottleneck, divergence, launch_config, memory,  # noqa: F401  (register rules)
+                                occupancy, reduction, transfers)
+from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule
+from warpscope.analysis.views import LaunchView, launch_views, run_views
+from warpscope.model import schema
+from warpscope.model.profile import Profile
+
+__all__ = ["CATEGORIES", "RULES", "SEVERITIES", "Finding", "Rule", "analyze", "findings_for"]
+
+SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+
+def rank_key(severity: str | None, speedup: float | None, rule_id: str | None) -> tuple:
+    """Order of findings everywhere: severity, then estimated gain, then rule id."""
+    return (SEVERITY_RANK.get(severity or "info", len(SEVERITIES)), -(speedup or 0.0), rule_id or "")
+
+
+def findings_for(view: LaunchView) -> list[Finding]:
+    """Every launch-scope rule applied to one launch, best first."""
+    found = [f for r in RULES.values() if r.scope == "launch" for f in r.run(view)]
+    return sorted(found, key=lambda f: rank_key(f.severity, f.estimated_speedup_pct, f.rule))
+
+
+def analyze(profile: Profile) -> Profile:
+    """The profile with warpscope's findings added (earlier warpscope findings replaced)."""
+    rows: list[dict] = []
+    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    for view in launch_views(profile):
+        for f in findings_for(view):
+            rows.append(f.to_row(view.launch_id))
+            for ncu_rule in RULES[f.rule].ncu:
+                fired.setdefault((view.launch_id, ncu_rule), []).append((f.category, f.rule))
+    runs = run_views(profile)
+    for run in runs:
+        for r in RULES.values():
+            if r.scope == "run":
+                rows.extend(_about(f, run.source, len(runs) > 1).to_row(None) for f in r.run(run))
+    ours = (pl.DataFrame(rows, schema=schema.FINDINGS, orient="row") if rows
+            else schema.empty("findings"))
+    theirs = _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired)
+    return replace(profile, findings=pl.concat([schema.conform("findings", ours), theirs])
+                   .sort("launch_id", nulls_last=True, maintain_order=True))
+
+
+def _about(f: Finding, source: str, several: bool) -> Finding:
+    """A run finding names its file when the profile holds several runs."""
+    return replace(f, message=f"{source}: {f.message}") if several else f
+
+
+def _mark_covered(ncu: pl.DataFrame, fired: dict[tuple[int, str], list[tuple[str, str]]]) -> pl.DataFrame:
+    if ncu.is_empty():
+        return schema.conform("findings", ncu)
+    covered = []
+    for launch_id, rule_id, category in ncu.select("launch_id", "rule_id", "category").iter_rows():
+        candidates = fired.get((launch_id, rule_id), [])
+        same = [r for c, r in candidates if c == category]
+        covered.append((same or [r for _, r in candidates] or [None])[0])
+    return schema.conform("findings", ncu.with_columns(pl.Series("covered_by", covered, dtype=pl.String)))

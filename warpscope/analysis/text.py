@@ -1,0 +1,33 @@
+"""Numbers in finding messages: short, stable, locale-free."""
+
+from __future__ import annotations
+
+
+def num(value: float, digits: int = 2) -> str:
+    """1,048,802 for whole numbers; otherwise at most ``digits`` decimals, trailing zeros cut."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    text = f"{value:,.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def pct(value: float, digits: int = 1) -> str:
+    return f"{num(value, digits)}%"
+
+
+def us(ns: float) -> str:
+    """A duration in the unit that reads best: ns, µs, or ms from 10 ms up."""
+    if ns < 1000:
+        return f"{num(ns, 0)} ns"
+    if ns < 1e7:
+        return f"{num(ns / 1e3, 2)} µs"
+    return f"{num(ns / 1e6, 2)} ms"
+
+
+def size(nbytes: float) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{num(nbytes / scale, 1)} {unit}"
+    return f"{num(nbytes, 0)} B"

@@ -1,0 +1,133 @@
+"""What a rule sees: one launch's canonical metrics and stalls, or the whole run's transfers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from warpscope.model.profile import Profile
+from warpscope.model.values import canonical_values, stall_values
+from warpscope.occupancy.calculator import Occupancy
+from warpscope.occupancy.profile_check import launch_occupancies
+
+# launch columns that are canonical quantities too: rules read them as metrics
+_FROM_LAUNCH = ("registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes", "sm_count",
+                "duration_ns")
+
+
+@dataclass(frozen=True)
+class LaunchView:
+    """One launch as the rules see it."""
+
+    launch_id: int
+    kernel: str
+    block: tuple[int | None, int | None, int | None]
+    grid: tuple[int | None, int | None, int | None]
+    metrics: Mapping[str, float]
+    stalls: Mapping[str, float]          # reason -> warp cycles per issued instruction
+    occupancy: Occupancy | None          # from the calculator, where the configuration is known
+
+    def get(self, metric: str) -> float | None:
+        return self.metrics.get(metric)
+
+    def has(self, *metrics: str) -> bool:
+        return all(m in self.metrics for m in metrics)
+
+    @property
+    def block_size(self) -> int | None:
+        value = self.get("block_size")
+        return None if value is None else round(value)
+
+    @property
+    def grid_size(self) -> int | None:
+        value = self.get("grid_size")
+        return None if value is None else round(value)
+
+    @property
+    def warps_per_block(self) -> int | None:
+        size = self.block_size
+        return None if size is None else -(-size // 32)
+
+    @property
+    def issue_idle(self) -> float | None:
+        """Share of issue slots the schedulers left empty (0..1): what latency hiding could win."""
+        busy = self.get("issue_slot_utilization_pct")
+        return None if busy is None else max(0.0, 1.0 - busy / 100.0)
+
+    @property
+    def cycles_per_issue(self) -> float | None:
+        """Warp cycles per issued instruction (ncu's CPI), stated or summed over the stall reasons."""
+        stated = self.get("warp_cycles_per_issued_instruction")
+        if stated is not None:
+            return stated
+        total = sum(self.stalls.values())
+        return total if total > 0 else None
+
+    def stall_share(self, reason: str) -> float | None:
+        cpi = self.cycles_per_issue
+        if not cpi or reason not in self.stalls:
+            return None
+        return self.stalls[reason] / cpi
+
+    def top_stalls(self, n: int = 3) -> list[tuple[str, float]]:
+        """The largest stall reasons (not counting ``selected``, which is issuing)."""
+        ranked = sorted(((r, c) for r, c in self.stalls.items() if r != "selected" and c > 0),
+                        key=lambda rc: (-rc[1], rc[0]))
+        return ranked[:n]
+
+    def stores_per_block(self) -> float | None:
+        """Global store instructions per block: about 1 is the mark of a block reduction."""
+        stores, grid = self.get("global_store_requests"), self.grid_size
+        return None if stores is None or not grid else stores / grid
+
+    def capped(self, fraction: float) -> float:
+        """A gain (0..1) capped by the idle issue slots, as Nsight Compute's rule tree does."""
+        idle = self.issue_idle
+        return min(fraction, idle) if idle is not None else fraction
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One profiled run (one source file): its host-device transfers and kernel times."""
+
+    source: str
+    transfers: pl.DataFrame
+    kernels: pl.DataFrame                # launch_id, start_ns, duration_ns, stream
+
+
+def launch_views(profile: Profile) -> list[LaunchView]:
+    """Every launch of the profile, in launch order."""
+    values = canonical_values(profile)
+    stalls = stall_values(profile)
+    occupancy = launch_occupancies(profile.launches, profile.metrics)
+    views = []
+    for row in profile.launches.sort("launch_id").iter_rows(named=True):
+        lid = row["launch_id"]
+        metrics = dict(values.get(lid, {}))
+        block = (row["block_x"], row["block_y"], row["block_z"])
+        grid = (row["grid_x"], row["grid_y"], row["grid_z"])
+        if None not in block:
+            metrics.setdefault("block_size", float(math.prod(block)))
+        if None not in grid:
+            metrics.setdefault("grid_size", float(math.prod(grid)))
+        for column in _FROM_LAUNCH:
+            if row[column] is not None:
+                metrics.setdefault(column, float(row[column]))
+        views.append(LaunchView(lid, row["kernel"] or "", block, grid, metrics,
+                                stalls.get(lid, {}), occupancy.get(lid)))
+    return views
+
+
+def run_views(profile: Profile) -> list[RunView]:
+    """One view per source file that has transfers: timelines of different runs never mix."""
+    if profile.transfers.is_empty():
+        return []
+    starts = (profile.metrics.filter(pl.col("metric") == "start_ns")
+              .group_by("launch_id").agg(pl.col("value").first().alias("start_ns")))
+    kernels = (profile.launches.select("launch_id", "source_file", "duration_ns", "stream")
+               .join(starts, on="launch_id", how="left"))
+    return [RunView(source, transfers, kernels.filter(pl.col("source_file") == source))
+            for (source,), transfers in profile.transfers.group_by("source_file", maintain_order=True)]
