@@ -72,13 +72,47 @@ def report(
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="md (default) or json.")] = ReportFormat.md,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
 ) -> None:
-    """Per-launch report: launch config, occupancy and its limiter, efficiency, stalls, findings."""
-    profile = _load(files)
+    """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
+    from warpscope.analysis import analyze
+
+    profile = analyze(_load(files))
     if fmt is ReportFormat.json:
         from warpscope.report.json_report import render
     else:
         from warpscope.report.markdown import render
-    text = render(profile)
+    _write(render(profile), output)
+
+
+@app.command("diff")
+def diff_cmd(
+    base: Annotated[Path, typer.Argument(help="The baseline export or saved profile.")],
+    new: Annotated[Path, typer.Argument(help="The export or saved profile to compare with it.")],
+    fail_on: Annotated[list[str] | None, typer.Option(
+        "--fail-on", help="Exit 1 when a matched launch crosses it: METRIC OP [+-]NUMBER[%], "
+                          "e.g. 'duration_ns>+5%' (relative) or 'achieved_occupancy_pct<-10' (points).")] = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="md (default) or json.")] = ReportFormat.md,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Compare two profiles launch by launch; exit 1 when a --fail-on threshold is crossed."""
+    from warpscope.analysis import analyze
+    from warpscope.report.diff import Threshold, diff
+    from warpscope.report.diff_report import render_json, render_markdown
+    from warpscope.report.escape import visible
+
+    try:
+        thresholds = [Threshold.parse(t) for t in fail_on or ()]
+    except ValueError as e:
+        _fail(visible(str(e)))
+    result = diff(analyze(_load([base])), analyze(_load([new])), thresholds)
+    _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result), output)
+    for c in result.crossings:
+        sys.stderr.write(visible(f"warpscope: {c['kernel']} (launch {c['base_launch']} -> {c['new_launch']}) "
+                                 f"crossed {c['threshold']}") + "\n")
+    if result.regression:
+        raise typer.Exit(1)
+
+
+def _write(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
     else:

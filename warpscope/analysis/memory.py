@@ -132,10 +132,11 @@ def shared_bank_conflicts(v: LaunchView) -> Finding | None:
                "with s halving), which keeps lanes on consecutive words. Padding cannot fix a "
                "stride that changes every step.")
     elif n is not None:
-        example = " — e.g. reading a column of a [32][32] float tile" if n == 32 else ""
-        fix = (f"Lanes hit the same bank {n} times: a stride of {n} words (or a multiple of 32/{n}) between "
-               f"lanes{example}. Pad the row to an odd stride (`tile[32][33]`) or XOR-swizzle the "
-               "column index.")
+        # lanes s words apart hit gcd(s, 32) words per bank: n-way means a stride of n × an odd number
+        stride = ("a multiple of 32 words — e.g. reading a column of a [32][32] float tile" if n == 32
+                  else f"{n} words (or {n} × an odd number)")
+        fix = (f"Lanes hit each bank {n} times: they are {stride} apart. Pad the row to an odd "
+               "stride (`tile[32][33]`) or XOR-swizzle the column index.")
     else:
         fix = (f"An irregular pattern (on average {num(nway, 1)}-way): find the access in the source "
                "view. +1 padding fixes a fixed power-of-two stride, not data-dependent indices or "

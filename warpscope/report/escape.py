@@ -31,3 +31,28 @@ def md_cell(text: str | None) -> str:
         return ""
     text = visible(text.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
     return _MD_SPECIAL.sub(r"\\\1", text).replace("&", "&amp;")
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.]+")
+
+
+def md_code(text: str | None) -> str:
+    """An identifier (rule, metric, stall reason) as inline code; anything else escaped."""
+    if text and _PLAIN_ID.fullmatch(text):
+        return f"`{text}`"
+    return md_cell(text)
+
+
+def md_prose(text: str | None) -> str:
+    """warpscope's own prose: `code` spans kept as code, everything between them escaped.
+
+    Only for text warpscope writes (rule messages and fixes); text from a file goes
+    through ``md_cell``.
+    """
+    if text is None:
+        return ""
+    parts = text.replace("\n", " ").split("`")
+    if len(parts) % 2 == 0:  # unbalanced: show it all literally
+        return md_cell(text)
+    return "".join(md_cell(p) if i % 2 == 0 else f"`{visible(p).replace(chr(10), ' ')}`"
+                   for i, p in enumerate(parts))

@@ -1,42 +1,214 @@
-"""The markdown report: GitHub-flavoured, deterministic, every quoted string escaped."""
+"""The markdown report: GitHub-flavoured, deterministic, every quoted string escaped.
+
+Layout: the sources, a summary table of kernels (time share, key metrics, worst finding),
+findings about the whole run (transfers), then one section per kernel: launch
+configuration, occupancy with the what-if, divergence, memory, stalls, and the findings
+ordered by estimated gain, each with why, fix, evidence and Nsight Compute's matching rows.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+import polars as pl
+
+from warpscope.analysis.text import num, pct, us
 from warpscope.model.profile import Profile
-from warpscope.report.escape import md_cell
-from warpscope.report.summary import launch_records
+from warpscope.occupancy.advice import what_would_help
+from warpscope.report.escape import md_cell, md_code, md_prose
+from warpscope.report.kernels import Kernel, kernels
+
+DASH = "–"
 
 
-def _num(value: float | None, digits: int = 1) -> str:
-    if value is None:
-        return "–"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.{digits}f}"
+def _n(value: float | None, digits: int = 2) -> str:
+    return DASH if value is None else num(value, digits)
 
 
-def _dims(dims: list[int | None]) -> str:
-    return "–" if any(d is None for d in dims) else "×".join(str(d) for d in dims)
+def _p(value: float | None, digits: int = 1) -> str:
+    return DASH if value is None else pct(value, digits)
+
+
+def _dims(dims: tuple[int | None, ...]) -> str:
+    return DASH if any(d is None for d in dims) else "×".join(str(d) for d in dims)
+
+
+def _ids(ids: list[int]) -> str:
+    if len(ids) == 1:
+        return f"launch {ids[0]}"
+    if ids == list(range(ids[0], ids[0] + len(ids))):
+        return f"launches {ids[0]}–{ids[-1]}"
+    shown = ", ".join(str(i) for i in ids[:5])
+    return f"launches {shown}" + (", …" if len(ids) > 5 else "")
+
+
+def _title(k: Kernel) -> str:
+    return md_cell(k.kernel_short or k.kernel)
 
 
 def render(profile: Profile) -> str:
+    """The report of an analysed profile (``warpscope.analysis.analyze``)."""
+    groups = kernels(profile)
     out = ["# warpscope report", ""]
-    out += ["| source | format | launches | rows rejected |", "|---|---|---:|---:|"]
+    out += _sources(profile)
+    out += _summary(groups)
+    out += _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
+    for i, k in enumerate(groups, 1):
+        out += _kernel(i, k)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _sources(profile: Profile) -> list[str]:
+    out = ["| source | format | launches | rows rejected |", "|---|---|---:|---:|"]
+    notes = []
     for r in profile.sources.iter_rows(named=True):
         out.append(f"| {md_cell(r['path'])} | {md_cell(r['format'])} | {r['launches']} | {r['rows_rejected']} |")
-    out += ["", "| # | kernel | grid | block | regs | duration (µs) | theor. occ. % | achieved occ. % "
-                "| limiter | warp exec. eff. % | top stall |",
-            "|---:|---|---|---|---:|---:|---:|---:|---|---:|---|"]
-    for rec in launch_records(profile):
-        m = rec["metrics"]
-        dur = m.get("duration_ns")
-        stalls = rec["stalls"]
-        top = max((k for k in stalls if k != "selected"), key=lambda k: stalls[k], default=None)
+        notes += [f"- {md_cell(r['path'])}: {md_cell(n)}" for n in r["notes"] or ()]
+    return out + [""] + (notes + [""] if notes else [])
+
+
+def _summary(groups: list[Kernel]) -> list[str]:
+    out = ["## Kernels", "",
+           "| # | kernel | launches | time | time share | grid | block | occupancy theor. / achieved "
+           "| warp exec. eff. | worst finding |",
+           "|---:|---|---:|---:|---:|---|---|---|---:|---|"]
+    for i, k in enumerate(groups, 1):
+        m = k.metrics
+        worst = k.worst
+        worst_text = (f"{worst['severity']}: " + (md_prose(worst["title"]) if worst["origin"] == "warpscope"
+                                                  else md_cell(worst["rule_id"] or worst["category"]))
+                      if worst else DASH)
         out.append(" | ".join([
-            f"| {rec['launch_id']}", md_cell(rec["kernel_short"]), _dims(rec["grid"]), _dims(rec["block"]),
-            _num(m.get("registers_per_thread")), _num(dur / 1000 if dur is not None else None, 2),
-            _num(m.get("theoretical_occupancy_pct")), _num(m.get("achieved_occupancy_pct")),
-            md_cell(rec["occupancy_limiter"]), _num(m.get("warp_execution_efficiency_pct")),
-            md_cell(f"{top} ({stalls[top]:.2f})" if top else None),
-        ]) + " |")
-    return "\n".join(out) + "\n"
+            f"| {i}", _title(k), str(len(k.launch_ids)),
+            us(k.total_ns) if k.total_ns is not None else DASH, _p(k.time_share_pct),
+            _dims(k.grid), _dims(k.block),
+            f"{_p(m.get('theoretical_occupancy_pct'))} / {_p(m.get('achieved_occupancy_pct'))}",
+            _p(m.get("warp_execution_efficiency_pct")), worst_text]) + " |")
+    return out + [""]
+
+
+def _run_findings(rows: pl.DataFrame) -> list[str]:
+    if rows.is_empty():
+        return []
+    out = ["## Whole run", ""]
+    for n, f in enumerate(rows.iter_rows(named=True), 1):
+        out += _finding(n, f, [])
+    return out
+
+
+def _kernel(i: int, k: Kernel) -> list[str]:
+    m = k.metrics
+    avg = " (averages over the launches)" if len(k.launch_ids) > 1 else ""
+    out = [f"## {i}. {_title(k)}", ""]
+    if k.kernel and k.kernel != k.kernel_short:
+        out += [f"Full name: {md_cell(k.kernel)}", ""]
+    out += ["| | |", "|---|---|"]
+    time = f"{us(k.total_ns)}, {_p(k.time_share_pct)} of kernel time" if k.total_ns is not None else DASH
+    rows = [
+        ("launches", f"{len(k.launch_ids)} ({_ids(k.launch_ids)}){avg}"),
+        ("device", f"{md_cell(k.device) or DASH} (compute capability {md_cell(k.compute_capability) or DASH})"),
+        ("time", time),
+        ("launch", _launch_line(k)),
+        ("occupancy", _occupancy_line(k)),
+        ("divergence", _divergence_line(m)),
+        ("memory", _memory_line(m)),
+        ("throughput", f"SM {_p(m.get('sm_throughput_pct'))}, memory {_p(m.get('memory_throughput_pct'))} "
+                       f"of peak; issue slots {_p(m.get('issue_slot_utilization_pct'))} busy"),
+        ("stalls", _stalls_line(k)),
+    ]
+    out += [f"| {name} | {text} |" for name, text in rows]
+    out += ["", "### Findings", ""]
+    if not k.findings:
+        out += ["None.", ""]
+    for n, f in enumerate(k.findings, 1):
+        out += _finding(n, f, k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else [],
+                        len(k.launch_ids))
+    return out
+
+
+def _launch_line(k: Kernel) -> str:
+    m = k.metrics
+    parts = [f"grid {_dims(k.grid)} ({_n(m.get('grid_size'))} blocks)",
+             f"block {_dims(k.block)} ({_n(m.get('block_size'))} threads)",
+             f"{_n(m.get('registers_per_thread'))} registers per thread",
+             f"shared {_n(m.get('static_shared_bytes'))} B static + {_n(m.get('dynamic_shared_bytes'))} B dynamic",
+             f"{_n(m.get('waves_per_sm'))} waves per SM"]
+    return "; ".join(parts)
+
+
+def _occupancy_line(k: Kernel) -> str:
+    m = k.metrics
+    text = (f"theoretical {_p(m.get('theoretical_occupancy_pct'))}, achieved "
+            f"{_p(m.get('achieved_occupancy_pct'))}; limiter: {md_cell(k.limiter) or DASH}")
+    occ = k.views[0].occupancy
+    if occ is not None and occ.occupancy_pct < 100:
+        changes = what_would_help(occ)
+        text += "; what would help: " + ("; ".join(md_cell(c.text) for c in changes) if changes
+                                         else "no single change")
+    return text
+
+
+def _divergence_line(m: dict[str, float]) -> str:
+    # Nsight Compute states 0% when no branch had a target to diverge to: no data, not 0%
+    branch_eff = m.get("branch_efficiency_pct")
+    if branch_eff == 0 and not m.get("divergent_branches") or m.get("branch_instructions") == 0:
+        branch_eff = None
+    return (f"warp execution efficiency {_p(m.get('warp_execution_efficiency_pct'))} "
+            f"(predicated-on {_p(m.get('warp_nonpred_execution_efficiency_pct'))}); branch efficiency "
+            f"{_p(branch_eff)}; {_n(m.get('divergent_branches'))} divergent branches")
+
+
+def _memory_line(m: dict[str, float]) -> str:
+    def shared(op: str) -> str:
+        req, wave, conf = (m.get(f"shared_{op}_requests"), m.get(f"shared_{op}_wavefronts"),
+                           m.get(f"shared_{op}_bank_conflicts"))
+        if not req or wave is None:
+            return f"shared {op}s {DASH}"
+        share = f", {pct(100 * conf / wave)} conflicts" if conf is not None and wave else ""
+        return f"shared {op}s {num(wave / req, 2)} wavefronts/request{share}"
+
+    return "; ".join([
+        f"global loads {_n(m.get('global_load_sectors_per_request'))} sectors/request",
+        f"global stores {_n(m.get('global_store_sectors_per_request'))} sectors/request",
+        shared("load"), shared("store")])
+
+
+def _stalls_line(k: Kernel) -> str:
+    view = k.views[0]
+    ranked = sorted(((r, c) for r, c in k.stalls.items() if r != "selected" and c > 0),
+                    key=lambda rc: (-rc[1], rc[0]))[:4]
+    if not ranked:
+        return DASH
+    cpi = k.metrics.get("warp_cycles_per_issued_instruction") or view.cycles_per_issue
+    total = f" of {num(cpi, 1)}" if cpi else ""
+    return ", ".join(f"{md_code(r)} {num(c, 1)}" for r, c in ranked) + f" cycles per issued instruction{total}"
+
+
+def _finding(n: int, f: dict[str, Any], agreeing: list[dict[str, Any]], launches: int = 1) -> list[str]:
+    ours = f["origin"] == "warpscope"
+    prose = md_prose if ours else md_cell
+    gain = f["estimated_speedup_pct"]
+    head = [f"**{f['severity']}**", md_code(f["category"] or "uncategorised"),
+            md_code(f["rule_id"] or "(unnamed rule)"), f"origin {md_cell(f['origin'])}"]
+    line = f"{n}. " + " · ".join(head)
+    if f["title"]:
+        line += f" — **{prose(f['title'])}**"
+    if gain is not None:
+        line += f" (est. gain {pct(gain)})"
+    if launches > 1:
+        line += f" — on {f['launches']} of {launches} launches"
+    out = [line, f"   {prose(f['message'])}"]
+    for label in ("why", "fix", "threshold"):
+        if f.get(label):
+            out.append(f"   - {label}: {prose(f[label])}")
+    if f["evidence"]:
+        out.append("   - evidence: " + ", ".join(f"{md_code(e['metric'])} = {num(e['value'], 4)}"
+                                                 for e in f["evidence"]))
+    if gain is not None and f.get("speedup_formula"):
+        out.append(f"   - estimate: {prose(f['speedup_formula'])}")
+    if agreeing:
+        said = ", ".join(md_cell(a["rule_id"]) + (f" (est. {pct(a['estimated_speedup_pct'])})"
+                                                  if a["estimated_speedup_pct"] is not None else "")
+                         for a in agreeing)
+        out.append(f"   - Nsight Compute reports it too: {said}")
+    return out + [""]

@@ -8,12 +8,23 @@ from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values, stall_values
 from warpscope.occupancy import occupancy_limiter
 
-def findings_by_launch(profile: Profile) -> dict[int, list[dict[str, Any]]]:
-    out: dict[int, list[dict[str, Any]]] = {}
+def finding_record(row: dict[str, Any]) -> dict[str, Any]:
+    """A findings-table row as reports state it (``rule`` is the table's ``rule_id``)."""
+    return {
+        "rule": row["rule_id"], "category": row["category"], "origin": row["origin"],
+        "severity": row["severity"], "title": row["title"], "message": row["message"],
+        "why": row["why"], "fix": row["fix"], "threshold": row["threshold"],
+        "estimated_speedup_pct": row["estimated_speedup_pct"], "speedup_type": row["speedup_type"],
+        "speedup_formula": row["speedup_formula"], "section": row["section"],
+        "evidence": list(row["evidence"] or ()), "covered_by": row["covered_by"],
+    }
+
+
+def findings_by_launch(profile: Profile) -> dict[int | None, list[dict[str, Any]]]:
+    """launch_id (None: the whole run) -> its findings, in table order."""
+    out: dict[int | None, list[dict[str, Any]]] = {}
     for row in profile.findings.iter_rows(named=True):
-        launch_id = row.pop("launch_id")
-        row["evidence"] = [e for e in (row["evidence"] or [])]
-        out.setdefault(launch_id, []).append(row)
+        out.setdefault(row["launch_id"], []).append(finding_record(row))
     return out
 
 

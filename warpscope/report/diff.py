@@ -1,0 +1,157 @@
+"""Two profiles compared launch by launch: metric deltas, findings gained or lost, CI thresholds.
+
+Launches are matched by kernel short name and launch configuration (grid, block), and in
+order among repeated launches of the same kernel, so a rebuilt binary with renamed
+template arguments still lines up as long as its short name and configuration stay.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from warpscope.model.catalog import BY_ID
+from warpscope.model.profile import Profile
+from warpscope.model.values import canonical_values
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+_THRESHOLD = re.compile(r"\s*(?P<metric>[a-z0-9_]+)\s*(?P<op>>=|<=|>|<)\s*"
+                        r"(?P<value>[+-]?(\d+(\.\d*)?|\.\d+))\s*(?P<pct>%)?\s*")
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``duration_ns>+5%``: fail when the change (relative with %, else absolute) crosses the value."""
+
+    text: str
+    metric: str
+    op: str
+    value: float
+    relative: bool
+
+    @classmethod
+    def parse(cls, text: str) -> Threshold:
+        m = _THRESHOLD.fullmatch(text)
+        if m is None:
+            raise ValueError(f"--fail-on {text!r}: expected METRIC OP [+-]NUMBER[%], e.g. 'duration_ns>+5%'")
+        if m["metric"] not in BY_ID:
+            raise ValueError(f"--fail-on {text!r}: {m['metric']} is not a canonical metric "
+                             "(see `warpscope metrics`)")
+        return cls(text, m["metric"], m["op"], float(m["value"]), m["pct"] is not None)
+
+    def change(self, base: float, new: float) -> float:
+        if not self.relative:
+            return new - base
+        if base == 0:
+            return 0.0 if new == 0 else math.copysign(math.inf, new)
+        return (new - base) / abs(base) * 100
+
+    def crossed(self, base: float, new: float) -> bool:
+        return _OPS[self.op](self.change(base, new), self.value)
+
+
+@dataclass
+class Pair:
+    """One launch matched across the two profiles."""
+
+    kernel: str
+    base_launch: int
+    new_launch: int
+    deltas: list[dict[str, Any]] = field(default_factory=list)
+    appeared: list[dict[str, Any]] = field(default_factory=list)
+    disappeared: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.deltas or self.appeared or self.disappeared)
+
+
+@dataclass
+class Diff:
+    base: str
+    new: str
+    pairs: list[Pair]
+    only_in_base: list[dict[str, Any]]
+    only_in_new: list[dict[str, Any]]
+    crossings: list[dict[str, Any]]
+    thresholds: list[Threshold]
+
+    @property
+    def regression(self) -> bool:
+        return bool(self.crossings)
+
+
+def _keys(profile: Profile) -> dict[tuple, int]:
+    """(short name, grid, block, n-th launch of that kernel) -> launch_id."""
+    seen: dict[tuple, int] = {}
+    out: dict[tuple, int] = {}
+    cols = ("launch_id", "kernel_short", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
+    for lid, short, *dims in profile.launches.sort("launch_id").select(cols).iter_rows():
+        config = (short, *dims)
+        n = seen.get(config, 0)
+        seen[config] = n + 1
+        out[(*config, n)] = lid
+    return out
+
+
+def _finding_keys(profile: Profile) -> dict[int, dict[tuple, dict[str, Any]]]:
+    out: dict[int, dict[tuple, dict[str, Any]]] = {}
+    rows = profile.findings.filter(pl.col("launch_id").is_not_null() & pl.col("covered_by").is_null())
+    for row in rows.iter_rows(named=True):
+        evidence = tuple(e["metric"] for e in row["evidence"] or ())
+        key = (row["origin"], row["rule_id"], row["category"],
+               evidence if row["origin"] == "warpscope" else re.sub(r"[0-9][0-9.,]*", "#", row["message"] or ""))
+        out.setdefault(row["launch_id"], {})[key] = {
+            "rule": row["rule_id"], "origin": row["origin"], "category": row["category"],
+            "severity": row["severity"], "title": row["title"] or row["message"]}
+    return out
+
+
+def _describe(key: tuple, lid: int) -> dict[str, Any]:
+    short, gx, gy, gz, bx, by, bz, n = key
+    return {"kernel": short, "launch": lid, "grid": [gx, gy, gz], "block": [bx, by, bz], "occurrence": n}
+
+
+def diff(base: Profile, new: Profile, thresholds: list[Threshold]) -> Diff:
+    """Compare two analysed profiles (``warpscope.analysis.analyze``)."""
+    bkeys, nkeys = _keys(base), _keys(new)
+    bvals, nvals = canonical_values(base), canonical_values(new)
+    bfind, nfind = _finding_keys(base), _finding_keys(new)
+    pairs, crossings = [], []
+    for key, blid in bkeys.items():
+        nlid = nkeys.get(key)
+        if nlid is None:
+            continue
+        pair = Pair(key[0] or "", blid, nlid)
+        b, n = bvals.get(blid, {}), nvals.get(nlid, {})
+        for metric in b.keys() & n.keys():
+            if b[metric] != n[metric]:
+                change = (n[metric] - b[metric]) / abs(b[metric]) * 100 if b[metric] else None
+                pair.deltas.append({"metric": metric, "base": b[metric], "new": n[metric],
+                                    "delta": n[metric] - b[metric], "change_pct": change})
+        pair.deltas.sort(key=lambda d: d["metric"])
+        bf, nf = bfind.get(blid, {}), nfind.get(nlid, {})
+        pair.appeared = [nf[k] for k in nf.keys() - bf.keys()]
+        pair.disappeared = [bf[k] for k in bf.keys() - nf.keys()]
+        for items in (pair.appeared, pair.disappeared):
+            items.sort(key=lambda f: (f["origin"], f["rule"] or "", f["title"] or ""))
+        for t in thresholds:
+            if t.metric in b and t.metric in n and t.crossed(b[t.metric], n[t.metric]):
+                crossings.append({"threshold": t.text, "kernel": pair.kernel, "base_launch": blid,
+                                  "new_launch": nlid, "base": b[t.metric], "new": n[t.metric],
+                                  "change": t.change(b[t.metric], n[t.metric]), "relative": t.relative})
+        pairs.append(pair)
+    only_base = [_describe(k, lid) for k, lid in bkeys.items() if k not in nkeys]
+    only_new = [_describe(k, lid) for k, lid in nkeys.items() if k not in bkeys]
+    return Diff(_paths(base), _paths(new), pairs, only_base, only_new, crossings, thresholds)
+
+
+def _paths(profile: Profile) -> str:
+    return ", ".join(profile.sources["path"].to_list())

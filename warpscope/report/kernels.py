@@ -1,0 +1,126 @@
+"""Launches grouped into kernels (same name and launch configuration): what reports show.
+
+A profile of 10,000 launches of five kernels reads as five kernels: metrics are averaged
+over a kernel's launches, durations summed, and each finding is shown once with the
+number of launches it fired on (the instance with the largest estimated gain speaks).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from warpscope.analysis import SEVERITY_RANK, rank_key
+from warpscope.analysis.views import LaunchView, launch_views
+from warpscope.model.profile import Profile
+from warpscope.occupancy import occupancy_limiter
+
+
+@dataclass
+class Kernel:
+    """One kernel at one launch configuration, over all its launches."""
+
+    kernel: str
+    kernel_short: str
+    source: str
+    device: str | None
+    compute_capability: str | None
+    grid: tuple[int | None, ...]
+    block: tuple[int | None, ...]
+    launch_ids: list[int] = field(default_factory=list)
+    views: list[LaunchView] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)   # mean over launches
+    stalls: dict[str, float] = field(default_factory=dict)    # mean over launches
+    total_ns: float | None = None
+    time_share_pct: float | None = None
+    findings: list[dict[str, Any]] = field(default_factory=list)   # warpscope + uncovered ncu
+    covered: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # warpscope rule -> ncu rows
+
+    @property
+    def limiter(self) -> str | None:
+        return occupancy_limiter(self.metrics)
+
+    @property
+    def worst(self) -> dict[str, Any] | None:
+        ranked = sorted(self.findings, key=lambda f: rank_key(f["severity"], f["estimated_speedup_pct"],
+                                                             f["rule_id"]))
+        return ranked[0] if ranked else None
+
+
+def kernels(profile: Profile) -> list[Kernel]:
+    """The profile's kernels, the most time first (then in launch order)."""
+    views = {v.launch_id: v for v in launch_views(profile)}
+    groups: dict[tuple, Kernel] = {}
+    cols = ("launch_id", "kernel", "kernel_short", "source_file", "device_name", "device",
+            "compute_capability", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
+    for row in profile.launches.sort("launch_id").select(cols).iter_rows(named=True):
+        grid = (row["grid_x"], row["grid_y"], row["grid_z"])
+        block = (row["block_x"], row["block_y"], row["block_z"])
+        key = (row["source_file"], row["kernel"], grid, block, row["device"])
+        k = groups.get(key)
+        if k is None:
+            k = groups[key] = Kernel(row["kernel"] or "", row["kernel_short"] or "", row["source_file"] or "",
+                                     row["device_name"] or row["device"], row["compute_capability"], grid, block)
+        k.launch_ids.append(row["launch_id"])
+        k.views.append(views[row["launch_id"]])
+    out = list(groups.values())
+    for k in out:
+        k.metrics = _mean(v.metrics for v in k.views)
+        k.stalls = _mean(v.stalls for v in k.views)
+        durations = [v.get("duration_ns") for v in k.views if v.get("duration_ns") is not None]
+        k.total_ns = sum(durations) if durations else None
+    total = sum(k.total_ns for k in out if k.total_ns)
+    for k in out:
+        k.time_share_pct = 100 * k.total_ns / total if total and k.total_ns is not None else None
+    _attach_findings(profile.findings, out)
+    return sorted(out, key=lambda k: (-(k.total_ns or -1.0), k.launch_ids[0]))
+
+
+def _mean(dicts: Iterable[dict[str, float]]) -> dict[str, float]:
+    sums: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for d in dicts:
+        for key, value in d.items():
+            sums[key] = sums.get(key, 0.0) + value
+            counts[key] = counts.get(key, 0) + 1
+    return {key: sums[key] / counts[key] for key in sums}
+
+
+def _shape(text: str | None) -> str:
+    """A message with its numbers blanked: the same finding across launches."""
+    return re.sub(r"[0-9][0-9.,]*", "#", text or "")
+
+
+def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
+    owner = {lid: k for k in groups for lid in k.launch_ids}
+    merged: dict[tuple, dict[str, Any]] = {}
+    covered: dict[tuple, dict[str, Any]] = {}
+    for row in findings.filter(pl.col("launch_id").is_not_null()).iter_rows(named=True):
+        k = owner.get(row["launch_id"])
+        if k is None:
+            continue
+        evidence_keys = tuple(e["metric"] for e in row["evidence"] or ())
+        key = (id(k), row["origin"], row["rule_id"],
+               evidence_keys if row["origin"] == "warpscope" else _shape(row["message"]))
+        target = covered if row["covered_by"] else merged
+        if row["covered_by"]:
+            key = (*key, row["covered_by"])
+        seen = target.get(key)
+        if seen is None:
+            target[key] = {**row, "launches": 1, "kernel": k}
+            continue
+        seen["launches"] += 1
+        if (row["estimated_speedup_pct"] or 0) > (seen["estimated_speedup_pct"] or 0) or \
+                SEVERITY_RANK.get(row["severity"], 9) < SEVERITY_RANK.get(seen["severity"], 9):
+            target[key] = {**row, "launches": seen["launches"], "kernel": k}
+    for f in merged.values():
+        f.pop("kernel").findings.append(f)
+    for f in covered.values():
+        f.pop("kernel").covered.setdefault(f["covered_by"], []).append(f)
+    for k in groups:
+        k.findings.sort(key=lambda f: (f["estimated_speedup_pct"] is None, -(f["estimated_speedup_pct"] or 0),
+                                       *rank_key(f["severity"], 0, f["rule_id"])))
