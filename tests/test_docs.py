@@ -24,3 +24,19 @@ def test_occupancy_doc_example_is_real_output():
     shown = block.split("```", 1)[0]
     out = run_cli("occupancy", "--arch", "sm_90", "--block-size", "256", "--registers", "40")
     assert out.stdout == shown
+
+
+def test_checklist_lists_every_rule_as_registered():
+    from warpscope.analysis import CATEGORIES, RULES
+
+    doc = (ROOT / "docs" / "checklist.md").read_text()
+    table = doc.split("## All rules", 1)[1]
+    rows = re.findall(r"^\| `(\w+)` \| (\w+) \| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$", table, re.M)
+    expected = [(r.id, r.category, ", ".join(r.checklist), ", ".join(r.ncu) or "–", r.doc,
+                 r.speedup_formula or "–")
+                for r in sorted(RULES.values(), key=lambda r: (CATEGORIES.index(r.category), r.id))]
+    assert [tuple(c.strip() for c in row) for row in rows] == expected
+    for r in RULES.values():  # each rule is named under the checklist items it implements
+        for item in r.checklist:
+            section = doc.split(f"## {item} ", 1)[1].split("\n## ", 1)[0]
+            assert f"`{r.id}`" in section, (r.id, item)

@@ -18,8 +18,10 @@ def test_json_report_of_seed_export():
     result = run_cli("report", str(SEED), "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert list(report) == ["sources", "launches"]
-    assert report["sources"] == [{"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0}]
+    assert list(report) == ["sources", "run_findings", "launches"]
+    assert report["sources"] == [{"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0,
+                                  "notes": []}]
+    assert report["run_findings"] == []
     launches = report["launches"]
     assert [l["kernel_short"] for l in launches] == KERNELS
     keys = ["launch_id", "source", "kernel", "kernel_short", "device", "compute_capability", "grid",
@@ -49,7 +51,8 @@ def test_reports_are_deterministic():
     a = run_cli("report", str(SEED))
     b = run_cli("report", str(SEED))
     assert a.returncode == 0 and a.stdout == b.stdout
-    assert "| 19 | heavyRegisters | 4096×1×1 | 256×1×1 | 40 |" in a.stdout
+    assert ("| 6 | heavyRegisters | 1 | 45.79 µs | 9.2% | 4096×1×1 | 256×1×1 | 75% / 67.9% | 100% | "
+            "low: occupancy limited by registers |") in a.stdout
 
 
 def test_report_writes_file_atomically(tmp_path):
@@ -63,5 +66,6 @@ def test_report_writes_file_atomically(tmp_path):
 def test_details_report_carries_ncu_findings():
     report = json.loads(run_cli("report", str(H100 / "seed_full_details.csv"), "--format", "json").stdout)
     heavy = report["launches"][19]
-    occ = [f for f in heavy["findings"] if f["rule_id"] == "TheoreticalOccupancy"]
+    occ = [f for f in heavy["findings"] if f["rule"] == "TheoreticalOccupancy"]
     assert occ and occ[0]["origin"] == "ncu" and occ[0]["estimated_speedup_pct"] == 25.0
+    assert occ[0]["covered_by"] == "occupancy_limited"  # warpscope's finding says it; counted once
