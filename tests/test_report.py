@@ -69,3 +69,14 @@ def test_details_report_carries_ncu_findings():
     occ = [f for f in heavy["findings"] if f["rule"] == "TheoreticalOccupancy"]
     assert occ and occ[0]["origin"] == "ncu" and occ[0]["estimated_speedup_pct"] == 25.0
     assert occ[0]["covered_by"] == "occupancy_limited"  # warpscope's finding says it; counted once
+
+
+def test_json_findings_carry_rule_fix_and_evidence():
+    report = json.loads(run_cli("report", str(SEED), "--format", "json").stdout)
+    by = {l["kernel_short"]: l for l in report["launches"]}
+    (f,) = [f for f in by["transposeShared<0>"]["findings"] if f["rule"] == "shared_bank_conflicts"]
+    for key in ("rule", "category", "origin", "severity", "message", "fix", "estimated_speedup_pct", "evidence"):
+        assert key in f
+    assert (f["category"], f["origin"], f["severity"]) == ("bank_conflicts", "warpscope", "high")
+    assert {"metric": "shared_load_wavefronts", "value": 1048802.0} in f["evidence"]
+    assert "tile[32][33]" in f["fix"] and f["speedup_formula"]

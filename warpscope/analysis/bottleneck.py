@@ -23,7 +23,7 @@ STALLS: dict[str, tuple[str, str]] = {
     "math_pipe_throttle": ("a busy math pipe", "a better instruction mix: move work to another pipe "
                            "(FP32 vs INT vs FP64), fewer redundant operations"),
     "wait": ("a fixed-latency dependency", "more independent instructions per thread (unrolling, ILP)"),
-    "not_selected": ("nothing: it was ready, another warp was picked",
+    "not_selected": ("an issue slot (it was ready; another warp was picked)",
                      "nothing to fix: there are enough warps (fewer would do)"),
     "no_instruction": ("instruction fetch", "longer-running warps (very short kernels and big jumps miss the instruction cache)"),
     "branch_resolving": ("a branch target", "fewer and more uniform branches"),

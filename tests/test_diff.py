@@ -1,0 +1,87 @@
+"""warpscope diff: launches matched across profiles, deltas, findings, CI exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+import warpscope
+from tests.conftest import H100, run_cli
+from warpscope.report.diff import Threshold
+
+SEED = str(H100 / "seed_full_raw.csv")
+
+
+def _changed(tmp_path, name: str, **scale: float) -> str:
+    """The seed export saved with one kernel's metrics scaled (metric -> factor)."""
+    profile = warpscope.load(SEED)
+    lid = profile.launches.filter(pl.col("kernel_short") == name)["launch_id"][0]
+    value = pl.col("value")
+    for metric, factor in scale.items():
+        value = pl.when((pl.col("launch_id") == lid) & (pl.col("metric") == metric)).then(value * factor).otherwise(value)
+    metrics = profile.metrics.with_columns(value.alias("value"))
+    path = tmp_path / f"{name}.parquet"
+    type(profile)(**{**profile.tables(), "metrics": metrics}).save(path)
+    return str(path)
+
+
+def test_self_diff_has_no_deltas_and_exits_0():
+    result = run_cli("diff", SEED, SEED, "--fail-on", "duration_ns>+5%", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["matched"] == 22 and out["changed"] == [] and out["crossings"] == []
+    assert out["only_in_base"] == out["only_in_new"] == [] and out["regression"] is False
+
+
+def test_slower_kernel_crosses_the_threshold(tmp_path):
+    slower = _changed(tmp_path, "transposeShared<0>", duration_ns=1.10)
+    result = run_cli("diff", SEED, slower, "--fail-on", "duration_ns>+5%")
+    assert result.returncode == 1
+    assert "transposeShared<0> (launch 9 -> 9) crossed duration_ns>+5%" in result.stderr
+    assert "| transposeShared\\<0\\> | 9 → 9 | duration\\_ns\\>+5% | 11,680 | 12,848 | +10% |" in result.stdout
+    # the same change under a looser threshold passes
+    assert run_cli("diff", SEED, slower, "--fail-on", "duration_ns>+15%").returncode == 0
+
+
+def test_findings_that_appear_are_listed(tmp_path):
+    # transposeShared<1> with <0>'s conflict count: the bank-conflict finding appears
+    worse = _changed(tmp_path, "transposeShared<1>", shared_load_bank_conflicts=1016034 / 586,
+                     shared_load_wavefronts=1048802 / 33354)
+    out = json.loads(run_cli("diff", SEED, worse, "--format", "json").stdout)
+    (pair,) = out["changed"]
+    assert pair["kernel"] == "transposeShared<1>"
+    assert {f["rule"] for f in pair["appeared"]} >= {"shared_bank_conflicts"}
+    assert {d["metric"] for d in pair["deltas"]} == {"shared_load_bank_conflicts", "shared_load_wavefronts"}
+
+
+def test_kernels_only_on_one_side(tmp_path):
+    profile = warpscope.load(SEED)
+    fewer = tmp_path / "fewer.parquet"
+    keep = profile.launches.filter(pl.col("kernel_short") != "tinyBlocks")["launch_id"].implode()
+    type(profile)(**{name: (t.filter(pl.col("launch_id").is_in(keep)) if "launch_id" in t.columns else t)
+                     for name, t in profile.tables().items()}).save(fewer)
+    out = json.loads(run_cli("diff", SEED, str(fewer), "--format", "json").stdout)
+    assert [k["kernel"] for k in out["only_in_base"]] == ["tinyBlocks"] and out["only_in_new"] == []
+
+
+@pytest.mark.parametrize("bad", ["duration_ns", "durationns>5%", "nonsense>+5%", "duration_ns=>5"])
+def test_bad_threshold_exits_2(bad):
+    result = run_cli("diff", SEED, SEED, "--fail-on", bad)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "--fail-on" in result.stderr
+
+
+def test_bad_input_exits_2(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    result = run_cli("diff", SEED, str(empty))
+    assert result.returncode == 2 and str(empty) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_threshold_semantics():
+    t = Threshold.parse("achieved_occupancy_pct<-10")
+    assert not t.relative and t.crossed(80, 69) and not t.crossed(80, 71)
+    r = Threshold.parse("duration_ns >= +5 %")
+    assert r.relative and r.crossed(100, 105) and not r.crossed(100, 104.9)
+    assert Threshold.parse("duration_ns>+5%").crossed(0, 1)  # from nothing to something

@@ -1,0 +1,100 @@
+"""The markdown report: golden output for the seed export, tables that parse, hostile names."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from markdown_it import MarkdownIt
+
+from tests.conftest import H100, ROOT, run_cli
+
+SEED = "sample_traces/h100/seed_full_raw.csv"
+GOLDEN = ROOT / "tests" / "golden" / "seed_full_raw.md"
+NASTY = "evil|name `tick` <b>bold</b>\nsecond line \\| [x](y) *z*"
+
+
+def _tables(markdown: str) -> list[list[str]]:
+    """Each table's source lines, as markdown-it (GFM tables) found them."""
+    md = MarkdownIt("commonmark").enable("table")
+    lines = markdown.splitlines()
+    return [lines[t.map[0]:t.map[1]] for t in md.parse(markdown) if t.type == "table_open"]
+
+
+def _cells(line: str) -> int:
+    # GFM: a pipe splits cells unless escaped with a backslash
+    return len(re.findall(r"(?<!\\)\|", line.strip())) - 1
+
+
+def _assert_tables_consistent(markdown: str) -> int:
+    tables = _tables(markdown)
+    for table in tables:
+        header = _cells(table[0])
+        assert all(_cells(line) == header for line in table), table
+    return len(tables)
+
+
+def test_seed_report_matches_golden_file():
+    result = run_cli("report", SEED)
+    assert result.returncode == 0, result.stderr
+    if os.environ.get("WARPSCOPE_UPDATE_GOLDEN"):
+        GOLDEN.write_text(result.stdout)
+    assert result.stdout == GOLDEN.read_text()
+
+
+def test_seed_report_tables_parse():
+    text = GOLDEN.read_text()
+    # sources, kernel summary, and one table per kernel
+    assert _assert_tables_consistent(text) == 2 + 22
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert "<td>transposeShared&lt;0&gt;</td>" in html
+    assert "<strong>32-way shared-memory bank conflicts</strong>" in html
+
+
+@pytest.fixture(scope="module")
+def nasty_report(tmp_path_factory):
+    """A profile whose first kernel is named NASTY (a saved profile: C++ names in an ncu CSV
+    cannot hold a newline, a saved profile or an emulator run can)."""
+    import polars as pl
+
+    import warpscope
+
+    profile = warpscope.load(H100 / "seed_full_raw.csv")
+    first = pl.col("launch_id") == 0
+    launches = profile.launches.with_columns(
+        pl.when(first).then(pl.lit(NASTY)).otherwise(pl.col("kernel")).alias("kernel"),
+        pl.when(first).then(pl.lit(NASTY)).otherwise(pl.col("kernel_short")).alias("kernel_short"))
+    path = tmp_path_factory.mktemp("nasty") / "nasty.parquet"
+    type(profile)(**{**profile.tables(), "launches": launches}).save(path)
+    result = run_cli("report", str(path))
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_pipes_and_backticks_from_an_ncu_csv(tmp_path):
+    data = (H100 / "seed_full_raw.csv").read_text()
+    path = tmp_path / "pipes.csv"
+    path.write_text(data.replace("mathKernel1(float *)", "evil|name `tick` <b>x</b>(float *)"))
+    text = run_cli("report", str(path)).stdout
+    assert _assert_tables_consistent(text) == 2 + 22
+    assert "evil\\|name \\`tick\\` \\<b\\>x\\</b\\>" in text
+
+
+def test_hostile_names_keep_tables_whole(nasty_report):
+    assert _assert_tables_consistent(nasty_report) == 2 + 22
+    html = MarkdownIt("commonmark").enable("table").render(nasty_report)
+    assert "<b>" not in html and "<a href" not in html and "<em>" not in html.split("<h2>")[1]
+    # the whole name, on one line, in one cell of the summary
+    row = next(line for line in nasty_report.splitlines() if "evil" in line and "×" in line)
+    assert "\n" not in row and "second line" in row
+
+
+def test_report_lists_findings_with_evidence():
+    text = GOLDEN.read_text()
+    section = text.split("## 11. transposeShared\\<0\\>", 1)[1].split("\n## ", 1)[0]
+    first = section.split("### Findings", 1)[1].strip().splitlines()
+    assert first[0].startswith("1. **high** · `bank_conflicts` · `shared_bank_conflicts` · origin warpscope")
+    assert "(est. gain 61.8%)" in first[0]
+    assert any(line.startswith("   - fix:") and "`tile[32][33]`" in line for line in first)
+    assert any(line.startswith("   - evidence:") and "`shared_load_wavefronts` = 1,048,802" in line for line in first)
