@@ -74,13 +74,16 @@ def report(
 ) -> None:
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
     from warpscope.analysis import analyze
+    from warpscope.analysis.views import launch_views
 
-    profile = analyze(_load(files))
+    profile = _load(files)
+    views = launch_views(profile)
+    profile = analyze(profile, views)
     if fmt is ReportFormat.json:
         from warpscope.report.json_report import render
     else:
         from warpscope.report.markdown import render
-    _write(render(profile), output)
+    _write(render(profile, views), output)
 
 
 @app.command("diff")
@@ -95,6 +98,7 @@ def diff_cmd(
 ) -> None:
     """Compare two profiles launch by launch; exit 1 when a --fail-on threshold is crossed."""
     from warpscope.analysis import analyze
+    from warpscope.analysis.views import launch_views
     from warpscope.report.diff import Threshold, diff
     from warpscope.report.diff_report import render_json, render_markdown
     from warpscope.report.escape import visible
@@ -103,7 +107,13 @@ def diff_cmd(
         thresholds = [Threshold.parse(t) for t in fail_on or ()]
     except ValueError as e:
         _fail(visible(str(e)))
-    result = diff(analyze(_load([base])), analyze(_load([new])), thresholds)
+    sides, values = [], []
+    for path in (base, new):
+        profile = _load([path])
+        views = launch_views(profile)
+        sides.append(analyze(profile, views))
+        values.append({v.launch_id: dict(v.metrics) for v in views})
+    result = diff(sides[0], sides[1], thresholds, (values[0], values[1]))
     _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result), output)
     for c in result.crossings:
         sys.stderr.write(visible(f"warpscope: {c['kernel']} (launch {c['base_launch']} -> {c['new_launch']}) "

@@ -35,11 +35,14 @@ def findings_for(view: LaunchView) -> list[Finding]:
     return sorted(found, key=lambda f: rank_key(f.severity, f.estimated_speedup_pct, f.rule))
 
 
-def analyze(profile: Profile) -> Profile:
-    """The profile with warpscope's findings added (earlier warpscope findings replaced)."""
+def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
+    """The profile with warpscope's findings added (earlier warpscope findings replaced).
+
+    ``views`` are the profile's ``launch_views`` when the caller has them already.
+    """
     rows: list[dict] = []
     fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    for view in launch_views(profile):
+    for view in launch_views(profile) if views is None else views:
         for f in findings_for(view):
             rows.append(f.to_row(view.launch_id))
             for ncu_rule in RULES[f.rule].ncu:

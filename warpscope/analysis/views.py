@@ -26,9 +26,10 @@ class LaunchView:
     kernel: str
     block: tuple[int | None, int | None, int | None]
     grid: tuple[int | None, int | None, int | None]
-    metrics: Mapping[str, float]
+    metrics: Mapping[str, float]         # canonical values, plus the launch row's (block size, ...)
     stalls: Mapping[str, float]          # reason -> warp cycles per issued instruction
     occupancy: Occupancy | None          # from the calculator, where the configuration is known
+    stated: Mapping[str, float]          # the canonical values the profile holds, catalog order
 
     def get(self, metric: str) -> float | None:
         return self.metrics.get(metric)
@@ -117,7 +118,7 @@ def launch_views(profile: Profile) -> list[LaunchView]:
             if row[column] is not None:
                 metrics.setdefault(column, float(row[column]))
         views.append(LaunchView(lid, row["kernel"] or "", block, grid, metrics,
-                                stalls.get(lid, {}), occupancy.get(lid)))
+                                stalls.get(lid, {}), occupancy.get(lid), values.get(lid, {})))
     return views
 
 

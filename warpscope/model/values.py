@@ -12,8 +12,9 @@ from warpscope.model.profile import Profile
 _ORDER = {m.id: i for i, m in enumerate(CATALOG)}
 
 
-def canonical_values(profile: Profile) -> dict[int, dict[str, float]]:
-    """launch_id -> {canonical id: value}, catalog order, single values (or averages) only."""
+def canonical_values(profile: Profile, ordered: bool = True) -> dict[int, dict[str, float]]:
+    """launch_id -> {canonical id: value}, single values (or averages) only; in catalog order
+    unless ``ordered`` is False (rules look values up and need no order)."""
     rows = (profile.metrics
             .filter(pl.col("metric").is_not_null() & pl.col("value").is_not_null()
                     & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
@@ -22,6 +23,8 @@ def canonical_values(profile: Profile) -> dict[int, dict[str, float]]:
     for launch_id, metric, value in rows.iter_rows():
         if math.isfinite(value):
             out.setdefault(launch_id, {}).setdefault(metric, value)
+    if not ordered:
+        return out
     return {k: dict(sorted(v.items(), key=lambda kv: _ORDER.get(kv[0], 1 << 30))) for k, v in out.items()}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from warpscope.occupancy.calculator import Occupancy
 
@@ -39,6 +40,11 @@ class Change:
                 "occupancy_pct": round(self.after.occupancy_pct, 4), "text": self.text}
 
 
+@lru_cache(maxsize=1024)
+def _what_would_help(occ: Occupancy) -> tuple[Change, ...]:
+    return tuple(c for c in (_fewer_registers(occ), _less_shared(occ), _other_block_size(occ)) if c)
+
+
 def what_would_help(occ: Occupancy) -> list[Change]:
     """The smallest change of each lever that raises the warps an SM holds.
 
@@ -49,7 +55,7 @@ def what_would_help(occ: Occupancy) -> list[Change]:
     """
     if occ.error:
         return []
-    return [c for c in (_fewer_registers(occ), _less_shared(occ), _other_block_size(occ)) if c]
+    return list(_what_would_help(occ))  # kernels launched many times ask once
 
 
 def blocked_by(occ: Occupancy) -> list[str]:

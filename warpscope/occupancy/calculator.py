@@ -59,7 +59,7 @@ class Occupancy:
     allocated_shared_mem_per_block: int
     shared_mem_per_sm: int
     error: str | None = None
-    limits: dict[str, int | None] = field(init=False, repr=False)
+    limits: dict[str, int | None] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "limits", {

@@ -119,10 +119,12 @@ def _describe(key: tuple, lid: int) -> dict[str, Any]:
     return {"kernel": short, "launch": lid, "grid": [gx, gy, gz], "block": [bx, by, bz], "occurrence": n}
 
 
-def diff(base: Profile, new: Profile, thresholds: list[Threshold]) -> Diff:
-    """Compare two analysed profiles (``warpscope.analysis.analyze``)."""
+def diff(base: Profile, new: Profile, thresholds: list[Threshold],
+         values: tuple[dict[int, dict[str, float]], dict[int, dict[str, float]]] | None = None) -> Diff:
+    """Compare two analysed profiles (``warpscope.analysis.analyze``); ``values`` are their
+    canonical values per launch when the caller has them already (``LaunchView.metrics``)."""
     bkeys, nkeys = _keys(base), _keys(new)
-    bvals, nvals = canonical_values(base), canonical_values(new)
+    bvals, nvals = values or (canonical_values(base), canonical_values(new))
     bfind, nfind = _finding_keys(base), _finding_keys(new)
     pairs, crossings = [], []
     for key, blid in bkeys.items():

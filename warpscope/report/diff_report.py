@@ -78,4 +78,4 @@ def diff_dict(d: Diff) -> dict[str, Any]:
 
 
 def render_json(d: Diff) -> str:
-    return json.dumps(diff_dict(d), indent=2, ensure_ascii=True, allow_nan=False) + "\n"
+    return json.dumps(diff_dict(d), ensure_ascii=True, allow_nan=False) + "\n"

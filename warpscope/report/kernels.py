@@ -51,9 +51,9 @@ class Kernel:
         return ranked[0] if ranked else None
 
 
-def kernels(profile: Profile) -> list[Kernel]:
+def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Kernel]:
     """The profile's kernels, the most time first (then in launch order)."""
-    views = {v.launch_id: v for v in launch_views(profile)}
+    views_by_id = {v.launch_id: v for v in (launch_views(profile) if views is None else views)}
     groups: dict[tuple, Kernel] = {}
     cols = ("launch_id", "kernel", "kernel_short", "source_file", "device_name", "device",
             "compute_capability", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
@@ -66,7 +66,7 @@ def kernels(profile: Profile) -> list[Kernel]:
             k = groups[key] = Kernel(row["kernel"] or "", row["kernel_short"] or "", row["source_file"] or "",
                                      row["device_name"] or row["device"], row["compute_capability"], grid, block)
         k.launch_ids.append(row["launch_id"])
-        k.views.append(views[row["launch_id"]])
+        k.views.append(views_by_id[row["launch_id"]])
     out = list(groups.values())
     for k in out:
         k.metrics = _mean(v.metrics for v in k.views)

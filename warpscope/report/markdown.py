@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.text import num, pct, us
+from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.occupancy.advice import what_would_help
 from warpscope.report.escape import md_cell, md_code, md_prose
@@ -46,9 +47,9 @@ def _title(k: Kernel) -> str:
     return md_cell(k.kernel_short or k.kernel)
 
 
-def render(profile: Profile) -> str:
+def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     """The report of an analysed profile (``warpscope.analysis.analyze``)."""
-    groups = kernels(profile)
+    groups = kernels(profile, views)
     out = ["# warpscope report", ""]
     out += _sources(profile)
     out += _summary(groups)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values, stall_values
 from warpscope.occupancy import occupancy_limiter
@@ -28,11 +29,16 @@ def findings_by_launch(profile: Profile) -> dict[int | None, list[dict[str, Any]
     return out
 
 
-def launch_records(profile: Profile) -> list[dict[str, Any]]:
-    """Everything a report says about each launch, in launch order."""
-    metrics = canonical_values(profile)
-    stalls = stall_values(profile)
-    findings = findings_by_launch(profile)
+def launch_records(profile: Profile, findings: dict[int | None, list[dict[str, Any]]] | None = None,
+                   views: list[LaunchView] | None = None) -> list[dict[str, Any]]:
+    """Everything a report says about each launch, in launch order (``views``: the profile's
+    launch views, when the caller has them, to read values once)."""
+    if views is None:
+        metrics, stalls = canonical_values(profile), stall_values(profile)
+    else:
+        metrics = {v.launch_id: v.stated for v in views}
+        stalls = {v.launch_id: v.stalls for v in views}
+    findings = findings_by_launch(profile) if findings is None else findings
     records = []
     for row in profile.launches.sort("launch_id").iter_rows(named=True):
         lid = row["launch_id"]
@@ -46,8 +52,8 @@ def launch_records(profile: Profile) -> list[dict[str, Any]]:
             "compute_capability": row["compute_capability"],
             "grid": [row["grid_x"], row["grid_y"], row["grid_z"]],
             "block": [row["block_x"], row["block_y"], row["block_z"]],
-            "metrics": m,
-            "stalls": stalls.get(lid, {}),
+            "metrics": dict(m),
+            "stalls": dict(stalls.get(lid, {})),
             "occupancy_limiter": occupancy_limiter(m),
             "findings": findings.get(lid, []),
         })
