@@ -1,4 +1,4 @@
-"""Per-launch summaries of a Profile: the one view JSON and markdown reports share."""
+"""Per-launch records of a Profile (metrics, stalls, limiter, findings): what the JSON report writes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values, stall_values
 from warpscope.occupancy import occupancy_limiter
+
 
 def finding_record(row: dict[str, Any]) -> dict[str, Any]:
     """A findings-table row as reports state it (``rule`` is the table's ``rule_id``)."""
