@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
@@ -73,11 +74,14 @@ class LaunchView:
             return None
         return self.stalls[reason] / cpi
 
+    @cached_property
+    def _ranked_stalls(self) -> list[tuple[str, float]]:
+        return sorted(((r, c) for r, c in self.stalls.items() if r != "selected" and c > 0),
+                      key=lambda rc: (-rc[1], rc[0]))
+
     def top_stalls(self, n: int = 3) -> list[tuple[str, float]]:
         """The largest stall reasons (not counting ``selected``, which is issuing)."""
-        ranked = sorted(((r, c) for r, c in self.stalls.items() if r != "selected" and c > 0),
-                        key=lambda rc: (-rc[1], rc[0]))
-        return ranked[:n]
+        return self._ranked_stalls[:n]
 
     def stores_per_block(self) -> float | None:
         """Global store instructions per block: about 1 is the mark of a block reduction."""
