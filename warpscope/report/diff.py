@@ -19,6 +19,7 @@ import polars as pl
 from warpscope.model.catalog import BY_ID
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values
+from warpscope.report.kernels import finding_key
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
@@ -105,10 +106,7 @@ def _finding_keys(profile: Profile) -> dict[int, dict[tuple, dict[str, Any]]]:
     out: dict[int, dict[tuple, dict[str, Any]]] = {}
     rows = profile.findings.filter(pl.col("launch_id").is_not_null() & pl.col("covered_by").is_null())
     for row in rows.iter_rows(named=True):
-        evidence = tuple(e["metric"] for e in row["evidence"] or ())
-        key = (row["origin"], row["rule_id"], row["category"],
-               evidence if row["origin"] == "warpscope" else re.sub(r"[0-9][0-9.,]*", "#", row["message"] or ""))
-        out.setdefault(row["launch_id"], {})[key] = {
+        out.setdefault(row["launch_id"], {})[finding_key(row)] = {
             "rule": row["rule_id"], "origin": row["origin"], "category": row["category"],
             "severity": row["severity"], "title": row["title"] or row["message"]}
     return out

@@ -90,9 +90,14 @@ def _mean(dicts: Iterable[dict[str, float]]) -> dict[str, float]:
     return {key: sums[key] / counts[key] for key in sums}
 
 
-def _shape(text: str | None) -> str:
-    """A message with its numbers blanked: the same finding across launches."""
-    return re.sub(r"[0-9][0-9.,]*", "#", text or "")
+def finding_key(row: dict[str, Any]) -> tuple:
+    """What makes two findings rows the same finding on different launches or profiles:
+    origin, rule, and the evidence it names (ours) or its message with numbers blanked (ncu)."""
+    if row["origin"] == "warpscope":
+        detail: object = tuple(e["metric"] for e in row["evidence"] or ())
+    else:
+        detail = re.sub(r"[0-9][0-9.,]*", "#", row["message"] or "")
+    return (row["origin"], row["rule_id"], row["category"], detail)
 
 
 def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
@@ -103,9 +108,7 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
         k = owner.get(row["launch_id"])
         if k is None:
             continue
-        evidence_keys = tuple(e["metric"] for e in row["evidence"] or ())
-        key = (id(k), row["origin"], row["rule_id"],
-               evidence_keys if row["origin"] == "warpscope" else _shape(row["message"]))
+        key = (id(k), *finding_key(row))
         target = covered if row["covered_by"] else merged
         if row["covered_by"]:
             key = (*key, row["covered_by"])
