@@ -14,7 +14,7 @@ import polars as pl
 
 from warpscope.analysis import (bottleneck, divergence, launch_config, memory,  # noqa: F401  (register rules)
                                 occupancy, reduction, transfers)
-from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule
+from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame
 from warpscope.analysis.views import LaunchView, launch_views, run_views
 from warpscope.model import schema
 from warpscope.model.profile import Profile
@@ -40,20 +40,19 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
 
     ``views`` are the profile's ``launch_views`` when the caller has them already.
     """
-    rows: list[dict] = []
+    rows: list[tuple[int | None, Finding]] = []
     fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
     for view in launch_views(profile) if views is None else views:
         for f in findings_for(view):
-            rows.append(f.to_row(view.launch_id))
+            rows.append((view.launch_id, f))
             for ncu_rule in RULES[f.rule].ncu:
                 fired.setdefault((view.launch_id, ncu_rule), []).append((f.category, f.rule))
     runs = run_views(profile)
     for run in runs:
         for r in RULES.values():
             if r.scope == "run":
-                rows.extend(_about(f, run.source, len(runs) > 1).to_row(None) for f in r.run(run))
-    ours = (pl.DataFrame(rows, schema=schema.FINDINGS, orient="row") if rows
-            else schema.empty("findings"))
+                rows.extend((None, _about(f, run.source, len(runs) > 1)) for f in r.run(run))
+    ours = findings_frame(rows)
     theirs = _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired)
     return replace(profile, findings=pl.concat([schema.conform("findings", ours), theirs])
                    .sort("launch_id", nulls_last=True, maintain_order=True))

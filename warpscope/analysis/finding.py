@@ -12,6 +12,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+import polars as pl
+import pyarrow as pa
+
+from warpscope.model import schema
+
 CATEGORIES = ("divergence", "occupancy", "launch_config", "coalescing", "bank_conflicts",
               "memory_bound", "latency_bound", "compute_bound", "stalls", "tail_effect",
               "transfers", "reduction")
@@ -35,20 +40,38 @@ class Finding:
     category: str = ""
     speedup_formula: str | None = None
 
-    def to_row(self, launch_id: int | None) -> dict[str, Any]:
-        """The row of the Profile's ``findings`` table."""
-        return {
-            "launch_id": launch_id, "origin": "warpscope", "rule_id": self.rule,
-            "category": self.category, "severity": self.severity, "section": None,
-            "title": self.title, "message": self.message, "why": self.why, "fix": self.fix,
-            "threshold": self.threshold,
-            "estimated_speedup_pct": (None if self.estimated_speedup_pct is None
-                                      else round(self.estimated_speedup_pct, 2)),
-            "speedup_type": None if self.estimated_speedup_pct is None else "global",
-            "speedup_formula": self.speedup_formula if self.estimated_speedup_pct is not None else None,
-            "evidence": [{"metric": k, "value": float(v)} for k, v in self.evidence.items()],
-            "covered_by": None,
-        }
+
+
+def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
+    """The ``findings`` table rows of (launch_id, finding) pairs."""
+    # Built column by column, evidence as one flat Arrow struct array with offsets:
+    # a dict per row through pl.DataFrame took 0.8 s of a 10k-launch analysis.
+    cols: dict[str, list[Any]] = {name: [] for name in schema.FINDINGS if name != "evidence"}
+    metrics: list[str] = []
+    values: list[float] = []
+    offsets = [0]
+    for launch_id, f in found:
+        gain = None if f.estimated_speedup_pct is None else round(f.estimated_speedup_pct, 2)
+        for name, value in (
+                ("launch_id", launch_id), ("origin", "warpscope"), ("rule_id", f.rule),
+                ("category", f.category), ("severity", f.severity), ("section", None),
+                ("title", f.title), ("message", f.message), ("why", f.why), ("fix", f.fix),
+                ("threshold", f.threshold), ("estimated_speedup_pct", gain),
+                ("speedup_type", None if gain is None else "global"),
+                ("speedup_formula", None if gain is None else f.speedup_formula),
+                ("covered_by", None)):
+            cols[name].append(value)
+        metrics.extend(f.evidence)
+        values.extend(map(float, f.evidence.values()))
+        offsets.append(len(metrics))
+    evidence = pa.ListArray.from_arrays(
+        pa.array(offsets, pa.int32()),
+        pa.StructArray.from_arrays([pa.array(metrics, pa.string()), pa.array(values, pa.float64())],
+                                   names=["metric", "value"]))
+    table = pl.DataFrame(cols, schema={n: t for n, t in schema.FINDINGS.items() if n != "evidence"})
+    frame = table.insert_column(list(schema.FINDINGS).index("evidence"),
+                                pl.Series("evidence", evidence))
+    return schema.conform("findings", frame)
 
 
 @dataclass(frozen=True)

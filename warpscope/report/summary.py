@@ -2,44 +2,53 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
+
+import polars as pl
 
 from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values, stall_values
 from warpscope.occupancy import occupancy_limiter
 
-
-def finding_record(row: dict[str, Any]) -> dict[str, Any]:
-    """A findings-table row as reports state it (``rule`` is the table's ``rule_id``)."""
-    return {
-        "rule": row["rule_id"], "category": row["category"], "origin": row["origin"],
-        "severity": row["severity"], "title": row["title"], "message": row["message"],
-        "why": row["why"], "fix": row["fix"], "threshold": row["threshold"],
-        "estimated_speedup_pct": row["estimated_speedup_pct"], "speedup_type": row["speedup_type"],
-        "speedup_formula": row["speedup_formula"], "section": row["section"],
-        "evidence": list(row["evidence"] or ()), "covered_by": row["covered_by"],
-    }
+#: findings-table column -> the key reports use for it, in report order
+FINDING_KEYS = {
+    "rule_id": "rule", "category": "category", "origin": "origin", "severity": "severity",
+    "title": "title", "message": "message", "why": "why", "fix": "fix", "threshold": "threshold",
+    "estimated_speedup_pct": "estimated_speedup_pct", "speedup_type": "speedup_type",
+    "speedup_formula": "speedup_formula", "section": "section", "evidence": "evidence",
+    "covered_by": "covered_by",
+}
 
 
-def findings_by_launch(profile: Profile) -> dict[int | None, list[dict[str, Any]]]:
-    """launch_id (None: the whole run) -> its findings, in table order."""
-    out: dict[int | None, list[dict[str, Any]]] = {}
-    for row in profile.findings.iter_rows(named=True):
-        out.setdefault(row["launch_id"], []).append(finding_record(row))
+def findings_json_by_launch(profile: Profile) -> dict[int | None, list[str]]:
+    """launch_id (None: the whole run) -> its findings as JSON objects (UTF-8 text), in table order."""
+    # Polars writes the JSON in Rust: 40k findings take 0.07 s against ~1 s for
+    # Python dicts through json.dumps, most of a 10k-launch JSON report.
+    table = profile.findings
+    records = table.select(
+        *(pl.col(column).alias(key) for column, key in FINDING_KEYS.items() if column != "evidence"),
+    ).insert_column(
+        list(FINDING_KEYS).index("evidence"),
+        table["evidence"].fill_null(pl.lit([], dtype=table.schema["evidence"])).alias("evidence"),
+    )
+    sink = io.BytesIO()
+    records.write_ndjson(sink)
+    out: dict[int | None, list[str]] = {}
+    for launch_id, line in zip(table["launch_id"].to_list(), sink.getvalue().decode().splitlines()):
+        out.setdefault(launch_id, []).append(line)
     return out
 
 
-def launch_records(profile: Profile, findings: dict[int | None, list[dict[str, Any]]] | None = None,
-                   views: list[LaunchView] | None = None) -> list[dict[str, Any]]:
-    """Everything a report says about each launch, in launch order (``views``: the profile's
-    launch views, when the caller has them, to read values once)."""
+def launch_records(profile: Profile, views: list[LaunchView] | None = None) -> list[dict[str, Any]]:
+    """Everything a report says about each launch except its findings, in launch order
+    (``views``: the profile's launch views, when the caller has them, to read values once)."""
     if views is None:
         metrics, stalls = canonical_values(profile), stall_values(profile)
     else:
         metrics = {v.launch_id: v.stated for v in views}
         stalls = {v.launch_id: v.stalls for v in views}
-    findings = findings_by_launch(profile) if findings is None else findings
     records = []
     for row in profile.launches.sort("launch_id").iter_rows(named=True):
         lid = row["launch_id"]
@@ -56,6 +65,5 @@ def launch_records(profile: Profile, findings: dict[int | None, list[dict[str, A
             "metrics": dict(m),
             "stalls": dict(stalls.get(lid, {})),
             "occupancy_limiter": occupancy_limiter(m),
-            "findings": findings.get(lid, []),
         })
     return records
