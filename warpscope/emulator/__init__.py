@@ -1,0 +1,19 @@
+"""The SIMT emulator: numba.cuda-style Python kernels run warp by warp, with the counters
+Nsight Compute reports (DESIGN.md §6).
+
+    from warpscope.emulator import cuda
+
+    @cuda.jit
+    def add(a, b, c):
+        i = cuda.grid(1)
+        if i < c.size:
+            c[i] = a[i] + b[i]
+
+    add[4, 256](a, b, c)
+"""
+
+from warpscope.emulator.api import cuda
+from warpscope.emulator.errors import EmulatorError, KernelFault, UnsupportedError
+from warpscope.emulator.kernel import SETTINGS, Launch, recording
+
+__all__ = ["SETTINGS", "EmulatorError", "KernelFault", "Launch", "UnsupportedError", "cuda", "recording"]

@@ -1,0 +1,172 @@
+"""``@cuda.jit`` kernels and device functions, and what one launch records.
+
+``kernel[grid, block](args)`` (optionally ``[grid, block, stream, dynamic_shared_bytes]``)
+compiles the kernel on first use, runs it over the grid in chunks of blocks, writes the
+results into the numpy arrays passed in (numba copies them to the device and back), and
+records a ``Launch``: configuration, occupancy inputs and the per-line counters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from warpscope.emulator import arrays
+from warpscope.emulator.compiler import Compiler, Function, exec_block, scalar
+from warpscope.emulator.errors import EmulatorError
+from warpscope.emulator.runtime import Frame, Run
+from warpscope.emulator.simt import Chunk, Counters
+
+
+@dataclass
+class Settings:
+    """How launches are emulated (``warpscope emulate`` options)."""
+
+    arch: str = "sm_90"
+    registers: int = 32            # registers per thread when the kernel does not say
+    budget: int = 2_000_000_000    # warp instructions per launch before a loop is called runaway
+    chunk_lanes: int = 1 << 17     # lanes executed together (memory vs per-step overhead)
+
+
+SETTINGS = Settings()
+_RECORDERS: list[list[Launch]] = []
+
+
+@dataclass
+class Launch:
+    """One emulated launch: configuration and what its instructions counted."""
+
+    kernel: str
+    file: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    registers: int
+    registers_stated: bool         # True when the kernel said (max_registers)
+    static_shared: int
+    dynamic_shared: int
+    barriers: int
+    arch: str
+    counters: Counters
+    lines: dict[int, str] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[Launch]]:
+    """Collect every launch made inside the ``with`` block."""
+    launches: list[Launch] = []
+    _RECORDERS.append(launches)
+    try:
+        yield launches
+    finally:
+        _RECORDERS.remove(launches)
+
+
+class DeviceFunction:
+    """``@cuda.jit(device=True)``: inlined where a kernel calls it."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.py_func, self.name = fn, fn.__name__
+
+    def __call__(self, *args: Any) -> Any:
+        raise RuntimeError(f"{self.name} is a device function: call it from a kernel")
+
+
+class Kernel:
+    """``@cuda.jit``: configure with ``kernel[grid, block]`` and call to launch."""
+
+    def __init__(self, fn: Callable[..., Any], max_registers: int | None = None) -> None:
+        self.py_func, self.name = fn, fn.__name__
+        self.max_registers = max_registers
+        self._compiled: Function | None = None
+        self.last_launch: Launch | None = None
+
+    def __getitem__(self, config: Any) -> Callable[..., None]:
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise ValueError(f"{self.name}[...] takes (grid, block[, stream[, dynamic shared bytes]])")
+        grid, block = _dim3(config[0], "grid"), _dim3(config[1], "block")
+        dynamic = int(config[3]) if len(config) == 4 else 0
+        return lambda *args: self.launch(grid, block, args, dynamic)
+
+    def __call__(self, *args: Any) -> None:
+        raise ValueError(f"launch {self.name} with a configuration: {self.name}[grid, block](...)")
+
+    def compile(self) -> Function:
+        if self._compiled is None:
+            self._compiled = Compiler(self.py_func, kernel=True).compile()
+        return self._compiled
+
+    def launch(self, grid: tuple[int, int, int], block: tuple[int, int, int], args: tuple[Any, ...],
+               dynamic_shared: int = 0) -> Launch:
+        fn = self.compile()
+        threads = block[0] * block[1] * block[2]
+        if threads > 1024:
+            raise EmulatorError(f"{fn.file}: kernel {self.name}: block of {threads} threads "
+                                "(the limit is 1024)")
+        if len(args) != len(fn.params):
+            raise EmulatorError(f"{fn.file}: kernel {self.name} takes {len(fn.params)} arguments "
+                                f"({', '.join(fn.params)}), given {len(args)}")
+        values = _arguments(fn.params, args)
+        counters = Counters()
+        n_blocks = grid[0] * grid[1] * grid[2]
+        slots = -(-threads // 32) * 32
+        per_chunk = max(1, SETTINGS.chunk_lanes // slots)
+        with np.errstate(all="ignore"):
+            for first in range(0, n_blocks, per_chunk):
+                chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
+                run = Run(self.name, fn.file, chunk, counters, SETTINGS.budget, dynamic_shared)
+                frame = Frame(live=chunk.entry.threads, kernel=True, vars=dict(values))
+                exec_block(fn.body, run, frame, chunk.entry)
+        uses_barrier = any(s.barriers for s in counters.sites.values())
+        record = Launch(
+            kernel=self.name, file=fn.file, grid=grid, block=block,
+            registers=self.max_registers or SETTINGS.registers,
+            registers_stated=self.max_registers is not None,
+            static_shared=fn.static_shared_bytes, dynamic_shared=dynamic_shared,
+            barriers=1 if uses_barrier else 0, arch=SETTINGS.arch, counters=counters, lines=fn.lines)
+        self.last_launch = record
+        for r in _RECORDERS:
+            r.append(record)
+        return record
+
+
+def jit(func_or_sig: Any = None, device: bool = False, max_registers: int | None = None,
+        **options: Any) -> Any:
+    """``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``: signatures
+    and compiler options (``fastmath``, ``lineinfo``, ``debug``...) are accepted and ignored;
+    ``max_registers`` becomes the registers per thread the occupancy calculator uses."""
+    def wrap(fn: Callable[..., Any]) -> Any:
+        return DeviceFunction(fn) if device else Kernel(fn, max_registers)
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+        return wrap(func_or_sig)
+    return wrap
+
+
+def _dim3(value: Any, what: str) -> tuple[int, int, int]:
+    dims = tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else (int(value),)
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise ValueError(f"{what} must be 1 to 3 positive sizes, got {value!r}")
+    return (dims + (1, 1))[:3]  # type: ignore[return-value]
+
+
+def _arguments(params: list[str], args: tuple[Any, ...]) -> dict[str, Any]:
+    """Kernel arguments as the compiled code sees them: arrays in global memory, scalars by value."""
+    out: dict[str, Any] = {}
+    bases: dict[int, int] = {}
+    next_base = 1 << 40
+    for name, value in zip(params, args):
+        if isinstance(value, np.ndarray):
+            key = id(value)
+            if key not in bases:
+                bases[key] = next_base
+                next_base += -(-max(value.nbytes, 1) // arrays.ALIGN) * arrays.ALIGN + arrays.ALIGN
+            out[name] = arrays.GlobalArray(value, name, bases[key])
+        elif isinstance(value, (bool, int, float, complex, np.generic)):
+            out[name] = scalar(value) if not isinstance(value, np.generic) else value
+        else:
+            raise EmulatorError(f"argument {name}: {type(value).__name__} is not supported "
+                                "(pass numpy arrays and numbers)")
+    return out

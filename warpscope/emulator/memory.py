@@ -1,0 +1,86 @@
+"""What one warp-wide memory instruction costs, as Nsight Compute counts it.
+
+Pure functions of the byte addresses of the active lanes, computed for many warps at
+once (rows of 32 lanes; inactive lanes are -1). Definitions follow the Nsight Compute
+Kernel Profiling Guide (reference/emulator.md §4.2-4.3):
+
+- global: one request per warp instruction; sectors = distinct aligned 32-byte chunks
+  the active lanes touch (``smsp__sass_sectors_mem_global``);
+- shared: 32 banks of 4 bytes; lanes reading the same word are served together
+  (broadcast); a request takes as many wavefronts as the busiest bank has distinct words.
+  8- and 16-byte accesses are served in phases of 128 bytes (half and quarter warps),
+  each phase counted the same way; ideal = the bytes asked for / 128, at least one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+WARP = 32
+SECTOR_BYTES = 32
+BANKS = 32
+BANK_BYTES = 4
+PHASE_BYTES = BANKS * BANK_BYTES  # one shared wavefront serves 128 bytes
+
+
+def global_sectors(addresses: np.ndarray, itemsize: int) -> int:
+    """Distinct 32-byte sectors per warp, summed; ``addresses``: (warps, 32), -1 = inactive."""
+    first = np.where(addresses >= 0, addresses // SECTOR_BYTES, -1)
+    if itemsize > SECTOR_BYTES or np.any((addresses >= 0) & (addresses % itemsize != 0)):
+        # an element that can straddle sectors touches every sector it covers
+        last = np.where(addresses >= 0, (addresses + itemsize - 1) // SECTOR_BYTES, -1)
+        if np.any(last != first):
+            return _distinct_per_row(_spans(first, last))
+    return _distinct_per_row(first)
+
+
+def shared_wavefronts(offsets: np.ndarray, itemsize: int) -> tuple[int, int]:
+    """(wavefronts, ideal wavefronts) summed over warps; ``offsets``: byte offsets within the
+    block's shared memory, (warps, 32), -1 = inactive."""
+    active = offsets >= 0
+    lanes = active.sum(axis=1)
+    ideal = int(np.maximum(1, -(-lanes[lanes > 0] * itemsize // PHASE_BYTES)).sum())
+    if itemsize <= BANK_BYTES:
+        words = np.where(active, offsets // BANK_BYTES, -1)
+    else:
+        # phases of 128 bytes: 16 lanes of 8 bytes, 8 lanes of 16; each lane covers n words
+        per_lane = itemsize // BANK_BYTES
+        lanes_per_phase = max(1, PHASE_BYTES // itemsize)
+        rows = offsets.reshape(-1, lanes_per_phase)
+        base = np.where(rows >= 0, rows // BANK_BYTES, -1)
+        steps = np.arange(per_lane)
+        words = np.where(base[:, :, None] >= 0, base[:, :, None] + steps, -1).reshape(rows.shape[0], -1)
+    return _busiest_bank(words), ideal
+
+
+def _busiest_bank(words: np.ndarray) -> int:
+    """Sum over rows of the largest number of distinct words any one bank is asked for."""
+    words = np.sort(words, axis=1)
+    valid = words >= 0
+    first = valid.copy()
+    first[:, 1:] &= words[:, 1:] != words[:, :-1]
+    rows = np.nonzero(first)[0]
+    if rows.size == 0:
+        return 0
+    banks = words[first] % BANKS
+    counts = np.bincount(rows * BANKS + banks, minlength=words.shape[0] * BANKS)
+    return int(counts.reshape(words.shape[0], BANKS).max(axis=1).sum())
+
+
+def _distinct_per_row(values: np.ndarray) -> int:
+    """Distinct non-negative values per row, summed."""
+    if values.size == 0:
+        return 0
+    s = np.sort(values, axis=1)
+    new = s >= 0
+    new[:, 1:] &= s[:, 1:] != s[:, :-1]
+    return int(new.sum())
+
+
+def _spans(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Every sector from ``first`` to ``last`` per lane, as extra columns (-1 padded)."""
+    width = int((last - first).max()) + 1
+    steps = np.arange(width)
+    cover = first[:, :, None] + steps
+    cover = np.where((first[:, :, None] >= 0) & (cover <= last[:, :, None]), cover, -1)
+    return cover.reshape(first.shape[0], -1)

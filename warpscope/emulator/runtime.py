@@ -1,0 +1,83 @@
+"""The state of one chunk of a launch while its kernel runs: frames, loops, liveness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from warpscope.emulator.arrays import LocalArray, SharedArray
+from warpscope.emulator.errors import KernelFault
+from warpscope.emulator.simt import Chunk, Counters, Mask
+
+
+@dataclass
+class Loop:
+    """Lanes that left the innermost loop with ``break``, or skipped to its next iteration."""
+
+    broken: Mask | None = None
+    continued: Mask | None = None
+
+
+@dataclass
+class Frame:
+    """Variables of one kernel or inlined device-function call."""
+
+    live: int                      # lanes that may still read these variables
+    kernel: bool                   # returning from a kernel ends the lane
+    vars: dict[str, Any] = field(default_factory=dict)
+    loops: list[Loop] = field(default_factory=list)
+    ret: Any = None                # device functions: the value returned, per lane
+
+    def assign(self, name: str, value: Any, mask: Mask) -> None:
+        """Set a variable for the active lanes (every lane when they are all the live ones)."""
+        if mask.threads == self.live or name not in self.vars:
+            self.vars[name] = value
+        else:
+            self.vars[name] = merge(mask, value, self.vars[name])
+
+
+def merge(mask: Mask, new: Any, old: Any) -> Any:
+    """``new`` on the active lanes, ``old`` elsewhere (tuples element by element)."""
+    if isinstance(new, tuple):
+        return tuple(merge(mask, n, o) for n, o in zip(new, old))
+    if not isinstance(new, (np.ndarray, np.generic)) or not isinstance(old, (np.ndarray, np.generic)):
+        return new  # arrays and views: a name bound to one array for every lane
+    return np.where(mask.arr, new, old)
+
+
+class Run:
+    """One chunk of blocks executing one kernel."""
+
+    def __init__(self, kernel: str, file: str, chunk: Chunk, counters: Counters, budget: int,
+                 dynamic_shared: int) -> None:
+        self.kernel, self.file = kernel, file
+        self.chunk, self.counters, self.budget = chunk, counters, budget
+        self.alive = chunk.alive.copy()
+        self.shared: dict[int, SharedArray] = {}
+        self.local: dict[int, LocalArray] = {}
+        self.dynamic_shared = dynamic_shared
+        self.dynamic_buffer: np.ndarray | None = None
+
+    def tick(self, line: int, mask: Mask, n: int = 1) -> None:
+        """Count ``n`` warp instructions at ``line`` executed under ``mask``."""
+        site = self.counters.site(line)
+        site.warp_instructions += n * mask.warps
+        site.thread_instructions += n * mask.threads
+        self.counters.warp_instructions += n * mask.warps
+
+    def check_budget(self, line: int, mask: Mask) -> None:
+        if self.counters.warp_instructions > self.budget:
+            raise self.fault(line, f"instruction budget of {self.budget:,} warp instructions exceeded "
+                                   "(a loop that never ends?); raise it with --budget", mask)
+
+    def fault(self, line: int, what: str, mask: Mask | None = None, lane: int | None = None) -> KernelFault:
+        if lane is None and mask is not None and mask:
+            lane = mask.first_lane()
+        block, thread = self.chunk.where(lane) if lane is not None else (None, None)
+        return KernelFault(self.kernel, self.file, line, what, block, thread)
+
+    def end_lanes(self, mask: Mask) -> None:
+        """Lanes that returned from the kernel: they take part in no later barrier or shuffle."""
+        self.alive &= ~mask.arr

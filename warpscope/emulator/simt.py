@@ -1,0 +1,144 @@
+"""The threads of a launch chunk laid out as warps, active masks, and what they count.
+
+A chunk is a run of consecutive blocks executed together: every per-thread value is a
+numpy array with one slot per lane, blocks padded to whole warps (padding lanes are never
+active), so ``array.reshape(-1, 32)`` is one row per warp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+WARP = 32
+
+
+class Mask:
+    """The lanes executing an instruction; warp and thread counts computed once per mask."""
+
+    __slots__ = ("arr", "_warp_any", "_warps", "_threads")
+
+    def __init__(self, arr: np.ndarray) -> None:
+        self.arr = arr
+        self._warp_any: np.ndarray | None = None
+        self._warps = -1
+        self._threads = -1
+
+    @property
+    def warp_any(self) -> np.ndarray:
+        """One bool per warp: has at least one active lane."""
+        if self._warp_any is None:
+            self._warp_any = self.arr.reshape(-1, WARP).any(axis=1)
+        return self._warp_any
+
+    @property
+    def warps(self) -> int:
+        if self._warps < 0:
+            self._warps = int(np.count_nonzero(self.warp_any))
+        return self._warps
+
+    @property
+    def threads(self) -> int:
+        if self._threads < 0:
+            self._threads = int(np.count_nonzero(self.arr))
+        return self._threads
+
+    def __bool__(self) -> bool:
+        return self.threads > 0
+
+    def both(self, other: np.ndarray) -> Mask:
+        """Lanes active here and set in ``other`` (this mask itself when that is all of them)."""
+        arr = self.arr & other
+        m = Mask(arr)
+        return self if m.threads == self.threads else m
+
+    def first_lane(self) -> int:
+        return int(np.argmax(self.arr))
+
+
+def union(a: Mask | None, b: Mask | None) -> Mask | None:
+    if a is None or not a:
+        return b if b else None
+    if b is None or not b:
+        return a
+    return Mask(a.arr | b.arr)
+
+
+@dataclass
+class SiteCounts:
+    """What the instructions of one source line did, over the whole launch."""
+
+    warp_instructions: int = 0
+    thread_instructions: int = 0
+    branches: int = 0
+    divergent_branches: int = 0
+    global_load_requests: int = 0
+    global_store_requests: int = 0
+    global_load_sectors: int = 0
+    global_store_sectors: int = 0
+    global_load_bytes: int = 0
+    global_store_bytes: int = 0
+    global_atomic_requests: int = 0
+    shared_load_requests: int = 0
+    shared_store_requests: int = 0
+    shared_load_wavefronts: int = 0
+    shared_store_wavefronts: int = 0
+    shared_load_ideal_wavefronts: int = 0
+    shared_store_ideal_wavefronts: int = 0
+    shared_atomic_requests: int = 0
+    local_load_requests: int = 0
+    local_store_requests: int = 0
+    barriers: int = 0
+    shuffles: int = 0
+
+    def add(self, other: SiteCounts) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class Counters:
+    """Per-line counts of a launch, and the running total the instruction budget checks."""
+
+    sites: dict[int, SiteCounts] = field(default_factory=dict)
+    warp_instructions: int = 0
+
+    def site(self, line: int) -> SiteCounts:
+        s = self.sites.get(line)
+        if s is None:
+            s = self.sites[line] = SiteCounts()
+        return s
+
+    def total(self) -> SiteCounts:
+        out = SiteCounts()
+        for s in self.sites.values():
+            out.add(s)
+        return out
+
+
+class Chunk:
+    """Consecutive blocks of one launch, as lanes: indices, block of each lane, liveness."""
+
+    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int], first_block: int,
+                 blocks: int) -> None:
+        self.grid, self.block = grid, block
+        self.first_block, self.blocks = first_block, blocks
+        threads = block[0] * block[1] * block[2]
+        self.warps_per_block = -(-threads // WARP)
+        slots = self.warps_per_block * WARP
+        self.lanes = blocks * slots
+        local = np.tile(np.arange(slots, dtype=np.int64), blocks)      # thread index in block
+        self.block_of_lane = np.repeat(np.arange(blocks, dtype=np.int64), slots)
+        linear_block = self.block_of_lane + first_block
+        self.tid = (local % block[0], local // block[0] % block[1], local // (block[0] * block[1]))
+        self.bid = (linear_block % grid[0], linear_block // grid[0] % grid[1],
+                    linear_block // (grid[0] * grid[1]))
+        self.lane_id = local % WARP
+        self.alive = local < threads                    # padding lanes never run
+        self.entry = Mask(self.alive.copy())
+
+    def where(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """(block index, thread index) of a lane, for error messages."""
+        return (tuple(int(b[lane]) for b in self.bid),  # type: ignore[return-value]
+                tuple(int(t[lane]) for t in self.tid))
