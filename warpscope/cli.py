@@ -86,6 +86,66 @@ def report(
     _write(render(profile, views), output)
 
 
+class EmulateFormat(str, Enum):
+    md = "md"
+    json = "json"
+
+
+@app.command()
+def emulate(
+    file: Annotated[Path | None, typer.Argument(
+        help="Python file with @cuda.jit kernels and a main() that launches them.")] = None,
+    workload: Annotated[str | None, typer.Option(
+        "--workload", help="Run a bundled workload instead of FILE: 'seed' (the seed kernels).")] = None,
+    arch: Annotated[str, typer.Option("--arch", help="Architecture for occupancy, e.g. sm_80, sm_90.")] = "sm_90",
+    registers: Annotated[int, typer.Option(
+        "--registers", help="Registers per thread for occupancy, where a kernel does not set max_registers.")] = 32,
+    budget: Annotated[int, typer.Option(
+        "--budget", help="Warp instructions a launch may execute before it is stopped as a runaway loop.")
+    ] = 2_000_000_000,
+    scale: Annotated[int, typer.Option(
+        "--scale", help="With --workload seed: shrink the 1M-element launches this many times.")] = 1,
+    fmt: Annotated[EmulateFormat, typer.Option("--format", "-f", help="md (default) or json.")] = EmulateFormat.md,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="A .parquet/.arrow file saves the profile; any other name gets the report.")] = None,
+) -> None:
+    """Run kernels on the SIMT emulator and report them like a profile (counters are source-level)."""
+    from warpscope.emulator.errors import EmulatorError
+    from warpscope.emulator.kernel import Settings
+    from warpscope.emulator.runner import emulate_file, emulate_workload
+    from warpscope.occupancy.arch import UnknownArch, get_arch
+    from warpscope.report.escape import visible
+
+    if (file is None) == (workload is None):
+        _fail("give a kernel FILE or --workload seed (one of them)")
+    try:
+        arch = get_arch(arch).name
+    except UnknownArch as e:
+        _fail(visible(str(e)))
+    if registers < 1 or registers > 255 or budget < 1 or scale < 1:
+        _fail("--registers must be 1-255, --budget and --scale positive")
+    settings = Settings(arch=arch, registers=registers, budget=budget)
+    try:
+        profile = emulate_file(file, settings) if file is not None else \
+            emulate_workload(workload or "", settings, scale)
+    except EmulatorError as e:
+        _fail(visible(str(e)))
+    from warpscope.analysis import analyze
+    from warpscope.analysis.views import launch_views
+
+    views = launch_views(profile)
+    profile = analyze(profile, views)
+    if output is not None and output.suffix.lower() in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
+        profile.save(output)
+        sys.stderr.write(f"{visible(str(output))}: {profile.launches.height} emulated launches\n")
+        return
+    if fmt is EmulateFormat.json:
+        from warpscope.report.json_report import render
+    else:
+        from warpscope.report.markdown import render
+    _write(render(profile, views), output)
+
+
 @app.command("diff")
 def diff_cmd(
     base: Annotated[Path, typer.Argument(help="The baseline export or saved profile.")],

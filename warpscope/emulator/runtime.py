@@ -29,13 +29,27 @@ class Frame:
     vars: dict[str, Any] = field(default_factory=dict)
     loops: list[Loop] = field(default_factory=list)
     ret: Any = None                # device functions: the value returned, per lane
+    # lanes a variable has a value on, when not every live lane (it was first set in a branch)
+    defined_on: dict[str, Mask] = field(default_factory=dict)
 
     def assign(self, name: str, value: Any, mask: Mask) -> None:
-        """Set a variable for the active lanes (every lane when they are all the live ones)."""
-        if mask.threads == self.live or name not in self.vars:
+        """Set a variable for the active lanes.
+
+        The other lanes keep their value, except where they have none: a variable first set
+        under this same mask (a loop counter, a branch's temporary) is replaced whole, which
+        keeps values that are the same on every lane as one scalar.
+        """
+        if mask.threads == self.live:
+            self.vars[name] = value
+            self.defined_on.pop(name, None)
+        elif name not in self.vars:
+            self.vars[name] = value
+            self.defined_on[name] = mask
+        elif self.defined_on.get(name) is mask:
             self.vars[name] = value
         else:
             self.vars[name] = merge(mask, value, self.vars[name])
+            self.defined_on.pop(name, None)
 
 
 def merge(mask: Mask, new: Any, old: Any) -> Any:

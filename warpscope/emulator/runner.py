@@ -1,0 +1,75 @@
+"""Run a kernel file's ``main()`` (or a bundled workload) and return its launches as a Profile."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from warpscope.emulator.errors import EmulatorError
+from warpscope.emulator.kernel import SETTINGS, Settings, recording
+from warpscope.emulator.profile import to_profile
+from warpscope.model.profile import Profile
+
+WORKLOADS = {"seed": "warpscope.emulator.workloads.seed"}
+
+
+def emulate_file(path: str | Path, settings: Settings | None = None) -> Profile:
+    """Import ``path``, call its ``main()``, and profile every kernel launch it makes."""
+    path = Path(path)
+    if not path.is_file():
+        raise EmulatorError(f"{path}: no such file")
+    name = f"_warpscope_kernels_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise EmulatorError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        _host(path, lambda: spec.loader.exec_module(module), "importing it")  # type: ignore[union-attr]
+        main = getattr(module, "main", None)
+        if not callable(main):
+            raise EmulatorError(f"{path}: defines no main() to run (it should allocate arrays and launch kernels)")
+        return _profile(path, main, (), settings)
+    finally:
+        sys.modules.pop(name, None)
+
+
+def emulate_workload(name: str, settings: Settings | None = None, scale: int = 1) -> Profile:
+    """A bundled workload (``seed``: the seed kernels at the CUDA program's sizes)."""
+    if name not in WORKLOADS:
+        raise EmulatorError(f"unknown workload {name!r}: choose from {', '.join(WORKLOADS)}")
+    module = importlib.import_module(WORKLOADS[name])
+    return _profile(Path(module.__file__ or name), module.main, (scale,) if scale != 1 else (), settings)
+
+
+def _profile(path: Path, main: Callable[..., Any], args: tuple[Any, ...], settings: Settings | None) -> Profile:
+    saved = Settings(**vars(SETTINGS))
+    if settings is not None:
+        vars(SETTINGS).update(vars(settings))
+    try:
+        with recording() as launches:
+            _host(path, lambda: main(*args), "running main()")
+    finally:
+        vars(SETTINGS).update(vars(saved))
+    if not launches:
+        raise EmulatorError(f"{path}: main() launched no kernels")
+    return to_profile(launches, str(path))
+
+
+def _host(path: Path, fn: Callable[[], Any], doing: str) -> Any:
+    """Host code errors as one line at the file's own line (kernel errors pass through)."""
+    try:
+        return fn()
+    except EmulatorError:
+        raise
+    except SyntaxError as e:
+        raise EmulatorError(f"{e.filename or path}:{e.lineno}: syntax error: {e.msg}") from None
+    except Exception as e:  # noqa: BLE001 - the user's host code: report where it failed
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
+        line = frames[-1].lineno if frames else 0
+        raise EmulatorError(f"{path}:{line}: {doing} failed: {type(e).__name__}: {e}") from None
