@@ -374,8 +374,8 @@ class Compiler:
                 run.end_lanes(mask)
             elif value is not None:
                 v = value(run, frame, mask)
-                frame.ret = v if frame.ret is None or mask.threads == frame.live else \
-                    np.where(mask.arr, v, frame.ret)
+                # the first return sets every lane; later ones (other lanes) overwrite theirs
+                frame.ret = v if frame.ret is None else np.where(mask.arr, v, frame.ret)
             frame.live -= mask.threads
             return None
         return run_return
@@ -418,7 +418,7 @@ class Compiler:
                     raise NameError(f"'{name}' is used before it is assigned") from None
             return get
         if name in self.env:
-            return Const(self.global_value(node, name, self.env[name]))
+            return _lane_id_or(Const(self.global_value(node, name, self.env[name])))
         if hasattr(builtins, name):
             return Const(getattr(builtins, name))
         raise self.unsupported(node, f"name '{name}' is not defined")
@@ -448,7 +448,7 @@ class Compiler:
                 return Const(_array_attribute(obj, attr))
             if not hasattr(obj, attr):
                 raise self.unsupported(node, f"'{_describe(obj)}' has no attribute '{attr}'")
-            return Const(self.global_value(node, f"{_describe(obj)}.{attr}", getattr(obj, attr)))
+            return _lane_id_or(Const(self.global_value(node, f"{_describe(obj)}.{attr}", getattr(obj, attr))))
         if attr not in ("shape", "size", "ndim"):
             raise self.unsupported(node, f"attribute '.{attr}' is not supported on kernel values "
                                          "(arrays have .shape, .size and .ndim)")
@@ -647,6 +647,13 @@ def _loop(run: Run, frame: Frame, mask: Mask, line: int, body: list[Stmt],
     if done is not None and done.threads == mask.threads:
         return mask
     return done
+
+
+def _lane_id_or(node: Const) -> Node:
+    """``cuda.laneid`` is a per-lane value; every other global stays a constant."""
+    if isinstance(node.value, Dim3Index) and node.value.name == "laneid":
+        return lambda run, frame, mask: run.chunk.lane_id
+    return node
 
 
 def _resolve(base: Any, index: tuple[Any, ...]) -> tuple[arrays.ArrayRef, tuple[Any, ...]]:

@@ -1,0 +1,80 @@
+"""`warpscope emulate`: a kernel file or the bundled seed workload, reported like a profile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+import warpscope
+from tests.conftest import run_cli
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_emulate_file_json_is_the_report_json():
+    out = run_cli("emulate", str(DATA / "emulate_saxpy.py"), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert set(report) == {"sources", "run_findings", "launches"}
+    assert [s["format"] for s in report["sources"]] == ["emulator"]
+    saxpy, gather = report["launches"]
+    assert (saxpy["kernel"], gather["kernel"]) == ("saxpy", "gather")
+    assert saxpy["metrics"]["global_load_sectors_per_request"] < 4.1
+    assert gather["metrics"]["global_load_sectors_per_request"] > 31
+    rules = {f["rule"] for f in gather["findings"]}
+    assert "uncoalesced_global_access" in rules
+    assert "uncoalesced_global_access" not in {f["rule"] for f in saxpy["findings"]}
+
+
+def test_emulate_saves_a_profile_with_source_lines(tmp_path):
+    target = tmp_path / "emulated.parquet"
+    out = run_cli("emulate", str(DATA / "emulate_saxpy.py"), "--registers", "64", "-o", str(target))
+    assert out.returncode == 0, out.stderr
+    profile = warpscope.load(target)
+    assert profile.launches["registers_per_thread"].to_list() == [64, 64]
+    gather_line = profile.source.filter((pl.col("launch_id") == 1) & (pl.col("counter") == "global_load_sectors"))
+    assert gather_line["code"].str.contains("src\\[i \\* stride").all()
+    # the profile reports the same way again
+    again = run_cli("report", str(target))
+    assert again.returncode == 0 and "gather" in again.stdout
+
+
+def test_emulate_kernel_fault_is_one_line_exit_2():
+    out = run_cli("emulate", str(DATA / "emulate_broken.py"))
+    assert out.returncode == 2 and out.stdout == ""
+    (line,) = out.stderr.strip().splitlines()
+    assert "emulate_broken.py:10: kernel off_by_one, block (0, 0, 0) thread (40, 0, 0)" in line
+    assert "out-of-bounds global write of a[40]" in line
+
+
+def test_emulate_bad_arguments(tmp_path):
+    assert run_cli("emulate").returncode == 2
+    missing = run_cli("emulate", str(tmp_path / "nope.py"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    nomain = tmp_path / "nomain.py"
+    nomain.write_text("x = 1\n")
+    out = run_cli("emulate", str(nomain))
+    assert out.returncode == 2 and "defines no main()" in out.stderr
+    out = run_cli("emulate", "--workload", "seed", "--arch", "sm_13")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_emulate_seed_workload_report_names_the_lessons():
+    out = run_cli("emulate", "--workload", "seed", "--scale", "16", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    launches = {l["kernel"]: l for l in json.loads(out.stdout)["launches"]}
+    categories = {k: {f["category"] for f in l["findings"]} for k, l in launches.items()}
+    assert "bank_conflicts" in categories["transposeShared<0>"]
+    assert "bank_conflicts" not in categories["transposeShared<1>"]
+    assert "coalescing" in categories["copyStrided"] and "coalescing" in categories["transposeNaive"]
+    assert "divergence" in categories["withDivergence"]
+    rules = {k: {f["rule"] for f in l["findings"]} for k, l in launches.items()}
+    assert "warp_divergence" in rules["withDivergence"]
+    # sorted input: only the one warp that straddles 0.5 splits (an info-level note at most)
+    assert "warp_divergence" not in rules["withDivergence_sorted"]
+    assert "reduction" in categories["reduceSingleThread"]
+    assert launches["heavyRegisters"]["occupancy_limiter"] == "registers"
+    assert launches["heavyRegisters"]["metrics"]["theoretical_occupancy_pct"] == 75
+    assert launches["bigShared"]["occupancy_limiter"] == "shared_mem"

@@ -1,0 +1,299 @@
+"""The kernel language on the emulator: SIMT control flow, warp intrinsics, atomics,
+arrays, device functions, and the errors a kernel stops with."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from warpscope.emulator import KernelFault, UnsupportedError, cuda
+from warpscope.emulator.kernel import SETTINGS
+
+FULL = 0xFFFFFFFF
+SCALE = np.float32(3.0)
+
+
+@cuda.jit(device=True)
+def clamp_square(x, hi):
+    if x > hi:
+        return hi
+    return x * x
+
+
+@cuda.jit
+def control_flow(out, n):
+    i = cuda.grid(1)
+    if i >= n:
+        return
+    total = 0
+    for k in range(i % 7):            # lane-varying trip count
+        if k == 3:
+            continue
+        total += k
+    j = 0
+    while True:                       # break in a divergent loop
+        j += 1
+        if j * j > i:
+            break
+    out[i, 0] = total
+    out[i, 1] = j
+    out[i, 2] = clamp_square(i, 50)
+    out[i, 3] = 1 if i % 3 == 0 and out[i, 0] >= 0 else -1
+
+
+def test_control_flow_matches_python():
+    n = 200
+    out = np.zeros((n, 4), dtype=np.int64)
+    control_flow[4, 64](out, n)
+    for i in range(n):
+        total = sum(k for k in range(i % 7) if k != 3)
+        j = 1
+        while j * j <= i:
+            j += 1
+        assert out[i].tolist() == [total, j, 50 if i > 50 else i * i, 1 if i % 3 == 0 else -1], i
+    site_counts = control_flow.last_launch.counters
+    assert site_counts.total().divergent_branches > 0
+
+
+@cuda.jit
+def warp_ops(src, out):
+    i = cuda.grid(1)
+    v = src[i]
+    lane = cuda.laneid
+    out[i, 0] = cuda.shfl_sync(FULL, v, 5)
+    out[i, 1] = cuda.shfl_up_sync(FULL, v, 1)
+    out[i, 2] = cuda.shfl_down_sync(FULL, v, 2)
+    out[i, 3] = cuda.shfl_xor_sync(FULL, v, 1)
+    out[i, 4] = cuda.ballot_sync(FULL, v % 2 == 0)
+    out[i, 5] = cuda.any_sync(FULL, v == 3)
+    out[i, 6] = cuda.all_sync(FULL, v >= 0)
+    if lane < 8:
+        out[i, 7] = cuda.activemask()
+
+
+def test_warp_intrinsics():
+    src = np.arange(64, dtype=np.int64)
+    out = np.zeros((64, 8), dtype=np.int64)
+    warp_ops[1, 64](src, out)
+    for i in range(64):
+        w, lane = divmod(i, 32)
+        base = 32 * w
+        evens = sum(1 << l for l in range(32) if (base + l) % 2 == 0)
+        assert out[i, 0] == base + 5
+        assert out[i, 1] == (i - 1 if lane >= 1 else i)
+        assert out[i, 2] == (i + 2 if lane < 30 else i)
+        assert out[i, 3] == i ^ 1
+        assert out[i, 4] == evens
+        assert out[i, 5] == (1 if w == 0 else 0)
+        assert out[i, 6] == 1
+        assert out[i, 7] == (0xFF if lane < 8 else 0)
+    assert warp_ops.last_launch.counters.total().shuffles == 4 * 2
+
+
+@cuda.jit
+def atomics(counts, hist, best, lock, values):
+    i = cuda.grid(1)
+    old = cuda.atomic.add(counts, 0, 1)
+    values[i] = old
+    cuda.atomic.add(hist, i % 4, 1.5)
+    cuda.atomic.max(best, 0, i * 7 % 101)
+    cuda.atomic.cas(lock, 0, 0, i + 1)
+
+
+def test_atomics_serialise_per_address():
+    counts = np.zeros(1, dtype=np.int64)
+    hist = np.zeros(4, dtype=np.float64)
+    best = np.zeros(1, dtype=np.int64)
+    lock = np.zeros(1, dtype=np.int64)
+    values = np.zeros(256, dtype=np.int64)
+    atomics[2, 128](counts, hist, best, lock, values)
+    assert counts[0] == 256
+    assert sorted(values.tolist()) == list(range(256))   # every lane saw a distinct old value
+    assert hist.tolist() == [96.0] * 4
+    assert best[0] == max(i * 7 % 101 for i in range(256))
+    assert lock[0] == 1                                   # only the first CAS finds 0
+    assert atomics.last_launch.counters.total().global_atomic_requests == 4 * 8
+
+
+@cuda.jit
+def shared_and_local(src, out):
+    tile = cuda.shared.array((4, 32), np.float32)
+    dyn = cuda.shared.array(0, np.float32)
+    scratch = cuda.local.array(3, np.float32)
+    t = cuda.threadIdx.x
+    row = tile[cuda.threadIdx.y]
+    row[t] = src[cuda.blockIdx.x, cuda.threadIdx.y * 32 + t]
+    dyn[cuda.threadIdx.y * 32 + t] = SCALE
+    for k in range(3):
+        scratch[k] = k
+    cuda.syncthreads()
+    out[cuda.blockIdx.x, cuda.threadIdx.y * 32 + t] = tile[3 - cuda.threadIdx.y, 31 - t] * dyn[0] + scratch[2]
+
+
+def test_shared_dynamic_and_local_arrays():
+    src = np.arange(2 * 128, dtype=np.float32).reshape(2, 128)
+    out = np.zeros_like(src)
+    shared_and_local[2, (32, 4), 0, 512](src, out)
+    np.testing.assert_array_equal(out, src[:, ::-1] * np.float32(3.0) + np.float32(2.0))
+    launch = shared_and_local.last_launch
+    assert launch.static_shared == 4 * 32 * 4 and launch.dynamic_shared == 512
+    t = launch.counters.total()
+    assert t.local_store_requests == 3 * 8 and t.local_load_requests == 8
+    assert t.barriers == 8
+
+
+@cuda.jit
+def strided_shared(out, stride, width):
+    buf = cuda.shared.array(2048, np.float64)
+    small = cuda.shared.array(256, np.int8)
+    t = cuda.threadIdx.x
+    buf[t * stride % 2048] = t
+    small[t] = t
+    out[t] = buf[t * stride % 2048] + small[t]
+
+
+@pytest.mark.parametrize("stride,wavefronts", [(1, 2), (2, 4), (16, 32), (32, 32)])
+def test_eight_byte_shared_accesses_in_half_warp_phases(stride, wavefronts):
+    out = np.zeros(32)
+    strided_shared[1, 32](out, stride, 8)
+    site = strided_shared.last_launch.counters.total()
+    # stores: one 8-byte store and one 1-byte store; loads likewise
+    assert site.shared_store_wavefronts == wavefronts + 1
+    assert site.shared_store_ideal_wavefronts == 2 + 1
+
+
+@cuda.jit
+def oob(a, n):
+    i = cuda.grid(1)
+    if i <= n:            # off by one
+        a[i] = 1.0
+
+
+def test_out_of_bounds_names_line_block_thread_and_bounds():
+    a = np.zeros(100, dtype=np.float32)
+    with pytest.raises(KernelFault) as e:
+        oob[1, 128](a, 100)
+    msg = str(e.value)
+    assert "test_emulator_semantics.py:" in msg and "kernel oob" in msg
+    assert "block (0, 0, 0) thread (100, 0, 0)" in msg
+    assert "out-of-bounds global write of a[100]" in msg and "shape (100)" in msg and "400 bytes" in msg
+    assert e.value.line == oob.py_func.__code__.co_firstlineno + 4
+
+
+@cuda.jit
+def spin(a):
+    i = cuda.grid(1)
+    while a[i] >= 0:
+        a[i] += 1
+
+
+def test_runaway_loop_stops_at_the_budget():
+    a = np.zeros(64, dtype=np.int64)
+    old = SETTINGS.budget
+    SETTINGS.budget = 100_000
+    try:
+        with pytest.raises(KernelFault) as e:
+            spin[2, 32](a)
+    finally:
+        SETTINGS.budget = old
+    assert "instruction budget of 100,000 warp instructions exceeded" in str(e.value)
+    assert "block (0, 0, 0) thread (0, 0, 0)" in str(e.value)
+
+
+@cuda.jit
+def half_barrier(a):
+    if cuda.threadIdx.x < 16:
+        cuda.syncthreads()
+    a[cuda.threadIdx.x] = 1
+
+
+def test_barrier_reached_by_part_of_a_block_is_an_error():
+    with pytest.raises(KernelFault, match="syncthreads reached by 16 of the block's 64 threads"):
+        half_barrier[1, 64](np.zeros(64))
+
+
+@cuda.jit
+def early_exit_barrier(a, n):
+    i = cuda.threadIdx.x
+    if i >= n:
+        return
+    a[i] = i
+    cuda.syncthreads()   # the exited threads do not count
+    a[i] += a[(i + 1) % n]
+
+
+def test_exited_threads_do_not_block_a_barrier():
+    a = np.zeros(64, dtype=np.int64)
+    early_exit_barrier[1, 64](a, 40)
+    assert a[:40].tolist() == [i + (i + 1) % 40 for i in range(40)]
+
+
+@cuda.jit
+def divergent_shuffle(a):
+    i = cuda.threadIdx.x
+    if i < 16:
+        a[i] = cuda.shfl_down_sync(FULL, i, 1)
+
+
+def test_shuffle_with_absent_lanes_is_an_error():
+    with pytest.raises(KernelFault, match="mask 0xffffffff but lanes 0xffff0000"):
+        divergent_shuffle[1, 32](np.zeros(32, dtype=np.int64))
+
+
+@cuda.jit
+def python_error(a):
+    a[0] = math.sqrt(a)
+
+
+def test_python_error_reported_at_kernel_line():
+    with pytest.raises(KernelFault) as e:
+        python_error[1, 1](np.zeros(1))
+    assert e.value.line == python_error.py_func.__code__.co_firstlineno + 2
+    assert "TypeError" in str(e.value) or "cannot" in str(e.value)
+
+
+def _unsupported(body: str) -> str:
+    namespace = {"cuda": cuda, "np": np}
+    import linecache
+    import textwrap
+
+    source = "@cuda.jit\ndef bad(a):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    name = f"<kernel-{abs(hash(source))}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    exec(compile(source, name, "exec"), namespace)
+    with pytest.raises(UnsupportedError) as e:
+        namespace["bad"][1, 1](np.zeros(4))
+    return str(e.value)
+
+
+@pytest.mark.parametrize("body,expected", [
+    ("a[0] = [1, 2][0]\n", "lists are not supported"),
+    ("for x in a:\n    a[0] = x\n", "only 'for name in range(...)' loops"),
+    ("try:\n    a[0] = 1\nexcept Exception:\n    pass\n", "'Try' statements are not supported"),
+    ("a[0] = len('abc')\n", "strings are not supported"),
+    ("a[0:2] = 1\n", "slices are not supported"),
+    ("print(a)\n", "print() is not supported"),
+    ("return 1\n", "cannot return a value"),
+    ("a[0] = undefined_name\n", "name 'undefined_name' is not defined"),
+])
+def test_outside_the_subset_is_rejected_with_its_line(body, expected):
+    msg = _unsupported(body)
+    assert expected in msg and ":3:" in msg, msg
+
+
+def test_grid_strided_2d_and_uniform_loads():
+    @cuda.jit
+    def scale2d(m, factor):
+        x, y = cuda.grid(2)
+        w, h = cuda.gridsize(2)
+        if x < m.shape[1] and y < m.shape[0]:
+            m[y, x] = m[y, x] * factor[0] + w * 0 + h * 0
+    m = np.arange(12 * 20, dtype=np.float64).reshape(12, 20)
+    ref = m * 2.5
+    scale2d[(2, 2), (16, 8)](m, np.array([2.5]))
+    np.testing.assert_array_equal(m, ref)
+    t = scale2d.last_launch.counters.total()
+    # factor[0]: every lane reads one element, one sector per warp instruction
+    assert t.global_load_requests == 2 * t.global_store_requests
