@@ -19,6 +19,6 @@ def test_no_textual_outside_tui():
 
 def test_headless_imports_do_not_load_textual():
     code = ("import sys, warpscope, warpscope.cli, importers, warpscope.report.json_report, "
-            "warpscope.report.markdown; print(any(m.split('.')[0] == 'textual' for m in sys.modules))")
+            "warpscope.report.markdown, warpscope.emulator, warpscope.emulator.runner; print(any(m.split('.')[0] == 'textual' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -1,0 +1,96 @@
+"""Emulator speed (issue 6 targets), side by side with numba's CUDA simulator.
+
+One kernel source (the seed's withDivergence: 100-iteration sqrt loop on random data) is
+written twice, differing only in its import (``from warpscope.emulator import cuda`` /
+``from numba import cuda`` with NUMBA_ENABLE_CUDASIM=1), and each copy runs in a fresh
+process. Prints:
+  - warpscope at the seed size (4096 blocks x 256 threads): target <= 10 s;
+  - numba's simulator at a size it finishes in under a minute, and warpscope at that same
+    size: thread throughput ratio, target >= 100x.
+
+    python benchmarks/emulator_bench.py [--sim-blocks 1024] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+KERNEL = '''
+import math, sys, time
+import numpy as np
+{import_line}
+
+f32 = np.float32
+
+@cuda.jit
+def withDivergence(data, n):
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if i < n:
+        v = data[i]
+        if v > f32(0.5):
+            for j in range(100):
+                v = math.sqrt(v) + f32(j) * f32(0.01)
+        else:
+            v = v + f32(1.0)
+        data[i] = v
+
+blocks = int(sys.argv[1])
+n = blocks * 256
+data = np.random.default_rng(1234).random(n, dtype=np.float32)
+start = time.perf_counter()
+withDivergence[blocks, 256](data, n)
+print(time.perf_counter() - start)
+'''
+
+
+def run(path: Path, blocks: int, env: dict[str, str]) -> float:
+    out = subprocess.run([sys.executable, str(path), str(blocks)], capture_output=True, text=True,
+                         cwd=ROOT, env=env, timeout=600)
+    if out.returncode != 0:
+        raise SystemExit(f"{path.name} failed:\n{out.stderr}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed-blocks", type=int, default=4096)
+    parser.add_argument("--sim-blocks", type=int, default=1024,
+                        help="grid for numba's simulator (it must finish in under a minute)")
+    parser.add_argument("--repeat", type=int, default=3, help="warpscope runs per size; the best is kept")
+    args = parser.parse_args()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory() as tmp:
+        ours = Path(tmp) / "ours.py"
+        ours.write_text(KERNEL.format(import_line="from warpscope.emulator import cuda"))
+        theirs = Path(tmp) / "theirs.py"
+        theirs.write_text(KERNEL.format(import_line="from numba import cuda"))
+        seed_s = min(run(ours, args.seed_blocks, env) for _ in range(args.repeat))
+        small_s = min(run(ours, args.sim_blocks, env) for _ in range(args.repeat))
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            sim_s = None
+        else:
+            sim_s = run(theirs, args.sim_blocks, {**env, "NUMBA_ENABLE_CUDASIM": "1"})
+    seed_threads, sim_threads = args.seed_blocks * 256, args.sim_blocks * 256
+    print(f"withDivergence (100-iteration loop), 256 threads per block; {os.cpu_count()} CPUs")
+    print(f"{'run':44} {'threads':>9} {'seconds':>8} {'threads/s':>11} {'target':>10}")
+    print(f"{'warpscope, seed size':44} {seed_threads:9,} {seed_s:8.2f} {seed_threads / seed_s:11,.0f} {'<= 10 s':>10}")
+    print(f"{'warpscope, simulator size':44} {sim_threads:9,} {small_s:8.3f} {sim_threads / small_s:11,.0f}")
+    if sim_s is None:
+        print("numba is not installed (pip install numba numba-cuda): no simulator baseline")
+        return
+    print(f"{'numba CUDA simulator (NUMBA_ENABLE_CUDASIM=1)':44} {sim_threads:9,} {sim_s:8.2f} "
+          f"{sim_threads / sim_s:11,.0f} {'< 60 s':>10}")
+    print(f"thread throughput, warpscope / numba simulator, same size: {sim_s / small_s:,.0f}x (target >= 100x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""The counting rules of one warp memory instruction, against a lane-by-lane reference."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warpscope.emulator import memory
+
+lanes = st.lists(st.one_of(st.none(), st.integers(0, 4095)), min_size=32, max_size=32)
+
+
+def _rows(warps, itemsize):
+    return np.array([[-1 if a is None else a * itemsize for a in w] for w in warps], dtype=np.int64)
+
+
+def _sectors_reference(warps, itemsize):
+    total = 0
+    for w in warps:
+        touched = set()
+        for a in w:
+            if a is not None:
+                start = a * itemsize
+                touched.update(range(start // 32, (start + itemsize - 1) // 32 + 1))
+        total += len(touched)
+    return total
+
+
+def _wavefronts_reference(warps, itemsize):
+    total = ideal = 0
+    per_phase = max(1, 128 // itemsize) if itemsize > 4 else 32
+    for w in warps:
+        active = [a for a in w if a is not None]
+        if active:
+            ideal += max(1, -(-len(active) * itemsize // 128))
+        for p in range(0, 32, per_phase):
+            banks: dict[int, set[int]] = {}
+            for a in w[p:p + per_phase]:
+                if a is None:
+                    continue
+                first = a * itemsize // 4
+                for word in range(first, first + max(1, itemsize // 4)):
+                    banks.setdefault(word % 32, set()).add(word)
+            total += max((len(v) for v in banks.values()), default=0)
+    return total, ideal
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(lanes, min_size=1, max_size=4), st.sampled_from([1, 2, 4, 8, 16]))
+def test_global_sectors_match_lane_by_lane_count(warps, itemsize):
+    assert memory.global_sectors(_rows(warps, itemsize), itemsize) == _sectors_reference(warps, itemsize)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(lanes, min_size=1, max_size=4), st.sampled_from([4, 8, 16]))
+def test_shared_wavefronts_match_lane_by_lane_count(warps, itemsize):
+    assert memory.shared_wavefronts(_rows(warps, itemsize), itemsize) == _wavefronts_reference(warps, itemsize)
+
+
+def test_textbook_patterns():
+    lane = np.arange(32, dtype=np.int64)[None, :]
+    assert memory.global_sectors(lane * 4, 4) == 4            # coalesced float
+    assert memory.global_sectors(lane * 128, 4) == 32         # stride 32 floats
+    assert memory.global_sectors(lane * 0 + 64, 4) == 1       # broadcast
+    assert memory.global_sectors(lane * 4 + 4, 4) == 5        # misaligned by one float
+    assert memory.shared_wavefronts(lane * 4, 4) == (1, 1)
+    assert memory.shared_wavefronts(lane * 128, 4) == (32, 1)     # column of a [32][32] tile
+    assert memory.shared_wavefronts(lane * 132, 4) == (1, 1)      # column of a [32][33] tile
+    assert memory.shared_wavefronts(lane * 0, 4) == (1, 1)        # all lanes one word
+    assert memory.shared_wavefronts(lane * 8, 4) == (2, 1)        # stride 2 words: 2-way
