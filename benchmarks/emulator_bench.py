@@ -14,6 +14,7 @@ process. Prints:
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import subprocess
 import sys
@@ -22,32 +23,30 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-KERNEL = '''
+HEAD = """
 import math, sys, time
 import numpy as np
 {import_line}
 
 f32 = np.float32
 
-@cuda.jit
-def withDivergence(data, n):
-    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-    if i < n:
-        v = data[i]
-        if v > f32(0.5):
-            for j in range(100):
-                v = math.sqrt(v) + f32(j) * f32(0.01)
-        else:
-            v = v + f32(1.0)
-        data[i] = v
-
+"""
+MAIN = """
 blocks = int(sys.argv[1])
 n = blocks * 256
 data = np.random.default_rng(1234).random(n, dtype=np.float32)
 start = time.perf_counter()
 withDivergence[blocks, 256](data, n)
 print(time.perf_counter() - start)
-'''
+"""
+
+
+def kernel_file(import_line: str) -> str:
+    """The seed workload's withDivergence source, under the given ``cuda`` import."""
+    sys.path.insert(0, str(ROOT))
+    from warpscope.emulator.workloads import seed
+
+    return HEAD.format(import_line=import_line) + inspect.getsource(seed.withDivergence.py_func) + MAIN
 
 
 def run(path: Path, blocks: int, env: dict[str, str]) -> float:
@@ -68,9 +67,9 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         ours = Path(tmp) / "ours.py"
-        ours.write_text(KERNEL.format(import_line="from warpscope.emulator import cuda"))
+        ours.write_text(kernel_file("from warpscope.emulator import cuda"))
         theirs = Path(tmp) / "theirs.py"
-        theirs.write_text(KERNEL.format(import_line="from numba import cuda"))
+        theirs.write_text(kernel_file("from numba import cuda"))
         seed_s = min(run(ours, args.seed_blocks, env) for _ in range(args.repeat))
         small_s = min(run(ours, args.sim_blocks, env) for _ in range(args.repeat))
         try:

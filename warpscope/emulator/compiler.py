@@ -168,20 +168,9 @@ class Compiler:
 
     def guarded(self, node: ast.stmt, fn: Stmt) -> Stmt:
         """Python errors inside a statement become a fault at the kernel's own line."""
-        line = self.line(node)
         if isinstance(node, (ast.If, ast.For, ast.While)):
-            return fn  # their own statements report themselves
-
-        def run_stmt(run: Run, frame: Frame, mask: Mask) -> Mask | None:
-            try:
-                return fn(run, frame, mask)
-            except EmulatorError:
-                raise
-            except arrays.OutOfBounds as e:
-                raise run.fault(line, str(e), lane=e.lane) from None
-            except Exception as e:  # noqa: BLE001 - any Python error is the kernel's
-                raise run.fault(line, f"{type(e).__name__}: {e}", mask) from None
-        return run_stmt
+            return fn  # their own statements (and their tests) report themselves
+        return _at_line(self.line(node), fn)
 
     def stmt(self, node: ast.stmt) -> Stmt:
         method = getattr(self, f"stmt_{type(node).__name__}", None)
@@ -382,18 +371,7 @@ class Compiler:
 
     # -- expressions ----------------------------------------------------------------
     def guarded_expr(self, node: ast.expr, line: int) -> Expr:
-        fn = run_expr(self.expr(node))
-
-        def run_guarded(run: Run, frame: Frame, mask: Mask) -> Any:
-            try:
-                return fn(run, frame, mask)
-            except EmulatorError:
-                raise
-            except arrays.OutOfBounds as e:
-                raise run.fault(line, str(e), lane=e.lane) from None
-            except Exception as e:  # noqa: BLE001
-                raise run.fault(line, f"{type(e).__name__}: {e}", mask) from None
-        return run_guarded
+        return _at_line(line, run_expr(self.expr(node)))
 
     def expr(self, node: ast.expr) -> Node:
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -601,6 +579,20 @@ class Compiler:
 
     def expr_List(self, node: ast.List) -> Node:
         raise self.unsupported(node, "lists are not supported in kernels (use cuda.local.array)")
+
+
+def _at_line(line: int, fn: Callable[[Run, Frame, Mask], Any]) -> Callable[[Run, Frame, Mask], Any]:
+    """``fn`` with any Python error (or out-of-bounds access) reported as a kernel fault at ``line``."""
+    def at_line(run: Run, frame: Frame, mask: Mask) -> Any:
+        try:
+            return fn(run, frame, mask)
+        except EmulatorError:
+            raise
+        except arrays.OutOfBounds as e:
+            raise run.fault(line, str(e), lane=e.lane) from None
+        except Exception as e:  # noqa: BLE001 - any Python error is the kernel's
+            raise run.fault(line, f"{type(e).__name__}: {e}", mask) from None
+    return at_line
 
 
 def _loop(run: Run, frame: Frame, mask: Mask, line: int, body: list[Stmt],
