@@ -4,6 +4,7 @@ arrays, device functions, and the errors a kernel stops with."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -179,6 +180,9 @@ def test_out_of_bounds_names_line_block_thread_and_bounds():
     assert "test_emulator_semantics.py:" in msg and "kernel oob" in msg
     assert "block (0, 0, 0) thread (100, 0, 0)" in msg
     assert "out-of-bounds global write of a[100]" in msg and "shape (100)" in msg and "400 bytes" in msg
+    # the address is one past the end: exactly the array's end bound
+    address, end = re.search(r"address (0x[0-9a-f]+), outside a \[0x[0-9a-f]+, (0x[0-9a-f]+)\)", msg).groups()
+    assert address == end
     assert e.value.line == oob.py_func.__code__.co_firstlineno + 4
 
 

@@ -133,12 +133,28 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
 
 
 def _oob(array: ArrayRef, index: tuple[Any, ...], axis: int, lane: int, write: bool) -> str:
-    shown = ", ".join(str(int(i[lane]) if np.ndim(i) else int(i)) for i in index)
+    """What compute-sanitizer's memcheck would say: the access, its address, the array's bounds."""
+    at = tuple(int(i[lane]) if np.ndim(i) else int(i) for i in index)
     shape = ", ".join(map(str, array.shape))
     what = "write" if write else "read"
     where = f" (axis {axis})" if array.ndim > 1 else ""
-    return (f"out-of-bounds {array.kind} {what} of {array.name}[{shown}]{where}: "
-            f"the array has shape ({shape}), {array.size * array.itemsize} bytes")
+    nbytes = array.size * array.itemsize
+    start = getattr(array, "base", getattr(array, "offset", 0))
+    address = start + int(sum(i * s for i, s in zip(at, _strides(array))))
+    space = "" if array.kind == "global" else f" {array.kind}"
+    return (f"out-of-bounds {array.kind} {what} of {array.name}[{', '.join(map(str, at))}]{where}: "
+            f"{array.itemsize}-byte access at{space} address {address:#x}, outside {array.name} "
+            f"[{start:#x}, {start + nbytes:#x}) of shape ({shape}), {nbytes} bytes")
+
+
+def _strides(array: ArrayRef) -> tuple[int, ...]:
+    if isinstance(array, GlobalArray):
+        return array.data.strides
+    out, step = [], array.itemsize
+    for dim in reversed(array.shape):
+        out.append(step)
+        step *= dim
+    return tuple(reversed(out))
 
 
 def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:

@@ -109,8 +109,13 @@ class Function:
 
     @property
     def static_shared_bytes(self) -> int:
-        return max((d.offset + int(np.prod(d.shape)) * d.dtype.itemsize
-                    for d in self.shared if not d.dynamic), default=0)
+        return static_shared_end(self.shared)
+
+
+def static_shared_end(decls: list[SharedDecl]) -> int:
+    """Bytes of a block's static shared arrays, as laid out so far."""
+    return max((d.offset + int(np.prod(d.shape)) * d.dtype.itemsize for d in decls if not d.dynamic),
+               default=0)
 
 
 def exec_block(body: list[Stmt], run: Run, frame: Frame, mask: Mask) -> Mask | None:

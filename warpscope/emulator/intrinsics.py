@@ -16,7 +16,7 @@ import numpy as np
 
 from warpscope.emulator import arrays
 from warpscope.emulator.api import Dim3Index, cuda
-from warpscope.emulator.compiler import Const, SharedDecl, run_expr
+from warpscope.emulator.compiler import Const, SharedDecl, run_expr, static_shared_end
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import WARP, Mask
 
@@ -36,14 +36,19 @@ def _vectorize(f: Callable[..., float]) -> Callable[..., Any]:
     return lambda *a: vec(*a) if any(np.ndim(x) for x in a) else np.float64(f(*a))
 
 
+def _pow(a: Any, b: Any) -> Any:
+    """math.pow is floating point even on integers (numpy's integer power would wrap)."""
+    kind = np.result_type(np.asarray(a).dtype, np.asarray(b).dtype)
+    return np.power(a, b, dtype=kind if kind.kind == "f" else np.float64)
+
+
 ELEMENTWISE: dict[Any, Callable[..., Any]] = {
     math.sqrt: np.sqrt, math.exp: np.exp, math.expm1: np.expm1, math.log: np.log,
     math.log2: np.log2, math.log10: np.log10, math.log1p: np.log1p, math.sin: np.sin,
     math.cos: np.cos, math.tan: np.tan, math.asin: np.arcsin, math.acos: np.arccos,
     math.atan: np.arctan, math.atan2: np.arctan2, math.sinh: np.sinh, math.cosh: np.cosh,
     math.tanh: np.tanh, math.asinh: np.arcsinh, math.acosh: np.arccosh, math.atanh: np.arctanh,
-    math.pow: lambda a, b: np.power(np.float64(a) if not np.ndim(a) and np.issubdtype(np.asarray(a).dtype, np.integer) else a,
-                                    b, dtype=None if np.asarray(a).dtype.kind == "f" else np.float64),
+    math.pow: lambda a, b: _pow(a, b),
     math.fabs: np.fabs, math.floor: _int(np.floor), math.ceil: _int(np.ceil),
     math.trunc: _int(np.trunc), math.fmod: np.fmod, math.hypot: np.hypot,
     math.copysign: np.copysign, math.isnan: np.isnan, math.isinf: np.isinf,
@@ -211,9 +216,7 @@ def _shared_array(c: Compiler, node: ast.Call, args: list[Any], line: int) -> An
     shape = _shape(c, node, _const_arg(c, node, shape_node, "the shape"))
     dtype = _dtype(c, node, _const_arg(c, node, dtype_node, "the dtype"))
     dynamic = int(np.prod(shape)) == 0
-    static_end = max((d.offset + int(np.prod(d.shape)) * d.dtype.itemsize
-                      for d in c.shared if not d.dynamic), default=0)
-    offset = 0 if dynamic else -(-static_end // dtype.itemsize) * dtype.itemsize
+    offset = 0 if dynamic else -(-static_shared_end(c.shared) // dtype.itemsize) * dtype.itemsize
     decl = SharedDecl(shape, dtype, offset, dynamic)
     c.shared.append(decl)
     key = id(decl)
@@ -238,13 +241,8 @@ def _allocate_shared(run: Run, decl: SharedDecl, name: str, c: Compiler) -> arra
         run.dynamic_buffer = np.zeros((blocks, run.dynamic_shared), dtype=np.uint8)
     count = run.dynamic_shared // decl.dtype.itemsize
     data = run.dynamic_buffer[:, :count * decl.dtype.itemsize].view(decl.dtype).reshape(blocks, count)
-    start = -(-c_static_bytes(c) // 16) * 16
+    start = -(-static_shared_end(c.shared) // 16) * 16
     return arrays.SharedArray(data, name, start, run.chunk.block_of_lane)
-
-
-def c_static_bytes(c: Compiler) -> int:
-    return max((d.offset + int(np.prod(d.shape)) * d.dtype.itemsize for d in c.shared if not d.dynamic),
-               default=0)
 
 
 def _local_array(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
@@ -412,16 +410,15 @@ def _vote(kind: str) -> Callable[..., Any]:
             members = m(run, frame, mask)
             _check_members(run, line, mask, members, f"{kind}_sync")
             run.tick(line, mask)
+            named = np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else np.uint64(FULL_MASK)
             pred = np.broadcast_to(_truth(p(run, frame, mask)), mask.arr.shape) & mask.arr
-            bits = _lane_bits(pred) & (np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else
-                                       np.uint64(FULL_MASK))
+            voted = _lane_bits(pred) & named
             if kind == "ballot":
-                per_warp = bits.astype(np.int64)
+                per_warp = voted.astype(np.int64)
             elif kind == "any":
-                per_warp = (bits != 0).astype(np.int64)
+                per_warp = (voted != 0).astype(np.int64)
             else:
-                per_warp = (bits == (_lane_bits(mask.arr) & (np.uint64(int(members) & FULL_MASK)
-                                                             if not np.ndim(members) else np.uint64(FULL_MASK)))).astype(np.int64)
+                per_warp = (voted == (_lane_bits(mask.arr) & named)).astype(np.int64)
             return np.repeat(per_warp, WARP)
         return vote
     return build
