@@ -19,7 +19,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +97,7 @@ def main() -> None:
         print(f"{name:8} {size:6.0f} {launches:8d} | {base['seconds']:8.2f} {ours['seconds']:7.2f} "
               f"{ours['seconds'] / base['seconds']:5.2f} | {base['peak_mb']:9.0f} {ours['peak_mb']:8.0f} "
               f"{ours['peak_mb'] / base['peak_mb']:5.2f} | {pq['seconds']:16.2f} {ipc['seconds']:14.2f}")
-    print(f"(metric rows: " + ", ".join(f"{r[0]} {r[4]['rows']:,}" for r in rows) + f"; files in {work})")
+    print("(metric rows: " + ", ".join(f"{r[0]} {r[4]['rows']:,}" for r in rows) + f"; files in {work})")
 
 
 if __name__ == "__main__":

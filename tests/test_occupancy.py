@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import H100, PUBLIC_NCU, needs_shared, run_cli
+from tests.conftest import PUBLIC_NCU, needs_shared, run_cli
 from tests.test_occupancy_reference import REFERENCE
 from warpscope.occupancy.advice import what_would_help
 from warpscope.occupancy.calculator import calculate

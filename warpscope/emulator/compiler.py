@@ -296,14 +296,13 @@ class Compiler:
         if node.orelse:
             raise self.unsupported(node, "for ... else is not supported")
         call = node.iter
-        if not (isinstance(call, ast.Call) and isinstance(self.expr(call.func), Const)
-                and self.expr(call.func).value is builtins.range and not call.keywords
-                and 1 <= len(call.args) <= 3):
+        func = self.expr(call.func) if isinstance(call, ast.Call) else None
+        if not (isinstance(call, ast.Call) and isinstance(func, Const) and func.value is builtins.range
+                and not call.keywords and 1 <= len(call.args) <= 3):
             raise self.unsupported(node, "only 'for name in range(...)' loops are supported")
-        bounds = [run_expr(self.guarded_expr(a, line)) for a in call.args]
-        if len(call.args) == 3 and isinstance(self.expr(call.args[2]), Const) \
-                and self.expr(call.args[2]).value == 0:
+        if len(call.args) == 3 and isinstance(step := self.expr(call.args[2]), Const) and step.value == 0:
             raise self.unsupported(node, "range() step must not be zero")
+        bounds = [self.guarded_expr(a, line) for a in call.args]
         target = self.target(node.target)
         body = self.block(node.body)
 
