@@ -108,8 +108,15 @@ def emulate(
     fmt: Annotated[EmulateFormat, typer.Option("--format", "-f", help="md (default) or json.")] = EmulateFormat.md,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="A .parquet/.arrow file saves the profile; any other name gets the report.")] = None,
+    policy: Annotated[str, typer.Option(
+        "--policy", help="Warp scheduler of the timing model: gty (greedy then youngest), gto, lrr.")] = "gty",
+    timing: Annotated[bool, typer.Option(
+        "--timing/--no-timing", help="Run the warp-scheduler timing model (durations, stalls, timeline).")] = True,
+    trace: Annotated[Path | None, typer.Option(
+        "--trace", help="Also write the warp timeline as Chrome/Perfetto trace JSON to this file.")] = None,
 ) -> None:
-    """Run kernels on the SIMT emulator and report them like a profile (counters are source-level)."""
+    """Run kernels on the SIMT emulator and report them like a profile (counters are source-level;
+    durations and stalls come from the timing model)."""
     from warpscope.emulator.errors import EmulatorError
     from warpscope.emulator.kernel import Settings
     from warpscope.emulator.runner import emulate_file, emulate_workload
@@ -124,7 +131,13 @@ def emulate(
         _fail(visible(str(e)))
     if registers < 1 or registers > 255 or budget < 1 or scale < 1:
         _fail("--registers must be 1-255, --budget and --scale positive")
-    settings = Settings(arch=arch, registers=registers, budget=budget)
+    from warpscope.emulator.timing import POLICIES
+
+    if policy not in POLICIES:
+        _fail(f"--policy must be one of {', '.join(POLICIES)}, not {visible(policy)}")
+    if trace is not None and not timing:
+        _fail("--trace needs the timing model (drop --no-timing)")
+    settings = Settings(arch=arch, registers=registers, budget=budget, timing=timing, policy=policy)
     try:
         profile = emulate_file(file, settings) if file is not None else \
             emulate_workload(workload or "", settings, scale)
@@ -135,6 +148,11 @@ def emulate(
 
     views = launch_views(profile)
     profile = analyze(profile, views)
+    if trace is not None:
+        from warpscope.emulator.timing.perfetto import write_trace
+
+        events = write_trace(profile, str(trace))
+        sys.stderr.write(f"{visible(str(trace))}: {events} warp-state events (open in ui.perfetto.dev)\n")
     if output is not None and output.suffix.lower() in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
         profile.save(output)
         sys.stderr.write(f"{visible(str(output))}: {profile.launches.height} emulated launches\n")

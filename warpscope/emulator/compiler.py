@@ -28,6 +28,7 @@ import numpy as np
 from warpscope.emulator import arrays
 from warpscope.emulator.api import Dim3Index
 from warpscope.emulator.errors import EmulatorError, UnsupportedError
+from warpscope.emulator.instructions import Inst, InstTable, Op, arithmetic_op
 from warpscope.emulator.runtime import Frame, Loop, Run
 from warpscope.emulator.simt import Mask, union
 
@@ -57,6 +58,17 @@ class Const:
 
 
 Node = Any  # Const | Expr
+NO_DEPS: frozenset[int] = frozenset()
+
+
+def deps(node: Node) -> frozenset[int]:
+    """The value slots a node's value waits on (the timing model's register dependencies)."""
+    return getattr(node, "deps", NO_DEPS)
+
+
+def with_deps(fn: Any, slots: frozenset[int] | set[int]) -> Any:
+    fn.deps = frozenset(slots)
+    return fn
 
 
 def scalar(value: Any) -> Any:
@@ -106,6 +118,9 @@ class Function:
     body: list[Stmt]
     lines: dict[int, str]
     shared: list[SharedDecl] = field(default_factory=list)
+    table: InstTable = field(default_factory=InstTable)
+    param_slots: list[int] = field(default_factory=list)
+    return_deps: frozenset[int] = NO_DEPS
 
     @property
     def static_shared_bytes(self) -> int:
@@ -131,7 +146,7 @@ class Compiler:
     """Compiles one Python function; ``device_functions`` are compiled (and inlined) on demand."""
 
     def __init__(self, fn: Callable[..., Any], kernel: bool, shared: list[SharedDecl] | None = None,
-                 inlining: tuple[Any, ...] = ()) -> None:
+                 inlining: tuple[Any, ...] = (), table: InstTable | None = None) -> None:
         from warpscope.emulator.source import function_source
 
         self.fn, self.kernel = fn, kernel
@@ -141,6 +156,16 @@ class Compiler:
         self.inlining = inlining + (fn,)
         self.env = self.src.environment
         self.locals: set[str] = set()
+        self.table = InstTable() if table is None else table
+        self.return_deps: set[int] = set()
+
+    def inst(self, node: ast.AST | int, op: Op | None, srcs: Any = NO_DEPS, n: int = 1,
+             dst: int | None = None) -> Inst:
+        line = node if isinstance(node, int) else self.line(node)
+        return self.table.inst(line, op, srcs, n, dst)
+
+    def var(self, name: str) -> int:
+        return self.table.variable(id(self), name)
 
     # -- entry -----------------------------------------------------------------
     def compile(self) -> Function:
@@ -152,7 +177,8 @@ class Compiler:
         params = [a.arg for a in args.args]
         self.locals = set(params) | _assigned_names(tree)
         body = self.block(tree.body)
-        return Function(self.src.name, self.file, params, body, self.src.lines, self.shared)
+        return Function(self.src.name, self.file, params, body, self.src.lines, self.shared, self.table,
+                        [self.var(p) for p in params], frozenset(self.return_deps))
 
     def unsupported(self, node: ast.AST, what: str) -> UnsupportedError:
         return UnsupportedError(self.file, self.line(node), f"in {self.src.name}: {what}")
@@ -196,17 +222,18 @@ class Compiler:
             node.value.warpscope_target = node.targets[0].id  # type: ignore[attr-defined]
         value_node = self.expr(node.value)
         value = run_expr(value_node)
-        targets = [self.target(t) for t in node.targets]
         if isinstance(value_node, Const) or isinstance(node.value, ast.Name):
-            line = self.line(node)
+            move = self.inst(node, Op.ALU, deps(value_node))  # a register move (or an immediate)
+            targets = [self.target(t, frozenset({move.dst})) for t in node.targets]
 
             def run_move(run: Run, frame: Frame, mask: Mask) -> Mask | None:
-                run.tick(line, mask)  # a register move (or an immediate)
+                run.issue(move, mask)
                 v = value(run, frame, mask)
                 for t in targets:
                     t(run, frame, mask, v)
                 return mask
             return run_move
+        targets = [self.target(t, deps(value_node)) for t in node.targets]
 
         def run_assign(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             v = value(run, frame, mask)
@@ -224,29 +251,36 @@ class Compiler:
         op = BINARY.get(type(node.op))
         if op is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__} is not supported")
-        line = self.line(node)
-        value = run_expr(self.expr(node.value))
-        current = run_expr(self.expr(_as_load(node.target)))
-        target = self.target(node.target)
+        value_node, current_node = self.expr(node.value), self.expr(_as_load(node.target))
+        value, current = run_expr(value_node), run_expr(current_node)
+        inst = self.inst(node, None, deps(value_node) | deps(current_node))
+        target = self.target(node.target, frozenset({inst.dst}))
+        divide = isinstance(node.op, ast.Div)
 
         def run_aug(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             v = op(current(run, frame, mask), value(run, frame, mask))
-            run.tick(line, mask)
+            run.issue(inst, mask, _arith_op(v, divide))
             target(run, frame, mask, v)
             return mask
         return run_aug
 
-    def target(self, node: ast.expr) -> Callable[[Run, Frame, Mask, Any], None]:
-        """A closure that stores a value into an assignment target."""
-        line = self.line(node)
+    def target(self, node: ast.expr, srcs: frozenset[int] | None) -> Callable[[Run, Frame, Mask, Any], None]:
+        """A closure that stores a value into an assignment target; the value waits on ``srcs``
+        (None: the target's slot is written by the instruction itself, as a loop counter)."""
         if isinstance(node, ast.Name):
             name = node.id
+            if srcs is None:
+                def set_name(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
+                    frame.assign(name, value, mask)
+                return set_name
+            define = self.inst(node, Op.DEF, srcs, n=0, dst=self.var(name))
 
-            def set_name(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
+            def set_defined(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 frame.assign(name, value, mask)
-            return set_name
+                run.define(define, mask)
+            return set_defined
         if isinstance(node, (ast.Tuple, ast.List)):
-            parts = [self.target(e) for e in node.elts]
+            parts = [self.target(e, srcs) for e in node.elts]
 
             def set_tuple(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 if not isinstance(value, tuple) or len(value) != len(parts):
@@ -255,25 +289,31 @@ class Compiler:
                     p(run, frame, mask, v)
             return set_tuple
         if isinstance(node, ast.Subscript):
-            base = run_expr(self.expr(node.value))
+            base_node = self.expr(node.value)
+            base = run_expr(base_node)
             index = self.index(node.slice)
+            # a store to a register-resident local array (see _memory_op) writes the array's slot
+            array_slot = self.var(node.value.id) if isinstance(node.value, ast.Name) and node.value.id in self.locals else None
+            store = self.inst(node, None, deps(base_node) | deps(index) | (srcs or NO_DEPS), dst=array_slot)
+            line = store.line
 
             def set_item(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 array, idx = _resolve(base(run, frame, mask), index(run, frame, mask))
                 arrays.store(array, idx, value, mask, run.counters.site(line))
-                run.tick(line, mask)
+                run.issue(store, mask, _memory_op(STORE_OP, array, idx), run.memory_cost(array, idx, mask, store=True))
             return set_item
         raise self.unsupported(node, f"cannot assign to {type(node).__name__}")
 
     def stmt_If(self, node: ast.If) -> Stmt:
         line = self.line(node)
         test = self.guarded_expr(node.test, line)
+        branch = self.inst(node, Op.BRA, deps(test))
         then, orelse = self.block(node.body), self.block(node.orelse)
 
         def run_if(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             cond = test(run, frame, mask)
             site = run.counters.site(line)
-            run.tick(line, mask)
+            run.issue(branch, mask)
             site.branches += mask.warps
             if not np.ndim(cond):
                 return exec_block(then if cond else orelse, run, frame, mask)
@@ -303,7 +343,12 @@ class Compiler:
         if len(call.args) == 3 and isinstance(step := self.expr(call.args[2]), Const) and step.value == 0:
             raise self.unsupported(node, "range() step must not be zero")
         bounds = [self.guarded_expr(a, line) for a in call.args]
-        target = self.target(node.target)
+        counter_slot = self.var(node.target.id) if isinstance(node.target, ast.Name) else self.table.new_slot()
+        bound_deps = frozenset().union(*(deps(b) for b in bounds))
+        first = self.inst(node, Op.ALU, bound_deps, dst=counter_slot)
+        test_inst = self.inst(node, Op.BRA, bound_deps | {counter_slot})
+        step_inst = self.inst(node, Op.ALU, bound_deps | {counter_slot}, dst=counter_slot)
+        target = self.target(node.target, None)
         body = self.block(node.body)
 
         def run_for(run: Run, frame: Frame, mask: Mask) -> Mask | None:
@@ -312,7 +357,7 @@ class Compiler:
             step = values[2] if len(values) == 3 else np.int64(1)
             counter = [start]
             up = not np.ndim(step) and step > 0
-            run.tick(line, mask)  # the counter's first value
+            run.issue(first, mask)  # the counter's first value
 
             def test(live: Mask) -> Any:
                 c = counter[0]
@@ -325,7 +370,7 @@ class Compiler:
 
             def advance() -> None:
                 counter[0] = counter[0] + step
-            return _loop(run, frame, mask, line, body, test, enter, advance)
+            return _loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst)
         return run_for
 
     def stmt_While(self, node: ast.While) -> Stmt:
@@ -333,11 +378,12 @@ class Compiler:
         if node.orelse:
             raise self.unsupported(node, "while ... else is not supported")
         test = self.guarded_expr(node.test, line)
+        test_inst = self.inst(node, Op.BRA, deps(test))
         body = self.block(node.body)
 
         def run_while(run: Run, frame: Frame, mask: Mask) -> Mask | None:
-            return _loop(run, frame, mask, line, body, lambda live: test(run, frame, live),
-                         lambda live: None, lambda: None)
+            return _loop(run, frame, mask, body, lambda live: test(run, frame, live),
+                         lambda live: None, lambda: None, test_inst, None)
         return run_while
 
     def stmt_Break(self, node: ast.Break) -> Stmt:
@@ -359,10 +405,13 @@ class Compiler:
         if self.kernel and node.value is not None and not (
                 isinstance(node.value, ast.Constant) and node.value.value is None):
             raise self.unsupported(node, "a kernel cannot return a value (it returns void)")
-        value = run_expr(self.expr(node.value)) if node.value is not None else None
+        value_node = self.expr(node.value) if node.value is not None else None
+        value = run_expr(value_node) if value_node is not None else None
+        self.return_deps |= deps(value_node)
+        ret = self.inst(line, Op.ALU if self.kernel else Op.BRA)
 
         def run_return(run: Run, frame: Frame, mask: Mask) -> Mask | None:
-            run.tick(line, mask)
+            run.issue(ret, mask)
             if frame.kernel:
                 run.end_lanes(mask)
             elif value is not None:
@@ -375,7 +424,8 @@ class Compiler:
 
     # -- expressions ----------------------------------------------------------------
     def guarded_expr(self, node: ast.expr, line: int) -> Expr:
-        return _at_line(line, run_expr(self.expr(node)))
+        compiled = self.expr(node)
+        return with_deps(_at_line(line, run_expr(compiled)), deps(compiled))
 
     def expr(self, node: ast.expr) -> Node:
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -398,7 +448,7 @@ class Compiler:
                     return frame.vars[name]
                 except KeyError:
                     raise NameError(f"'{name}' is used before it is assigned") from None
-            return get
+            return with_deps(get, {self.var(name)})
         if name in self.env:
             return _lane_id_or(Const(self.global_value(node, name, self.env[name])))
         if hasattr(builtins, name):
@@ -437,7 +487,7 @@ class Compiler:
 
         def get_attr(run: Run, frame: Frame, mask: Mask) -> Any:
             return _array_attribute(base(run, frame, mask), attr)
-        return get_attr
+        return with_deps(get_attr, deps(base))
 
     def expr_BinOp(self, node: ast.BinOp) -> Node:
         op = BINARY.get(type(node.op))
@@ -446,27 +496,28 @@ class Compiler:
         left, right = self.expr(node.left), self.expr(node.right)
         if isinstance(left, Const) and isinstance(right, Const):
             return Const(_fold(op, left.value, right.value))
-        line = self.line(node)
         lf, rf = run_expr(left), run_expr(right)
+        inst = self.inst(node, None, deps(left) | deps(right))
+        divide = isinstance(node.op, ast.Div)
 
         def binop(run: Run, frame: Frame, mask: Mask) -> Any:
             v = op(lf(run, frame, mask), rf(run, frame, mask))
-            run.tick(line, mask)
+            run.issue(inst, mask, _arith_op(v, divide))
             return v
-        return binop
+        return with_deps(binop, {inst.dst})
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Node:
         op = UNARY[type(node.op)]
         operand = self.expr(node.operand)
         if isinstance(operand, Const):
             return Const(op(operand.value))
-        line = self.line(node)
+        inst = self.inst(node, None, deps(operand))
 
         def unop(run: Run, frame: Frame, mask: Mask) -> Any:
             v = op(operand(run, frame, mask))
-            run.tick(line, mask)
+            run.issue(inst, mask, _arith_op(v, False))
             return v
-        return unop
+        return with_deps(unop, {inst.dst})
 
     def expr_Compare(self, node: ast.Compare) -> Node:
         ops = []
@@ -479,22 +530,23 @@ class Compiler:
         if all(isinstance(p, Const) for p in parts):
             vals = [p.value for p in parts]
             return Const(np.bool_(all(op(a, b) for op, a, b in zip(ops, vals, vals[1:]))))
-        line = self.line(node)
         fns = [run_expr(p) for p in parts]
+        inst = self.inst(node, Op.ALU, frozenset().union(*(deps(p) for p in parts)), n=len(ops))
 
         def compare(run: Run, frame: Frame, mask: Mask) -> Any:
             vals = [f(run, frame, mask) for f in fns]
             result = ops[0](vals[0], vals[1])
             for op, a, b in zip(ops[1:], vals[1:], vals[2:]):
                 result = result & op(a, b)
-            run.tick(line, mask, len(ops))
+            run.issue(inst, mask)
             return result
-        return compare
+        return with_deps(compare, {inst.dst})
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Node:
         is_and = isinstance(node.op, ast.And)
-        line = self.line(node)
-        fns = [run_expr(self.expr(v)) for v in node.values]
+        nodes = [self.expr(v) for v in node.values]
+        fns = [run_expr(v) for v in nodes]
+        inst = self.inst(node, Op.ALU, frozenset().union(*(deps(v) for v in nodes)))
 
         def boolop(run: Run, frame: Frame, mask: Mask) -> Any:
             # Short-circuit per lane: later operands run only on lanes still undecided,
@@ -512,13 +564,14 @@ class Compiler:
                     continue
                 value = _truth(f(run, frame, sub))
                 result = np.where(sub.arr, value, result)
-                run.tick(line, mask)
+                run.issue(inst, mask)
             return result
-        return boolop
+        return with_deps(boolop, {inst.dst, *inst.srcs})
 
     def expr_IfExp(self, node: ast.IfExp) -> Node:
-        line = self.line(node)
-        test, body, orelse = (run_expr(self.expr(n)) for n in (node.test, node.body, node.orelse))
+        nodes = [self.expr(n) for n in (node.test, node.body, node.orelse)]
+        test, body, orelse = (run_expr(n) for n in nodes)
+        select = self.inst(node, Op.ALU, frozenset().union(*(deps(n) for n in nodes)))
 
         def ifexp(run: Run, frame: Frame, mask: Mask) -> Any:
             c = test(run, frame, mask)
@@ -526,27 +579,29 @@ class Compiler:
                 return body(run, frame, mask) if c else orelse(run, frame, mask)
             c = c.astype(bool, copy=False)
             m_body, m_else = mask.both(c), mask.both(~c)
-            run.tick(line, mask)  # a select
+            run.issue(select, mask)
             if not m_else:
                 return body(run, frame, mask)
             if not m_body:
                 return orelse(run, frame, mask)
             return np.where(c, body(run, frame, m_body), orelse(run, frame, m_else))
-        return ifexp
+        return with_deps(ifexp, {select.dst} | deps(nodes[1]) | deps(nodes[2]))
 
     def expr_Tuple(self, node: ast.Tuple) -> Node:
         parts = [self.expr(e) for e in node.elts]
         if all(isinstance(p, Const) for p in parts):
             return Const(tuple(p.value for p in parts))
         fns = [run_expr(p) for p in parts]
-        return lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns)
+        return with_deps(lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns),
+                         frozenset().union(*(deps(p) for p in parts)))
 
     def expr_Subscript(self, node: ast.Subscript) -> Node:
         base = self.expr(node.value)
         index_node = node.slice
-        line = self.line(node)
         index = self.index(index_node)
         basef = run_expr(base)
+        load = self.inst(node, None, deps(base) | deps(index))
+        line = load.line
 
         def subscript(run: Run, frame: Frame, mask: Mask) -> Any:
             b = basef(run, frame, mask)
@@ -559,9 +614,9 @@ class Compiler:
             if len(full) < array.ndim:
                 return arrays.RowView(array, full)
             v = arrays.load(array, full, mask, run.counters.site(line))
-            run.tick(line, mask)
+            run.issue(load, mask, _memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
             return v
-        return subscript
+        return with_deps(subscript, {load.dst})
 
     def index(self, node: ast.expr) -> Expr:
         if isinstance(node, ast.Slice):
@@ -570,8 +625,10 @@ class Compiler:
         for p in parts:
             if isinstance(p, ast.Slice):
                 raise self.unsupported(node, "slices are not supported in kernels (index one element)")
-        fns = [run_expr(self.expr(p)) for p in parts]
-        return lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns)
+        nodes = [self.expr(p) for p in parts]
+        fns = [run_expr(p) for p in nodes]
+        return with_deps(lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns),
+                         frozenset().union(*(deps(p) for p in nodes)))
 
     def expr_Call(self, node: ast.Call) -> Node:
         from warpscope.emulator.intrinsics import call
@@ -599,19 +656,20 @@ def _at_line(line: int, fn: Callable[[Run, Frame, Mask], Any]) -> Callable[[Run,
     return at_line
 
 
-def _loop(run: Run, frame: Frame, mask: Mask, line: int, body: list[Stmt],
+def _loop(run: Run, frame: Frame, mask: Mask, body: list[Stmt],
           test: Callable[[Mask], Any], enter: Callable[[Mask], None],
-          advance: Callable[[], None]) -> Mask | None:
+          advance: Callable[[], None], test_inst: Inst, step_inst: Inst | None) -> Mask | None:
     """Run a loop while any lane is in it; lanes leave when their test fails or they break."""
     loop = Loop()
     frame.loops.append(loop)
     done: Mask | None = None
     live = mask
+    line = test_inst.line
     site = run.counters.site(line)
     try:
         while True:
             cond = test(live)
-            run.tick(line, live)
+            run.issue(test_inst, live)
             site.branches += live.warps
             if np.ndim(cond):
                 inside = live.both(cond.astype(bool, copy=False))
@@ -636,13 +694,34 @@ def _loop(run: Run, frame: Frame, mask: Mask, line: int, body: list[Stmt],
                 break
             live = inside if nxt.threads == inside.threads else nxt
             advance()
-            run.tick(line, live)  # the counter update
+            if step_inst is not None:
+                run.issue(step_inst, live)  # the counter update
             run.check_budget(line, live)
     finally:
         frame.loops.pop()
     if done is not None and done.threads == mask.threads:
         return mask
     return done
+
+
+#: the pipe class of a load or store, by the kind of memory it reads or writes
+LOAD_OP = {"global": Op.LDG, "shared": Op.LDS, "local": Op.LDL, "const": Op.ALU}
+STORE_OP = {"global": Op.STG, "shared": Op.STS, "local": Op.STL}
+
+
+def _memory_op(ops: dict[str, Op], array: Any, index: tuple[Any, ...]) -> Op:
+    """A local array indexed the same on every lane is timed as registers: nvcc keeps such
+    arrays in registers once the loops that index them are unrolled, so a store is a
+    register write (no instruction: the array's slot takes the value's readiness, loads
+    in flight stay in flight) and a load a register move."""
+    if array.kind == "local" and not any(np.ndim(i) for i in index):
+        return Op.DEF if ops is STORE_OP else Op.ALU
+    return ops[array.kind]
+
+
+def _arith_op(value: Any, divide: bool) -> Op:
+    op = arithmetic_op(value)
+    return Op.FDIV if divide and op is Op.FMA else op
 
 
 def _lane_id_or(node: Const) -> Node:

@@ -16,7 +16,8 @@ import numpy as np
 
 from warpscope.emulator import arrays
 from warpscope.emulator.api import Dim3Index, cuda
-from warpscope.emulator.compiler import Const, SharedDecl, run_expr, static_shared_end
+from warpscope.emulator.compiler import Const, SharedDecl, deps, run_expr, static_shared_end, with_deps
+from warpscope.emulator.instructions import Op, arithmetic_op
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import WARP, Mask
 
@@ -72,6 +73,28 @@ CASTS: dict[Any, Any] = {
 
 NO_OPS = {cuda.threadfence, cuda.threadfence_block, cuda.threadfence_system}
 
+#: functions the GPU computes on its transcendental unit (MUFU and its refinement code)
+TRANSCENDENTAL = {math.sqrt, math.exp, math.expm1, math.log, math.log2, math.log10, math.log1p,
+                  math.sin, math.cos, math.tan, math.asin, math.acos, math.atan, math.atan2,
+                  math.sinh, math.cosh, math.tanh, math.asinh, math.acosh, math.atanh, math.pow,
+                  math.hypot, math.erf, math.erfc, math.gamma, math.lgamma, math.fmod}
+
+
+def _all_deps(args: list[Any]) -> frozenset[int]:
+    return frozenset().union(*(deps(a) for a in args))
+
+
+def _value_op(fn: Any, args: tuple[Any, ...], value: Any) -> Op:
+    """The pipe a call's instruction runs on, from the function and the value types."""
+    if fn in TRANSCENDENTAL:
+        return Op.XU
+    if fn == "cast" and args:
+        src = np.asarray(args[0]).dtype
+        dst = np.asarray(value).dtype
+        if src.kind != dst.kind and "f" in (src.kind, dst.kind) or src != dst and src.kind == dst.kind == "f":
+            return Op.CVT  # I2F, F2I, F2F run on the conversion (XU) pipe
+    return arithmetic_op(value)
+
 
 def is_known(value: Any) -> bool:
     """Whether a global may be named in a kernel (modules, intrinsics, device functions)."""
@@ -122,15 +145,20 @@ def call(c: Compiler, node: ast.Call, fn: Any) -> Any:
     if builder is not None:
         return builder(c, node, args, line)
     if _hashable(fn) and fn in CASTS:
-        return _elementwise(c, node, args, line, _cast(CASTS[fn]))
+        return _elementwise(c, node, args, line, _cast(CASTS[fn]), "cast")
     if isinstance(fn, np.dtype):
-        return _elementwise(c, node, args, line, _cast(fn.type))
+        return _elementwise(c, node, args, line, _cast(fn.type), "cast")
     if _hashable(fn) and fn in ELEMENTWISE:
-        return _elementwise(c, node, args, line, ELEMENTWISE[fn])
+        return _elementwise(c, node, args, line, ELEMENTWISE[fn], fn)
     if isinstance(fn, np.ufunc):
         return _elementwise(c, node, args, line, fn)
     if _hashable(fn) and fn in NO_OPS:
-        return _counted(line, lambda run, frame, mask: None)
+        fence = c.inst(line, Op.ALU)
+
+        def no_op(run: Run, frame: Frame, mask: Mask) -> Any:
+            run.issue(fence, mask)
+            return None
+        return no_op
     if fn is cuda.jit:
         raise c.unsupported(node, "cuda.jit cannot be called inside a kernel")
     raise c.unsupported(node, f"{_name(fn)}() is not supported in kernels")
@@ -156,21 +184,20 @@ def _cast(t: Any) -> Callable[[Any], Any]:
     return lambda x: np.asarray(x).astype(t) if np.ndim(x) else t(x)
 
 
-def _counted(line: int, fn: Callable[[Run, Frame, Mask], Any]) -> Callable[[Run, Frame, Mask], Any]:
-    def counted(run: Run, frame: Frame, mask: Mask) -> Any:
-        v = fn(run, frame, mask)
-        run.tick(line, mask)
-        return v
-    return counted
-
-
 def _elementwise(c: Compiler, node: ast.Call, args: list[Any], line: int,
-                 f: Callable[..., Any]) -> Any:
+                 f: Callable[..., Any], kind: Any = None) -> Any:
     if all(isinstance(a, Const) for a in args):
         with np.errstate(all="ignore"):
             return Const(f(*(a.value for a in args)))
     fns = [run_expr(a) for a in args]
-    return _counted(line, lambda run, frame, mask: f(*(g(run, frame, mask) for g in fns)))
+    inst = c.inst(line, None, _all_deps(args))
+
+    def elementwise(run: Run, frame: Frame, mask: Mask) -> Any:
+        values = tuple(g(run, frame, mask) for g in fns)
+        v = f(*values)
+        run.issue(inst, mask, _value_op(kind, values, v))
+        return v
+    return with_deps(elementwise, {inst.dst})
 
 
 def _const_arg(c: Compiler, node: ast.AST, value: Any, what: str) -> Any:
@@ -282,12 +309,14 @@ def _grid(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
     if n not in (1, 2, 3):
         raise c.unsupported(node, "cuda.grid takes 1, 2 or 3")
 
+    inst = c.inst(line, Op.ALU, n=n)
+
     def grid(run: Run, frame: Frame, mask: Mask) -> Any:
         ch = run.chunk
-        run.tick(line, mask, n)
+        run.issue(inst, mask)
         vals = tuple(ch.bid[a] * ch.block[a] + ch.tid[a] for a in range(n))
         return vals[0] if n == 1 else vals
-    return grid
+    return with_deps(grid, {inst.dst})
 
 
 def _gridsize(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
@@ -305,7 +334,9 @@ def _gridsize(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
 
 def _syncthreads_kind(kind: str) -> Callable[..., Any]:
     def build(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
-        pred = run_expr(_args(c, node, args, ("predicate",))[0]) if kind else None
+        pred_node = _args(c, node, args, ("predicate",))[0] if kind else None
+        pred = run_expr(pred_node) if kind else None
+        bar = c.inst(line, Op.BAR, deps(pred_node))
 
         def syncthreads(run: Run, frame: Frame, mask: Mask) -> Any:
             ch = run.chunk
@@ -319,7 +350,7 @@ def _syncthreads_kind(kind: str) -> Callable[..., Any]:
                                       "threads (a barrier inside a branch that splits the block)", lane=lane)
             site = run.counters.site(line)
             site.barriers += mask.warps
-            run.tick(line, mask)
+            run.issue(bar, mask)
             if pred is None:
                 return None
             p = np.broadcast_to(_truth(pred(run, frame, mask)), mask.arr.shape) & mask.arr
@@ -330,7 +361,7 @@ def _syncthreads_kind(kind: str) -> Callable[..., Any]:
             if kind == "and":
                 return (per_lane == expected[ch.block_of_lane]).astype(np.int64)
             return (per_lane > 0).astype(np.int64)
-        return syncthreads
+        return with_deps(syncthreads, {bar.dst})
     return build
 
 
@@ -365,10 +396,11 @@ def _check_members(run: Run, line: int, mask: Mask, members: Any, what: str) -> 
 def _syncwarp(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
     (m,) = _args(c, node, args, ("mask",), {"mask": np.int64(FULL_MASK)})
     mf = run_expr(m)
+    inst = c.inst(line, Op.ALU, deps(m))
 
     def syncwarp(run: Run, frame: Frame, mask: Mask) -> Any:
         _check_members(run, line, mask, mf(run, frame, mask), "syncwarp")
-        run.tick(line, mask)
+        run.issue(inst, mask)
         return None
     return syncwarp
 
@@ -376,14 +408,16 @@ def _syncwarp(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
 def _shuffle(kind: str) -> Callable[..., Any]:
     def build(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
         third = {"idx": "src_lane", "up": "delta", "down": "delta", "xor": "lane_mask"}[kind]
-        m, v, x = (run_expr(a) for a in _args(c, node, args, ("mask", "value", third)))
+        nodes = _args(c, node, args, ("mask", "value", third))
+        m, v, x = (run_expr(a) for a in nodes)
+        inst = c.inst(line, Op.SHFL, _all_deps(nodes))
 
         def shuffle(run: Run, frame: Frame, mask: Mask) -> Any:
             _check_members(run, line, mask, m(run, frame, mask), f"shfl_{kind}_sync" if kind != "idx" else "shfl_sync")
             value, arg = v(run, frame, mask), x(run, frame, mask)
             site = run.counters.site(line)
             site.shuffles += mask.warps
-            run.tick(line, mask)
+            run.issue(inst, mask)
             lane = run.chunk.lane_id
             if kind == "idx":
                 src = np.asarray(arg) % WARP + 0 * lane
@@ -398,18 +432,20 @@ def _shuffle(kind: str) -> Callable[..., Any]:
             rows = value.reshape(-1, WARP)
             src = np.broadcast_to(src, lane.shape).reshape(-1, WARP)
             return np.take_along_axis(rows, src.astype(np.int64), axis=1).reshape(-1)
-        return shuffle
+        return with_deps(shuffle, {inst.dst})
     return build
 
 
 def _vote(kind: str) -> Callable[..., Any]:
     def build(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
-        m, p = (run_expr(a) for a in _args(c, node, args, ("mask", "predicate")))
+        nodes = _args(c, node, args, ("mask", "predicate"))
+        m, p = (run_expr(a) for a in nodes)
+        inst = c.inst(line, Op.ALU, _all_deps(nodes))
 
         def vote(run: Run, frame: Frame, mask: Mask) -> Any:
             members = m(run, frame, mask)
             _check_members(run, line, mask, members, f"{kind}_sync")
-            run.tick(line, mask)
+            run.issue(inst, mask)
             named = np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else np.uint64(FULL_MASK)
             pred = np.broadcast_to(_truth(p(run, frame, mask)), mask.arr.shape) & mask.arr
             voted = _lane_bits(pred) & named
@@ -420,15 +456,16 @@ def _vote(kind: str) -> Callable[..., Any]:
             else:
                 per_warp = (voted == (_lane_bits(mask.arr) & named)).astype(np.int64)
             return np.repeat(per_warp, WARP)
-        return vote
+        return with_deps(vote, {inst.dst})
     return build
 
 
 def _activemask(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
     _args(c, node, args, ())
+    inst = c.inst(line, Op.ALU)
 
     def activemask(run: Run, frame: Frame, mask: Mask) -> Any:
-        run.tick(line, mask)
+        run.issue(inst, mask)
         return np.repeat(_lane_bits(mask.arr).astype(np.int64), WARP)
     return activemask
 
@@ -449,7 +486,9 @@ _SCAN: dict[str, Callable[[Any, Any], Any]] = {
 def _atomic(op: str) -> Callable[..., Any]:
     def build(c: Compiler, node: ast.Call, args: list[Any], line: int) -> Any:
         names = ("ary", "idx", "old", "val") if op == "cas" else ("ary", "idx", "val")
-        fns = [run_expr(a) for a in _args(c, node, args, names)]
+        nodes = _args(c, node, args, names)
+        fns = [run_expr(a) for a in nodes]
+        inst = c.inst(line, None, _all_deps(nodes))
 
         def atomic(run: Run, frame: Frame, mask: Mask) -> Any:
             from warpscope.emulator.compiler import _resolve
@@ -469,9 +508,10 @@ def _atomic(op: str) -> Callable[..., Any]:
                 site.shared_atomic_requests += mask.warps
             else:
                 raise TypeError(f"atomics need a global or shared array, not {array.kind} {array.name}")
-            run.tick(line, mask)
+            run.issue(inst, mask, Op.ATOMG if array.kind == "global" else Op.ATOMS,
+                      run.memory_cost(array, full, mask))
             return _apply_atomic(op, array, full, values[2:], mask)
-        return atomic
+        return with_deps(atomic, {inst.dst})
     return build
 
 
@@ -617,17 +657,22 @@ def _inline(c: Compiler, node: ast.Call, fn: Any, args: list[Any]) -> Any:
         raise c.unsupported(node, f"{fn.name} calls itself: recursion is not supported")
     from warpscope.emulator.compiler import Compiler as _Compiler, exec_block
 
-    compiled = _Compiler(fn.py_func, kernel=False, shared=c.shared, inlining=c.inlining).compile()
+    compiled = _Compiler(fn.py_func, kernel=False, shared=c.shared, inlining=c.inlining,
+                         table=c.table).compile()
     if len(args) != len(compiled.params):
         raise c.unsupported(node, f"{fn.name} takes {len(compiled.params)} arguments, given {len(args)}")
     fns = [run_expr(a) for a in args]
+    # the parameters take the arguments' readiness, as registers passed in
+    params = [c.inst(line, Op.DEF, deps(a), n=0, dst=slot) for a, slot in zip(args, compiled.param_slots)]
 
     def inline(run: Run, frame: Frame, mask: Mask) -> Any:
         inner = Frame(live=mask.threads, kernel=False,
                       vars={p: f(run, frame, mask) for p, f in zip(compiled.params, fns)})
+        for d in params:
+            run.define(d, mask)
         exec_block(compiled.body, run, inner, mask)
         return inner.ret
-    return inline
+    return with_deps(inline, compiled.return_deps)
 
 
 _BUILDERS: dict[Any, Callable[..., Any]] = {

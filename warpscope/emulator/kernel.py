@@ -20,6 +20,8 @@ from warpscope.emulator.compiler import Compiler, Function, exec_block, scalar
 from warpscope.emulator.errors import EmulatorError
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Chunk, Counters
+from warpscope.emulator.timing import TimingResult, simulate, timing_for
+from warpscope.emulator.trace import Trace
 
 
 @dataclass
@@ -30,6 +32,8 @@ class Settings:
     registers: int = 32            # registers per thread when the kernel does not say
     budget: int = 2_000_000_000    # warp instructions per launch before a loop is called runaway
     chunk_lanes: int = 1 << 17     # lanes executed together (memory vs per-step overhead)
+    timing: bool = True            # run the timing model on each launch
+    policy: str = "gty"            # warp scheduler: gty (greedy then youngest), gto, lrr
 
 
 SETTINGS = Settings()
@@ -52,6 +56,7 @@ class Launch:
     arch: str
     counters: Counters
     lines: dict[int, str] = field(default_factory=dict)
+    timing: TimingResult | None = None
 
 
 @contextlib.contextmanager
@@ -114,10 +119,12 @@ class Kernel:
         n_blocks = grid[0] * grid[1] * grid[2]
         slots = -(-threads // 32) * 32
         per_chunk = max(1, SETTINGS.chunk_lanes // slots)
+        arch = SETTINGS.arch
+        trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if SETTINGS.timing else None
         with np.errstate(all="ignore"):
             for first in range(0, n_blocks, per_chunk):
                 chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
-                run = Run(self.name, fn.file, chunk, counters, SETTINGS.budget, dynamic_shared)
+                run = Run(self.name, fn.file, chunk, counters, SETTINGS.budget, dynamic_shared, trace)
                 frame = Frame(live=chunk.entry.threads, kernel=True, vars=dict(values))
                 exec_block(fn.body, run, frame, chunk.entry)
         uses_barrier = any(s.barriers for s in counters.sites.values())
@@ -126,7 +133,10 @@ class Kernel:
             registers=self.max_registers or SETTINGS.registers,
             registers_stated=self.max_registers is not None,
             static_shared=fn.static_shared_bytes, dynamic_shared=dynamic_shared,
-            barriers=1 if uses_barrier else 0, arch=SETTINGS.arch, counters=counters, lines=fn.lines)
+            barriers=1 if uses_barrier else 0, arch=arch, counters=counters, lines=fn.lines)
+        if trace is not None:
+            record.timing = simulate(trace, fn.table.insts, arch, threads, record.registers,
+                                     record.static_shared, dynamic_shared, record.barriers, SETTINGS.policy)
         self.last_launch = record
         for r in _RECORDERS:
             r.append(record)

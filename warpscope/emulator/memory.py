@@ -25,13 +25,18 @@ PHASE_BYTES = BANKS * BANK_BYTES  # one shared wavefront serves 128 bytes
 
 def global_sectors(addresses: np.ndarray, itemsize: int) -> int:
     """Distinct 32-byte sectors per warp, summed; ``addresses``: (warps, 32), -1 = inactive."""
+    return _distinct_per_row(sector_ids(addresses, itemsize))
+
+
+def sector_ids(addresses: np.ndarray, itemsize: int) -> np.ndarray:
+    """The sector of every lane's access, (warps, 32 or more), -1 = inactive; an element that
+    straddles sectors adds a column per extra sector it covers."""
     first = np.where(addresses >= 0, addresses // SECTOR_BYTES, -1)
     if itemsize > SECTOR_BYTES or np.any((addresses >= 0) & (addresses % itemsize != 0)):
-        # an element that can straddle sectors touches every sector it covers
         last = np.where(addresses >= 0, (addresses + itemsize - 1) // SECTOR_BYTES, -1)
         if np.any(last != first):
-            return _distinct_per_row(_spans(first, last))
-    return _distinct_per_row(first)
+            return _spans(first, last)
+    return first
 
 
 def shared_wavefronts(offsets: np.ndarray, itemsize: int) -> tuple[int, int]:
@@ -40,31 +45,36 @@ def shared_wavefronts(offsets: np.ndarray, itemsize: int) -> tuple[int, int]:
     active = offsets >= 0
     lanes = active.sum(axis=1)
     ideal = int(np.maximum(1, -(-lanes[lanes > 0] * itemsize // PHASE_BYTES)).sum())
+    return int(wavefronts_per_warp(offsets, itemsize).sum()), ideal
+
+
+def wavefronts_per_warp(offsets: np.ndarray, itemsize: int) -> np.ndarray:
+    """Wavefronts of each warp's shared access (rows of ``offsets`` as in ``shared_wavefronts``).
+
+    8- and 16-byte accesses are served in phases of 128 bytes (16 lanes of 8 bytes, 8 of 16),
+    each lane covering several words; the phases of a warp add up."""
     if itemsize <= BANK_BYTES:
-        words = np.where(active, offsets // BANK_BYTES, -1)
-    else:
-        # phases of 128 bytes: 16 lanes of 8 bytes, 8 lanes of 16; each lane covers n words
-        per_lane = itemsize // BANK_BYTES
-        lanes_per_phase = max(1, PHASE_BYTES // itemsize)
-        rows = offsets.reshape(-1, lanes_per_phase)
-        base = np.where(rows >= 0, rows // BANK_BYTES, -1)
-        steps = np.arange(per_lane)
-        words = np.where(base[:, :, None] >= 0, base[:, :, None] + steps, -1).reshape(rows.shape[0], -1)
-    return _busiest_bank(words), ideal
+        return _busiest_bank(np.where(offsets >= 0, offsets // BANK_BYTES, -1))
+    per_lane = itemsize // BANK_BYTES
+    lanes_per_phase = max(1, PHASE_BYTES // itemsize)
+    rows = offsets.reshape(-1, lanes_per_phase)
+    base = np.where(rows >= 0, rows // BANK_BYTES, -1)
+    words = np.where(base[:, :, None] >= 0, base[:, :, None] + np.arange(per_lane), -1).reshape(rows.shape[0], -1)
+    return _busiest_bank(words).reshape(offsets.shape[0], -1).sum(axis=1)
 
 
-def _busiest_bank(words: np.ndarray) -> int:
-    """Sum over rows of the largest number of distinct words any one bank is asked for."""
+def _busiest_bank(words: np.ndarray) -> np.ndarray:
+    """Per row, the largest number of distinct words any one bank is asked for."""
     words = np.sort(words, axis=1)
     valid = words >= 0
     first = valid.copy()
     first[:, 1:] &= words[:, 1:] != words[:, :-1]
     rows = np.nonzero(first)[0]
     if rows.size == 0:
-        return 0
+        return np.zeros(words.shape[0], dtype=np.int64)
     banks = words[first] % BANKS
     counts = np.bincount(rows * BANKS + banks, minlength=words.shape[0] * BANKS)
-    return int(counts.reshape(words.shape[0], BANKS).max(axis=1).sum())
+    return counts.reshape(words.shape[0], BANKS).max(axis=1)
 
 
 def _distinct_per_row(values: np.ndarray) -> int:

@@ -11,15 +11,14 @@ import polars as pl
 
 from warpscope.emulator.kernel import Launch
 from warpscope.emulator.simt import SiteCounts
+from warpscope.emulator.timing import STATES, TimingResult
+from warpscope.emulator.timing.params import SM_COUNT
+from warpscope.emulator.timing.sm import NOT_RESIDENT
 from warpscope.model import schema
 from warpscope.model.catalog import BY_ID
 from warpscope.model.profile import Profile
 from warpscope.occupancy.calculator import evaluate
 
-#: SMs of the GPU each architecture's emulated device stands for (its best-known part)
-SM_COUNT = {"sm_50": 16, "sm_52": 24, "sm_53": 1, "sm_60": 56, "sm_61": 28, "sm_62": 2, "sm_70": 80,
-            "sm_72": 8, "sm_75": 40, "sm_80": 108, "sm_86": 84, "sm_87": 16, "sm_88": 16, "sm_89": 128,
-            "sm_90": 132, "sm_100": 148, "sm_103": 148, "sm_110": 20, "sm_120": 170, "sm_121": 48}
 DEVICE = "warpscope emulator"
 SOURCE_LEVEL_NOTE = ("emulator counters are source-level: one instruction per Python operation; "
                      "the CUDA compiler may predicate short branches or merge loads, which a GPU counts differently")
@@ -27,16 +26,23 @@ SOURCE_LEVEL_NOTE = ("emulator counters are source-level: one instruction per Py
 
 def to_profile(launches: list[Launch], path: str) -> Profile:
     """A Profile of emulated launches, in launch order, from the file ``path``."""
-    launch_rows, metric_rows, source_rows = [], [], []
+    launch_rows, metric_rows, source_rows, stall_rows = [], [], [], []
+    timelines = []
     for launch_id, launch in enumerate(launches):
         sms = SM_COUNT.get(launch.arch, 132)
         launch_rows.append(_launch_row(launch_id, launch, path, sms))
+        metrics = launch_metrics(launch, sms)
+        if launch.timing is not None:
+            metrics |= timing_metrics(launch.timing)
+            launch_rows[-1]["duration_ns"] = launch.timing.duration_ns
+            stall_rows.extend(_stall_rows(launch_id, launch.timing))
+            timelines.append(timeline_frame(launch_id, launch.timing))
         metric_rows.extend({"launch_id": launch_id, "metric": k, "value": float(v), "name": k,
                             "section": "warpscope emulator", "unit": BY_ID[k].unit,
                             "base_unit": BY_ID[k].unit, "text": _text(v)}
-                           for k, v in launch_metrics(launch, sms).items())
+                           for k, v in metrics.items())
         source_rows.extend(_source_rows(launch_id, launch))
-    notes = [SOURCE_LEVEL_NOTE] + _register_notes(launches)
+    notes = [SOURCE_LEVEL_NOTE] + _register_notes(launches) + _timing_notes(launches)
     sources = pl.DataFrame([{"path": path, "format": "emulator", "launches": len(launches),
                              "rows_in": len(launches), "rows_imported": len(launches), "rows_rejected": 0,
                              "lines_set_aside": 0, "messages": [], "notes": notes}], schema=schema.SOURCES)
@@ -44,8 +50,69 @@ def to_profile(launches: list[Launch], path: str) -> Profile:
         launches=_frame("launches", launch_rows),
         metrics=_frame("metrics", metric_rows),
         source=_frame("source", source_rows),
+        stalls=_frame("stalls", stall_rows),
+        timeline=pl.concat(timelines) if timelines else schema.empty("timeline"),
         sources=sources,
     )
+
+
+def timing_metrics(r: TimingResult) -> dict[str, float]:
+    """The timing model's canonical metrics, defined as Nsight Compute defines them."""
+    issued = r.issued
+    sm_active = r.total("cycles")            # summed over the simulated SMs
+    smsp_active = r.total("smsp_active_cycles")
+    resident = r.total("resident_warp_cycles")
+    n = max(1, len(r.simulated))
+    out: dict[str, float] = {
+        "duration_ns": r.duration_ns,
+        "elapsed_cycles": r.cycles + round(r.launch_overhead_ns * r.clock_hz / 1e9),
+        # averaged over every SM of the device, idle ones included, as sm__cycles_active.avg
+        "sm_active_cycles": sm_active / n * r.active_sms / r.sms,
+        "sm_frequency_hz": r.clock_hz,
+    }
+    if sm_active:
+        out["ipc_active"] = issued / sm_active
+        out["achieved_occupancy_pct"] = 100.0 * resident / (sm_active * r.max_warps)
+        out["achieved_active_warps"] = resident / sm_active
+    if smsp_active:
+        out["issue_slot_utilization_pct"] = 100.0 * issued / smsp_active
+        out["active_warps_per_scheduler"] = resident / smsp_active
+        out["eligible_warps_per_scheduler"] = r.total("eligible_warp_cycles") / smsp_active
+    if issued:
+        out["warp_cycles_per_issued_instruction"] = sum(r.state_cycles().values()) / issued
+    if r.total("l1_lookups"):
+        out["l1_hit_rate_pct"] = 100.0 * r.total("l1_hits") / r.total("l1_lookups")
+    if r.total("l2_lookups"):
+        out["l2_hit_rate_pct"] = 100.0 * r.total("l2_hits") / r.total("l2_lookups")
+    return {k: v for k, v in out.items() if k in BY_ID}
+
+
+def _stall_rows(launch_id: int, r: TimingResult) -> list[dict[str, object]]:
+    issued = r.issued
+    if not issued:
+        return []
+    cycles = r.state_cycles()
+    total = sum(cycles.values())
+    return [{"launch_id": launch_id, "reason": state, "cycles_per_issue": c / issued,
+             "share_pct": 100.0 * c / total if total else 0.0} for state, c in cycles.items()]
+
+
+def timeline_frame(launch_id: int, r: TimingResult) -> pl.DataFrame:
+    """The run-length encoded warp states of the simulated SMs."""
+    names = list(STATES) + ["not_resident"]
+    cols: dict[str, list[int]] = {k: [] for k in ("sm", "warp_slot", "block", "warp", "smsp",
+                                                 "start_cycle", "end_cycle", "state")}
+    for sm, res in enumerate(r.simulated):
+        for slot, block, warp, smsp, start, end, state in res.timeline:
+            if state == NOT_RESIDENT:
+                continue
+            for k, v in zip(cols, (sm, slot, block, warp, smsp, start, end, state)):
+                cols[k].append(v)
+    frame = pl.DataFrame({k: v for k, v in cols.items() if k != "state"}, schema={k: pl.Int64() for k in cols if k != "state"})
+    frame = frame.with_columns(launch_id=pl.lit(launch_id, pl.Int64()),
+                               state=pl.Series(cols["state"], dtype=pl.Int64()).replace_strict(
+                                   list(range(len(names))), names, return_dtype=pl.String()))
+    return schema.conform("timeline", frame)
 
 
 def launch_metrics(launch: Launch, sms: int) -> dict[str, float]:
@@ -137,6 +204,19 @@ def _register_notes(launches: list[Launch]) -> list[str]:
     regs = sorted({r for _, r in assumed})
     return [f"registers per thread assumed {', '.join(map(str, regs))} for "
             f"{', '.join(sorted({k for k, _ in assumed}))} (set @cuda.jit(max_registers=N) or --registers)"]
+
+
+def _timing_notes(launches: list[Launch]) -> list[str]:
+    timed = [l for l in launches if l.timing is not None]
+    if not timed:
+        return []
+    notes = [f"timing modelled for {timed[0].timing.arch} ({timed[0].timing.policy} scheduler): durations, "  # type: ignore[union-attr]
+             "stalls and achieved occupancy come from simulating one SM's share of the grid "
+             "(docs/emulator.md, docs/emulator-validation.md)"]
+    cut = sorted({l.kernel for l in timed if not all(r.timeline_complete for r in l.timing.simulated)})  # type: ignore[union-attr]
+    if cut:
+        notes.append(f"timeline table cut short (row limit) for {', '.join(cut)}")
+    return notes
 
 
 def _text(v: float) -> str:

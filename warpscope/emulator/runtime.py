@@ -9,7 +9,9 @@ import numpy as np
 
 from warpscope.emulator.arrays import LocalArray, SharedArray
 from warpscope.emulator.errors import KernelFault
-from warpscope.emulator.simt import Chunk, Counters, Mask
+from warpscope.emulator.instructions import Inst, Op
+from warpscope.emulator.simt import WARP, Chunk, Counters, Mask
+from warpscope.emulator.trace import Access, Trace
 
 
 @dataclass
@@ -65,7 +67,7 @@ class Run:
     """One chunk of blocks executing one kernel."""
 
     def __init__(self, kernel: str, file: str, chunk: Chunk, counters: Counters, budget: int,
-                 dynamic_shared: int) -> None:
+                 dynamic_shared: int, trace: Trace | None = None) -> None:
         self.kernel, self.file = kernel, file
         self.chunk, self.counters, self.budget = chunk, counters, budget
         self.alive = chunk.alive.copy()
@@ -73,13 +75,40 @@ class Run:
         self.local: dict[int, LocalArray] = {}
         self.dynamic_shared = dynamic_shared
         self.dynamic_buffer: np.ndarray | None = None
+        self.trace = trace
+        if trace is not None:
+            trace.start_chunk(chunk)
 
-    def tick(self, line: int, mask: Mask, n: int = 1) -> None:
-        """Count ``n`` warp instructions at ``line`` executed under ``mask``."""
-        site = self.counters.site(line)
+    def issue(self, inst: Inst, mask: Mask, op: Op | None = None, accesses: list[Access] | None = None) -> None:
+        """Count the warp instructions of ``inst`` executed under ``mask`` (and trace them)."""
+        site = self.counters.site(inst.line)
+        n = inst.n
         site.warp_instructions += n * mask.warps
         site.thread_instructions += n * mask.threads
         self.counters.warp_instructions += n * mask.warps
+        if self.trace is not None:
+            self.trace.record(inst, inst.op if op is None else op, mask, accesses)
+
+    def define(self, inst: Inst, mask: Mask) -> None:
+        """A variable took a value: no instruction, but the timing model follows the value."""
+        if self.trace is not None:
+            self.trace.record(inst, Op.DEF, mask, None)
+
+    def memory_cost(self, array: Any, index: tuple[Any, ...], mask: Mask,
+                    store: bool = False) -> list[Access] | None:
+        """Per sampled warp, what a load, store or atomic touched (None when not tracing)."""
+        trace = self.trace
+        if trace is None or array.kind == "const" or (array.kind != "global" and not trace.sampling):
+            return None
+        offsets = array.byte_offsets(index)
+        if array.kind == "global":
+            addresses = offsets + array.base
+        elif array.kind == "shared":
+            addresses = offsets + array.offset
+        else:  # local memory is interleaved: element i of the 32 lanes is one 128-byte row
+            size = array.itemsize
+            addresses = offsets // size * (WARP * size) + self.chunk.lane_id * size
+        return trace.accesses(array.kind, array, addresses, array.itemsize, mask, store)
 
     def check_budget(self, line: int, mask: Mask) -> None:
         if self.counters.warp_instructions > self.budget:

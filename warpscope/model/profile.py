@@ -39,6 +39,7 @@ class Profile:
     api_calls: pl.DataFrame = field(default_factory=lambda: schema.empty("api_calls"))
     sources: pl.DataFrame = field(default_factory=lambda: schema.empty("sources"))
     rejected: pl.DataFrame = field(default_factory=lambda: schema.empty("rejected"))
+    timeline: pl.DataFrame = field(default_factory=lambda: schema.empty("timeline"))
 
     @staticmethod
     def table_names() -> list[str]:

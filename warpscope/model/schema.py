@@ -130,6 +130,18 @@ API_CALLS: dict[str, pl.DataType] = {
     "start_ns": pl.Float64(),         # API trace rows only
 }
 
+TIMELINE: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+    "sm": pl.Int64(),                 # which simulated SM (0 unless single-block SMs were sampled)
+    "warp_slot": pl.Int64(),          # hardware warp slot; sub-partition = slot % 4
+    "smsp": pl.Int64(),
+    "block": pl.Int64(),              # linear block index in the grid
+    "warp": pl.Int64(),               # warp index within its block
+    "start_cycle": pl.Int64(),
+    "end_cycle": pl.Int64(),          # exclusive
+    "state": pl.String(),             # selected, not_selected or a stall reason (ncu names)
+}
+
 REJECTED: dict[str, pl.DataType] = {
     "path": pl.String(),
     "line": pl.Int64(),
@@ -146,6 +158,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "api_calls": API_CALLS,
     "sources": SOURCES,
     "rejected": REJECTED,
+    "timeline": TIMELINE,
 }
 
 

@@ -1,0 +1,99 @@
+"""Warp-scheduler timing model: when each warp of one SM issues, and why it waits.
+
+Fed by the functional layer's per-warp instruction streams (``warpscope.emulator.trace``),
+it runs one SM cycle by cycle (``sm.SM``) with per-architecture parameters
+(``params.TIMINGS``) and a memory system of queues and a sector cache (``memory``), and
+scales to the whole grid: a grid larger than the GPU is timed from the SM with the most
+blocks (SM 0's round-robin share, ceil(blocks / SMs) of them, taken from across the grid);
+a smaller one from up to eight single-block SMs (first block, last block, evenly between),
+the slowest deciding the duration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from warpscope.emulator.instructions import Inst, Op
+from warpscope.emulator.timing.memory import MemorySystem
+from warpscope.emulator.timing.params import TIMINGS, Timing, timing_for
+from warpscope.emulator.timing.sm import POLICIES, SM, STATES, SMResult
+from warpscope.emulator.trace import Trace, WarpStream
+from warpscope.occupancy.calculator import evaluate
+
+__all__ = ["POLICIES", "STATES", "TIMINGS", "Timing", "TimingResult", "simulate", "timing_for"]
+
+MIN_L1_BYTES = 16 * 1024
+
+
+@dataclass
+class TimingResult:
+    """The timed launch: totals over the simulated SMs, scaled to the grid where needed."""
+
+    arch: str
+    policy: str
+    clock_hz: float
+    cycles: int                     # the slowest simulated SM, first block start to last retire
+    duration_ns: float              # launch overhead + cycles at the clock
+    sms: int                        # SMs of the device
+    active_sms: int                 # SMs that get at least one block
+    simulated: list[SMResult] = field(default_factory=list)
+    max_warps: int = 64
+    launch_overhead_ns: float = 0.0
+
+    def total(self, name: str) -> int:
+        return sum(getattr(r, name) for r in self.simulated)
+
+    @property
+    def issued(self) -> int:
+        return self.total("issued")
+
+    def state_cycles(self) -> dict[str, int]:
+        return {s: sum(r.state_cycles[i] for r in self.simulated) for i, s in enumerate(STATES)}
+
+
+def simulate(trace: Trace, table: list[Inst], arch: str, block_threads: int, registers: int,
+             static_shared: int, dynamic_shared: int, barriers: int, policy: str = "gty") -> TimingResult:
+    """Time a traced launch on ``arch``."""
+    t = timing_for(arch)
+    occ = evaluate(arch, block_threads, registers, static_shared, dynamic_shared, barriers=barriers)
+    max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
+    max_warps = occ.arch.max_warps_per_sm if not occ.error else 64
+    shared_per_block = static_shared + dynamic_shared + (occ.arch.reserved_shared_per_block if not occ.error else 0)
+    l1_bytes = max(MIN_L1_BYTES, t.l1_bytes - (max_blocks * shared_per_block if shared_per_block else 0))
+    n_blocks = trace.n_blocks
+    active_sms = min(t.sms, n_blocks)
+    big_grid = n_blocks > t.sms
+    grid_loads, grid_stores = trace.grid_sectors(store=False), trace.grid_sectors(store=True)
+    results = []
+    for sm_index, blocks in enumerate(trace.per_sm):
+        streams = [s for s in trace.streams if s.sm == sm_index]
+        by_block: dict[int, list[WarpStream]] = {}
+        for s in streams:
+            by_block.setdefault(s.block, []).append(s)
+        ordered = [by_block[b] for b in blocks if b in by_block]
+        sm_sms = active_sms
+        memory = MemorySystem(t, l1_bytes // 32, _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), sm_sms),
+                              _fraction(grid_stores, streams, (Op.STG,), sm_sms))
+        sm = SM(t, table, ordered, max_blocks, max_warps, memory, policy,
+                dispatch_interval=t.sms / t.blocks_per_cycle if big_grid else 0.0,
+                first_dispatch=0 if big_grid else int(blocks[0] / t.blocks_per_cycle))
+        results.append(sm.run())
+    cycles = max((r.cycles for r in results), default=0)
+    return TimingResult(arch=t.arch, policy=policy, clock_hz=t.clock_hz, cycles=cycles,
+                        duration_ns=t.launch_overhead_ns + cycles / t.clock_hz * 1e9, sms=t.sms,
+                        active_sms=active_sms, simulated=results, max_warps=max_warps,
+                        launch_overhead_ns=t.launch_overhead_ns)
+
+
+def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...], sms: int) -> float:
+    """Of the sectors new to one SM, the share that is the grid's first touch (DRAM)."""
+    seen: set[int] = set()
+    for s in streams:
+        for op, a in zip(s.ops, s.accesses):
+            if a is not None and a.sectors is not None and op in ops:
+                seen.update(a.sectors.tolist())
+    if not seen:
+        return 1.0
+    return float(np.clip(grid_sectors / (len(seen) * sms), 0.0, 1.0))
