@@ -99,6 +99,39 @@ static double read_gbps(size_t bytes, int reps) {
     return (double)bytes * reps / (ms * 1e-3) / 1e9;
 }
 
+// Conversion (I2F) and MUFU (rsqrt) throughput: eight independent chains per thread, full SMs.
+__global__ void cvt_throughput(float* out, int x, int reps) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < reps; ++i)
+        #pragma unroll
+        for (int k = 0; k < 8; ++k) acc[k] += __int2float_rn((i << 3) + k + x);
+    float s = 0; for (int k = 0; k < 8; ++k) s += acc[k];
+    if (s == 1234.5f) out[0] = s;
+}
+
+__global__ void mufu_throughput(float* out, float x, int reps) {
+    float acc[8] = {x, x + 1, x + 2, x + 3, x + 4, x + 5, x + 6, x + 7};
+    for (int i = 0; i < reps; ++i)
+        #pragma unroll
+        for (int k = 0; k < 8; ++k) acc[k] = rsqrtf(acc[k]);
+    float s = 0; for (int k = 0; k < 8; ++k) s += acc[k];
+    if (s == 1234.5f) out[0] = s;
+}
+
+static double per_sm_per_cycle(void (*launch)(float*, int), int reps, int clock_khz) {
+    float* out; CHECK(cudaMalloc(&out, 4));
+    int sms; CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    launch(out, 1);
+    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+    cudaEventRecord(e0); launch(out, reps); cudaEventRecord(e1); CHECK(cudaEventSynchronize(e1));
+    float ms; cudaEventElapsedTime(&ms, e0, e1); cudaFree(out);
+    double ops = (double)sms * 8 * 256 * reps * 8;   // blocks x threads x reps x chains
+    return ops / (ms * 1e-3 * clock_khz * 1e3) / sms;
+}
+
+static void run_cvt(float* out, int reps) { int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0); cvt_throughput<<<sms * 8, 256>>>(out, 3, reps); }
+static void run_mufu(float* out, int reps) { int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0); mufu_throughput<<<sms * 8, 256>>>(out, 2.0f, reps); }
+
 static double chase_cycles(size_t bytes, size_t stride, int bypass, int steps) {
     size_t n = bytes / sizeof(unsigned), hop = stride / sizeof(unsigned), m = n / hop;
     std::vector<size_t> order(m);
@@ -162,6 +195,8 @@ int main() {
     printf("l2_hit_latency %.2f cycles\n", chase_cycles(8 << 20, 128, 1, 4096));
     printf("dram_latency %.2f cycles (1 GB, 64 KB stride)\n", chase_cycles(1ull << 30, 1 << 16, 1, 2048));
     printf("dram_latency_small_pages %.2f cycles (256 MB, 4 KB stride)\n", chase_cycles(256u << 20, 4096, 1, 4096));
+    printf("i2f_per_sm_per_cycle %.1f\n", per_sm_per_cycle(run_cvt, 4096, clock_khz));
+    printf("mufu_rsqrt_per_sm_per_cycle %.1f\n", per_sm_per_cycle(run_mufu, 4096, clock_khz));
     printf("dram_copy_bandwidth %.1f GB/s\n", copy_gbps(1ull << 30));
     printf("l2_read_bandwidth %.1f GB/s (8 MB read 200 times)\n", read_gbps(8 << 20, 200));
     printf("dram_read_bandwidth %.1f GB/s (2 GB read 2 times)\n", read_gbps(2ull << 30, 2));

@@ -663,7 +663,7 @@ def _inline(c: Compiler, node: ast.Call, fn: Any, args: list[Any]) -> Any:
         raise c.unsupported(node, f"{fn.name} takes {len(compiled.params)} arguments, given {len(args)}")
     fns = [run_expr(a) for a in args]
     # the parameters take the arguments' readiness, as registers passed in
-    params = [c.inst(line, Op.DEF, deps(a), n=0, dst=slot) for a, slot in zip(args, compiled.param_slots)]
+    params = [c.inst(node, Op.DEF, deps(a), n=0, dst=slot) for a, slot in zip(args, compiled.param_slots)]
 
     def inline(run: Run, frame: Frame, mask: Mask) -> Any:
         inner = Frame(live=mask.threads, kernel=False,

@@ -9,6 +9,7 @@ records a ``Launch``: configuration, occupancy inputs and the per-line counters.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,8 +136,10 @@ class Kernel:
             static_shared=fn.static_shared_bytes, dynamic_shared=dynamic_shared,
             barriers=1 if uses_barrier else 0, arch=arch, counters=counters, lines=fn.lines)
         if trace is not None:
+            started = time.perf_counter()
             record.timing = simulate(trace, fn.table.insts, arch, threads, record.registers,
                                      record.static_shared, dynamic_shared, record.barriers, SETTINGS.policy)
+            record.timing.wall_s = time.perf_counter() - started
         self.last_launch = record
         for r in _RECORDERS:
             r.append(record)

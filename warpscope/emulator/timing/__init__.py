@@ -41,6 +41,7 @@ class TimingResult:
     simulated: list[SMResult] = field(default_factory=list)
     max_warps: int = 64
     launch_overhead_ns: float = 0.0
+    wall_s: float = 0.0             # host time the simulation took
 
     def total(self, name: str) -> int:
         return sum(getattr(r, name) for r in self.simulated)

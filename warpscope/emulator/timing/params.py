@@ -49,6 +49,7 @@ class Timing:
     alu_lanes: int = 64
     fp64_lanes: int = 64
     xu_lanes: int = 16
+    cvt_lanes: int = 64             # I2F / F2I
     shuffle_per_cycle: float = 1.0  # warp shuffles per cycle per SM
     shared_wavefronts_per_cycle: float = 1.0
     l1_lines_per_cycle: float = 1.0  # L1 tag stage: one 128-byte line per cycle
@@ -97,7 +98,10 @@ _SM90 = Timing(
         "dram_latency_ns": H100_MEASURED + ": 638-683 cycles at 1980 MHz",
         "store_ack_cycles": H100_NCU + ": drain of store_many<<<.., 64>>> (159 cycles per warp)",
         "branch_cycles": ASSUMED,
-        "fma_lanes": GUIDE, "alu_lanes": GUIDE, "fp64_lanes": GUIDE, "xu_lanes": GUIDE,
+        "fma_lanes": GUIDE, "alu_lanes": GUIDE, "fp64_lanes": GUIDE,
+        "xu_lanes": GUIDE + "; " + H100_MEASURED + ": rsqrtf 15.8 per SM per cycle",
+        "cvt_lanes": H100_MEASURED + ": I2F at 40.5 per SM per cycle, issue-bound (IADD + I2F + FADD each), "
+                     "so not on the 16-lane MUFU pipe; taken as the integer pipe's 64",
         "shuffle_per_cycle": GUIDE + " (32 shuffle lanes per SM)", "shared_wavefronts_per_cycle": "Nsight Compute: 128 B per cycle",
         "l1_lines_per_cycle": "Nsight Compute L1TEX t-stage: one tag lookup per cycle",
         "l2_sectors_per_cycle": H100_MEASURED + ": 6905 GB/s L2 reads at 1980 MHz / 132 SMs",

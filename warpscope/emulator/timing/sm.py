@@ -32,7 +32,7 @@ NOT_RESIDENT = len(STATES)   # timeline only
 NEVER = 1 << 62
 POLICIES = ("gty", "gto", "lrr")
 
-_PIPE = {Op.ALU: 0, Op.FMA: 1, Op.FP64: 2, Op.XU: 3, Op.FDIV: 3, Op.CVT: 3}
+_PIPE = {Op.ALU: 0, Op.FMA: 1, Op.FP64: 2, Op.XU: 3, Op.FDIV: 3, Op.CVT: 4}
 _MIO = (Op.LDS, Op.STS, Op.ATOMS, Op.SHFL)
 _LG = (Op.LDG, Op.STG, Op.ATOMG, Op.LDL, Op.STL)
 
@@ -106,7 +106,7 @@ class SM:
         self.retiring: list[int] = []              # cycles at which finished blocks release resources
         self.resident: list[Block] = []
         self.smsp: list[list[Warp]] = [[] for _ in range(4)]
-        self.pipe_free = [[0] * 4 for _ in range(4)]
+        self.pipe_free = [[0] * 5 for _ in range(4)]
         self.mio_queue: list[list[float]] = [[] for _ in range(4)]
         self.lg_queue: list[list[float]] = [[] for _ in range(4)]
         self.shared_free = 0.0
@@ -121,7 +121,7 @@ class SM:
         self.smsp_resident = [0] * 4
         self.smsp_since = [0] * 4
         self.interval = {0: 128 // t.alu_lanes, 1: max(1, 128 // t.fma_lanes), 2: max(1, 128 // t.fp64_lanes),
-                         3: max(1, 128 // t.xu_lanes)}
+                         3: max(1, 128 // t.xu_lanes), 4: max(1, 128 // t.cvt_lanes)}
 
     # -- the main loop ---------------------------------------------------------------
     def run(self) -> SMResult:
@@ -222,7 +222,7 @@ class SM:
         """When the pipe or queue ``w``'s next instruction needs is free (> now: throttled)."""
         op = w.ops[w.pc]
         pipe = _PIPE.get(op)
-        if pipe == 3 and op is not Op.CVT and w.left < self._issues(op, 1):
+        if pipe == 3 and w.left < self._issues(op, 1):
             pipe = 1                         # a refinement instruction runs on the FMA pipe
         if pipe is not None:
             free = self.pipe_free[w.smsp][pipe]
