@@ -67,7 +67,8 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         ours = Path(tmp) / "ours.py"
-        ours.write_text(kernel_file("from warpscope.emulator import cuda"))
+        # functional layer only: numba's simulator has no timing model to compare with
+        ours.write_text(kernel_file("from warpscope.emulator import cuda\nfrom warpscope.emulator.kernel import SETTINGS\nSETTINGS.timing = False"))
         theirs = Path(tmp) / "theirs.py"
         theirs.write_text(kernel_file("from numba import cuda"))
         seed_s = min(run(ours, args.seed_blocks, env) for _ in range(args.repeat))
