@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import memory
-from warpscope.emulator.instructions import Inst, Op
+from warpscope.emulator.instructions import Inst
 from warpscope.emulator.simt import WARP, Chunk, Mask
 
 #: blocks simulated when every block has an SM of its own (first, last, evenly between)
@@ -140,6 +140,3 @@ class Trace:
         """Distinct global sectors the whole grid loaded (or stored)."""
         return int(sum(int(e[2 if store else 1].sum()) for e in self.touched.values()))
 
-
-def access_op(op: int) -> bool:
-    return op in (Op.LDG, Op.STG, Op.ATOMG, Op.LDS, Op.STS, Op.ATOMS, Op.LDL, Op.STL)

@@ -74,9 +74,8 @@ def simulate(trace: Trace, table: list[Inst], arch: str, block_threads: int, reg
         for s in streams:
             by_block.setdefault(s.block, []).append(s)
         ordered = [by_block[b] for b in blocks if b in by_block]
-        sm_sms = active_sms
-        memory = MemorySystem(t, l1_bytes // 32, _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), sm_sms),
-                              _fraction(grid_stores, streams, (Op.STG,), sm_sms))
+        memory = MemorySystem(t, l1_bytes // 32, _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), active_sms),
+                              _fraction(grid_stores, streams, (Op.STG,), active_sms))
         sm = SM(t, table, ordered, max_blocks, max_warps, memory, policy,
                 dispatch_interval=t.sms / t.blocks_per_cycle if big_grid else 0.0,
                 first_dispatch=0 if big_grid else int(blocks[0] / t.blocks_per_cycle))

@@ -16,6 +16,7 @@ of issued instructions, not of cycles.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from warpscope.emulator.instructions import Inst, Op
@@ -239,7 +240,7 @@ class SM:
             queue.pop(0)
         if len(queue) < depth:
             return now, 0
-        return int(queue[0]) + (queue[0] % 1 > 0), why
+        return math.ceil(queue[0]), why
 
     def _issue(self, w: Warp, now: int) -> None:
         t = self.t
