@@ -35,3 +35,15 @@ def seed_details():
     import warpscope
 
     return warpscope.load(H100 / "seed_full_details.csv")
+
+
+@pytest.fixture(scope="session")
+def emulated_seed(tmp_path_factory):
+    """The seed workload emulated at 1/64 of its size with the timing model (timeline included),
+    saved as a profile: (path, Profile)."""
+    from warpscope.emulator.runner import emulate_workload
+    from warpscope.model.profile import Profile
+
+    path = tmp_path_factory.mktemp("emulated") / "seed_emulated.parquet"
+    emulate_workload("seed", scale=64).save(path)
+    return path, Profile.load(path)

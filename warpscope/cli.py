@@ -139,8 +139,8 @@ def emulate(
         _fail("--trace needs the timing model (drop --no-timing)")
     settings = Settings(arch=arch, registers=registers, budget=budget, timing=timing, policy=policy)
     try:
-        profile = emulate_file(file, settings) if file is not None else \
-            emulate_workload(workload or "", settings, scale)
+        profile = emulate_file(file, settings, _progress_line) if file is not None else \
+            emulate_workload(workload or "", settings, scale, _progress_line)
     except EmulatorError as e:
         _fail(visible(str(e)))
     from warpscope.analysis import analyze
@@ -162,6 +162,73 @@ def emulate(
     else:
         from warpscope.report.markdown import render
     _write(render(profile, views), output)
+
+
+def _progress_line(done: int, total: int, what: str) -> None:
+    """Progress on stderr, one updating line, only where a person watches (a terminal)."""
+    if not sys.stderr.isatty():
+        return
+    from warpscope.report.escape import visible
+
+    count = f"{done}/{total}" if total else str(done)
+    end = "\n" if total and done >= total else ""
+    sys.stderr.write(f"\r\x1b[2K{count} {visible(what)[:60]}{end}")
+    sys.stderr.flush()
+
+
+def _open_files(files: list[Path]):
+    """Import files one by one, saying which one is read (large exports take a while)."""
+    from warpscope.model.profile import Profile
+
+    profiles = []
+    for i, path in enumerate(files, 1):
+        _progress_line(i - 1, len(files), f"importing {path.name}")
+        profiles.append(_load([path]))
+    _progress_line(len(files), len(files), "imported")
+    return Profile.concat(profiles)
+
+
+@app.command("open")
+def open_cmd(
+    files: Annotated[list[Path], typer.Argument(help="Exports or saved profiles (several merge into one view).")],
+    baseline: Annotated[Path | None, typer.Option(
+        "--baseline", help="A profile to compare with (press c in the app).")] = None,
+) -> None:
+    """Explore profiles in the terminal UI: kernel table, kernel views, compare, timeline, glossary."""
+    from warpscope.explore.workspace import Workspace
+
+    profile = _open_files(files)
+    base = _load([baseline]) if baseline is not None else None
+    from warpscope.tui import WarpscopeApp
+
+    WarpscopeApp(Workspace(profile, base)).run()
+
+
+@app.command()
+def demo(
+    scale: Annotated[int, typer.Option(
+        "--scale", help="Shrink the 1M-element seed launches this many times (1: the H100's sizes).")] = 1,
+    timing: Annotated[bool, typer.Option(
+        "--timing/--no-timing", help="Run the warp-scheduler timing model (durations, stalls, timeline).")] = True,
+) -> None:
+    """Open the bundled H100 export of the seed kernels, and emulate the same kernels beside it."""
+    from warpscope.emulator.kernel import Settings
+    from warpscope.emulator.runner import emulate_workload
+    from warpscope.explore.workspace import Workspace
+
+    if scale < 1:
+        _fail("--scale must be positive")
+    export = Path(__file__).resolve().parent.parent / "sample_traces" / "h100" / "seed_full_raw.csv"
+    if not export.is_file():
+        export = Path("sample_traces/h100/seed_full_raw.csv")
+    if not export.is_file():
+        _fail(f"{export}: the bundled H100 export is missing (run from a checkout of warpscope)")
+    profile = _load([export])
+    settings = Settings(timing=timing)
+    from warpscope.tui import WarpscopeApp
+
+    WarpscopeApp(Workspace(profile),
+                 job=lambda progress: emulate_workload("seed", settings, scale, progress)).run()
 
 
 @app.command("diff")

@@ -60,10 +60,23 @@ class Launch:
     timing: TimingResult | None = None
 
 
+class _Recorder(list):
+    """Launches made inside a ``recording`` block, with a callback after each one."""
+
+    def __init__(self, on_launch: Callable[[Launch], None] | None) -> None:
+        super().__init__()
+        self.on_launch = on_launch
+
+    def append(self, launch: Launch) -> None:
+        super().append(launch)
+        if self.on_launch is not None:
+            self.on_launch(launch)
+
+
 @contextlib.contextmanager
-def recording() -> Iterator[list[Launch]]:
-    """Collect every launch made inside the ``with`` block."""
-    launches: list[Launch] = []
+def recording(on_launch: Callable[[Launch], None] | None = None) -> Iterator[list[Launch]]:
+    """Collect every launch made inside the ``with`` block (``on_launch`` hears of each)."""
+    launches = _Recorder(on_launch)
     _RECORDERS.append(launches)
     try:
         yield launches

@@ -11,14 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from warpscope.emulator.errors import EmulatorError
-from warpscope.emulator.kernel import SETTINGS, Settings, recording
+from warpscope.emulator.kernel import SETTINGS, Launch, Settings, recording
 from warpscope.emulator.profile import to_profile
 from warpscope.model.profile import Profile
 
 WORKLOADS = {"seed": "warpscope.emulator.workloads.seed"}
 
 
-def emulate_file(path: str | Path, settings: Settings | None = None) -> Profile:
+#: hears (launches done, launches expected or 0 when unknown, kernel name) after each launch
+Progress = Callable[[int, int, str], None]
+
+
+def emulate_file(path: str | Path, settings: Settings | None = None, progress: Progress | None = None) -> Profile:
     """Import ``path``, call its ``main()``, and profile every kernel launch it makes."""
     path = Path(path)
     if not path.is_file():
@@ -34,25 +38,35 @@ def emulate_file(path: str | Path, settings: Settings | None = None) -> Profile:
         main = getattr(module, "main", None)
         if not callable(main):
             raise EmulatorError(f"{path}: defines no main() to run (it should allocate arrays and launch kernels)")
-        return _profile(path, main, (), settings)
+        return _profile(path, main, (), settings, progress, 0)
     finally:
         sys.modules.pop(name, None)
 
 
-def emulate_workload(name: str, settings: Settings | None = None, scale: int = 1) -> Profile:
+def emulate_workload(name: str, settings: Settings | None = None, scale: int = 1,
+                     progress: Progress | None = None) -> Profile:
     """A bundled workload (``seed``: the seed kernels at the CUDA program's sizes)."""
     if name not in WORKLOADS:
         raise EmulatorError(f"unknown workload {name!r}: choose from {', '.join(WORKLOADS)}")
     module = importlib.import_module(WORKLOADS[name])
-    return _profile(Path(module.__file__ or name), module.main, (scale,) if scale != 1 else (), settings)
+    return _profile(Path(module.__file__ or name), module.main, (scale,) if scale != 1 else (), settings,
+                    progress, getattr(module, "LAUNCHES", 0))
 
 
-def _profile(path: Path, main: Callable[..., Any], args: tuple[Any, ...], settings: Settings | None) -> Profile:
+def _profile(path: Path, main: Callable[..., Any], args: tuple[Any, ...], settings: Settings | None,
+             progress: Progress | None, expected: int) -> Profile:
     saved = Settings(**vars(SETTINGS))
     if settings is not None:
         vars(SETTINGS).update(vars(settings))
+    done = [0]
+
+    def heard(launch: Launch) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], max(expected, done[0]), launch.kernel)
+
     try:
-        with recording() as launches:
+        with recording(heard) as launches:
             _host(path, lambda: main(*args), "running main()")
     finally:
         vars(SETTINGS).update(vars(saved))

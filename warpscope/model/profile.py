@@ -65,6 +65,13 @@ class Profile:
                 offset += int(p.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
         return cls(**{n: pl.concat(fs, how="vertical") for n, fs in parts.items()})
 
+    def subset(self, launch_ids: list[int]) -> Profile:
+        """The same profile holding only ``launch_ids`` (run-level tables kept whole)."""
+        ids = [int(i) for i in launch_ids]
+        return Profile(**{name: frame.filter(pl.col("launch_id").is_in(ids))
+                          if "launch_id" in frame.columns else frame
+                          for name, frame in self.tables().items()})
+
     # -- saving and loading ----------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write to ``path`` (``.parquet``, or ``.arrow``/``.ipc``/``.feather``), atomically."""

@@ -1,0 +1,187 @@
+"""The TUI's headless core: kernel table, filters, kernel detail, compare, timeline, glossary."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from warpscope.analysis import analyze
+from warpscope.explore.compare import compare, split_by_source
+from warpscope.explore.glossary import entries, lookup
+from warpscope.explore.kernel import kernel_detail
+from warpscope.explore.query import compile_filter
+from warpscope.explore.table import COLUMNS, KernelTable
+from warpscope.explore.timeline import NONE, STATES, Timeline
+from warpscope.explore.view import TableView
+from warpscope.explore.workspace import Workspace
+from warpscope.model.catalog import CATALOG
+from warpscope.model.profile import Profile
+from warpscope.report.kernels import kernels
+
+
+@pytest.fixture(scope="module")
+def analysed(seed_raw):
+    return analyze(seed_raw)
+
+
+def test_kernel_rows_agree_with_the_report_for_every_kernel(analysed):
+    table = KernelTable.of(analysed).with_findings(analysed.findings)
+    rows = {r["launch_id"]: r for r in table.kernels().iter_rows(named=True)}
+    groups = kernels(analysed)
+    assert len(rows) == len(groups) == 22
+    for k in groups:
+        row = rows[k.launch_ids[0]]
+        assert row["kernel_short"] == k.kernel_short
+        assert row["duration_ns"] == pytest.approx(k.total_ns)
+        assert row["time_share_pct"] == pytest.approx(k.time_share_pct)
+        for metric in ("theoretical_occupancy_pct", "achieved_occupancy_pct", "warp_execution_efficiency_pct",
+                       "global_load_sectors_per_request"):
+            assert row[metric] == pytest.approx(k.metrics.get(metric), nan_ok=True), (k.kernel_short, metric)
+        conflicts = [k.metrics.get(f"shared_{op}_bank_conflicts") for op in ("load", "store")]
+        assert row["bank_conflicts"] == pytest.approx(sum(c or 0 for c in conflicts))
+        top = k.views[0].top_stalls(1)
+        assert row["top_stall"] == (top[0][0] if top else None)
+        worst = k.worst
+        assert (row["worst_finding"] is None) == (worst is None)
+        if worst is not None and worst["origin"] == "warpscope":
+            assert row["worst_finding"] == worst["title"]
+
+
+def test_sort_by_every_column_and_reverse(seed_raw):
+    view = TableView(KernelTable.of(seed_raw))
+    display, keys = view.rows()
+    durations = display["Time µs"].to_list()
+    assert durations == sorted(durations, reverse=True)
+    for column in COLUMNS:
+        view.sort_by(column.id)
+        first, _ = view.rows()
+        view.sort_by(column.id)
+        second, _ = view.rows()
+        assert first.height == second.height == 22
+        values = [v for v in first[column.label].to_list() if v is not None]
+        if column.numeric and column.id != "worst_finding":
+            assert values == sorted(values, reverse=view.descending is False), column.id
+
+
+def test_name_filter_and_expression_filter(seed_raw):
+    view = TableView(KernelTable.of(seed_raw))
+    view.name_filter = "REDUCE"
+    display, _ = view.rows()
+    assert sorted(display["Kernel"].str.strip_chars().to_list()) == [
+        "reduceInterleaved", "reduceSequential", "reduceShuffle", "reduceSingleThread", "reduceStridedIndex"]
+    view.name_filter = ""
+    view.set_expression("theoretical_occupancy_pct < 80")
+    display, _ = view.rows()
+    low = seed_raw.metrics.filter((pl.col("metric") == "theoretical_occupancy_pct") & (pl.col("value") < 80))
+    expected = seed_raw.launches.filter(pl.col("launch_id").is_in(low["launch_id"].to_list()))["kernel_short"]
+    assert sorted(display["Kernel"].str.strip_chars().to_list()) == sorted(expected.to_list())
+    assert {"bigShared", "heavyRegisters", "tinyBlocks"} <= set(expected.to_list())
+    # a metric the table does not show is joined on demand
+    view.set_expression("registers_per_thread >= 40 or (waves_per_sm > 30 and not kernel ~ math)")
+    names = set(view.rows()[0]["Kernel"].str.strip_chars().to_list())
+    waves = {r["kernel_short"] for r in seed_raw.launches.join(
+        seed_raw.metrics.filter(pl.col("metric") == "waves_per_sm"), on="launch_id").iter_rows(named=True)
+        if r["value"] > 30 and "math" not in r["kernel_short"].lower()}
+    assert names == waves | {"heavyRegisters"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("foo < 3", "unknown name 'foo'"),
+    ("achieved_occupancy_pct <", "ends early"),
+    ("achieved_occupancy_pct ~ 3", "is a number"),
+    ("kernel < 3", "is text"),
+    ("achieved_occupancy_pct < 3 )", "unexpected ')'"),
+    ("__import__('os')", "expected a comparison at column 11"),
+])
+def test_bad_expressions_say_what_is_wrong(seed_raw, text, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        compile_filter(text, KernelTable.of(seed_raw))
+
+
+def test_expanding_a_kernel_lists_its_launches_under_it(seed_raw):
+    two = Profile.concat([seed_raw, seed_raw])
+    view = TableView(KernelTable.of(two))
+    display, keys = view.rows()
+    assert display.height == 22 and display["Runs"].to_list() == [2] * 22
+    group = int(keys["group"][0])
+    view.toggle(group)
+    display, keys = view.rows()
+    children = keys.filter(~pl.col("is_kernel"))
+    assert children["group"].to_list() == [group] * children.height
+    assert children.height == KernelTable.of(two).launches.filter(pl.col("group") == group).height
+    first_child = keys["is_kernel"].to_list().index(False)
+    assert keys["group"][first_child - 1] == group   # right under its kernel
+    view.mode = "launches"
+    assert view.rows()[0].height == two.launches.height
+
+
+def test_kernel_detail_has_what_every_tab_needs(analysed):
+    heavy = analysed.launches.filter(pl.col("kernel_short") == "heavyRegisters")["launch_id"].to_list()
+    d = kernel_detail(analysed, heavy)
+    assert d.occupancy is not None and d.occupancy.limiter == "registers"
+    assert d.occupancy.active_blocks_per_sm == 6                     # DESIGN.md §10: 6 blocks, 75%
+    assert any("40 -> 32 registers" in c.text for c in d.what_if)
+    assert d.sweep("registers").filter(pl.col("current"))["occupancy_pct"].to_list() == [75.0]
+    assert d.stall_shares["share_pct"].sum() == pytest.approx(100.0)
+    assert d.kernel.findings
+
+
+def test_source_hot_spots_hottest_first(seed_details):
+    import warpscope
+    from tests.conftest import H100
+
+    profile = warpscope.load(H100 / "seed_source_cuda_sass.csv")
+    d = kernel_detail(analyze(profile), [0])
+    hot = d.source.columns[4]
+    assert hot == "Warp Stall Sampling (All Samples)"
+    values = d.source[hot].drop_nulls().to_list()
+    assert values == sorted(values, reverse=True) and values[0] > 0
+
+
+def test_compare_two_files_matches_kernels_and_flags_changes(seed_raw, seed_details):
+    base, new = analyze(seed_raw), analyze(seed_details)
+    frame = compare(base, new)
+    matched = frame.filter(pl.col("base_launch").is_not_null() & pl.col("new_launch").is_not_null())
+    assert matched.height == 22
+    for row in matched.iter_rows(named=True):
+        b, n = row["duration_ns.base"], row["duration_ns.new"]
+        change = (n - b) / b * 100
+        assert row["duration_change_pct"] == pytest.approx(change)
+        assert row["verdict"] == ("slower" if change > 2 else "faster" if change < -2 else "same")
+    verdicts = frame["verdict"].to_list()
+    assert verdicts == sorted(verdicts, key=["slower", "only in base", "only in new", "same", "faster"].index)
+    both = Workspace(Profile.concat([seed_raw, seed_details]))
+    assert both.can_compare() and split_by_source(both.profile) is not None
+    assert both.comparison()[2].height == 22
+
+
+def test_timeline_cells_and_warp_breakdown(emulated_seed):
+    _, profile = emulated_seed
+    lid = profile.launches.filter(pl.col("kernel_short") == "reduceInterleaved")["launch_id"][0]
+    frame = profile.timeline.filter(pl.col("launch_id") == lid)
+    tl = Timeline(frame)
+    assert tl.cycles == frame["end_cycle"].max() and tl.rows
+    run = frame.sort("start_cycle").row(0, named=True)
+    row = next(i for i, r in enumerate(tl.rows) if (r.sm, r.slot) == (run["sm"], run["warp_slot"]))
+    cells = tl.cells(row, run["start_cycle"], 1, run["end_cycle"] - run["start_cycle"])
+    assert set(cells.tolist()) == {STATES.index(run["state"])}
+    assert tl.cells(row, tl.cycles + 10, 1, 5).tolist() == [NONE] * 5
+    block, warp, state = tl.warp_at(row, run["start_cycle"])
+    assert (block, warp, state) == (run["block"], run["warp"], run["state"])
+    shares = tl.breakdown(block, warp)
+    mine = frame.filter((pl.col("block") == block) & (pl.col("warp") == warp))
+    assert shares["cycles"].sum() == (mine["end_cycle"] - mine["start_cycle"]).sum()
+    assert math.isclose(shares["share_pct"].sum(), 100.0)
+
+
+def test_glossary_explains_every_metric_and_stall():
+    ids = {e.id for e in entries()}
+    assert {m.id for m in CATALOG} <= ids
+    for reason in STATES[1:]:
+        entry = lookup(reason)
+        assert entry is not None and entry.kind == "stall" and entry.definition and entry.ncu
+    assert lookup("stall_memory_dependency") is None
+    assert "stall_memory_dependency" in lookup("long_scoreboard").nvprof
+    assert lookup("registers").kind == "limiter"

@@ -1,0 +1,140 @@
+"""What the kernel table shows for a given sort, filter and set of expanded kernels.
+
+``TableView.rows()`` returns the display frame (one column per ``table.COLUMNS`` entry,
+numbers rounded for reading) and, row for row, which kernel group and launch each line
+stands for, so the UI can open the kernel under the cursor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import polars as pl
+
+from warpscope.explore.query import compile_filter
+from warpscope.explore.table import BY_ID, COLUMNS, KernelTable
+
+Mode = Literal["kernels", "launches"]
+
+#: what a column sorts by, where that is not the column itself
+_SORT_BY = {"name": "kernel_short", "duration_us": "duration_ns", "worst_finding": "worst_rank"}
+#: columns whose natural first sort is ascending (names; worst finding = lowest rank first)
+_ASCENDING_FIRST = {"name", "grid", "block", "top_stall", "worst_finding"}
+
+
+@dataclass
+class TableView:
+    """Sort, filters and expansions over a ``KernelTable``."""
+
+    table: KernelTable
+    mode: Mode = "kernels"
+    sort: str = "duration_us"
+    descending: bool = True
+    name_filter: str = ""
+    expression: str = ""
+    expanded: set[int] = field(default_factory=set)
+    _filter_cache: tuple[str, str, pl.DataFrame] | None = field(default=None, repr=False)
+
+    # -- state changes -----------------------------------------------------------
+    def sort_by(self, column: str) -> None:
+        """Sort by ``column``; the same column again reverses the order."""
+        if column not in BY_ID:
+            raise ValueError(f"no column {column!r}")
+        if column == self.sort:
+            self.descending = not self.descending
+        else:
+            self.sort, self.descending = column, column not in _ASCENDING_FIRST
+
+    def set_expression(self, text: str) -> None:
+        """Filter by an expression such as ``achieved_occupancy_pct < 50``; raises ``ValueError``."""
+        if text.strip():
+            compile_filter(text, self.table)   # fail here, before the view changes
+        self.expression = text.strip()
+
+    def toggle(self, group: int) -> None:
+        self.expanded.symmetric_difference_update({group})
+
+    # -- rows ------------------------------------------------------------------
+    def filtered(self) -> pl.DataFrame:
+        """The launches that pass both filters."""
+        cached = self._filter_cache
+        if cached is not None and cached[:2] == (self.name_filter, self.expression):
+            return cached[2]
+        launches = self.table.launches
+        mask = pl.lit(True)
+        if self.name_filter:
+            needle = self.name_filter.lower()
+            mask = (pl.col("kernel").str.to_lowercase().str.contains(needle, literal=True)
+                    | pl.col("kernel_short").str.to_lowercase().str.contains(needle, literal=True))
+        if self.expression:
+            mask = mask & compile_filter(self.expression, self.table)
+        out = launches.filter(mask) if (self.name_filter or self.expression) else launches
+        self._filter_cache = (self.name_filter, self.expression, out)
+        return out
+
+    def rows(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """(display frame, keys frame with ``group``, ``launch_id``, ``is_kernel``), row for row."""
+        launches = self.filtered()
+        if self.mode == "launches":
+            frame = self._sorted(_launch_rows(launches, self.table.launches["duration_ns"].sum(), labelled=True))
+            frame = frame.with_columns(pl.lit(False).alias("is_kernel"))
+        else:
+            kernels = self._sorted(_kernel_rows(self.table.kernels(launches), self.expanded))
+            frame = kernels.with_columns(pl.lit(True).alias("is_kernel"))
+            if self.expanded:
+                frame = self._with_children(frame, launches)
+        keys = frame.select("group", "launch_id", "is_kernel")
+        return _display(frame), keys
+
+    def total_kernels(self) -> int:
+        return int(self.table.launches["group"].n_unique())
+
+    # -- helpers ---------------------------------------------------------------
+    def _sorted(self, frame: pl.DataFrame) -> pl.DataFrame:
+        by = _SORT_BY.get(self.sort, self.sort)
+        return frame.sort([by, "launch_id"], descending=[self.descending, False], nulls_last=True)
+
+    def _with_children(self, kernels: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
+        children = launches.filter(pl.col("group").is_in(sorted(self.expanded)))
+        if children.is_empty():
+            return kernels
+        total = self.table.launches["duration_ns"].sum()
+        children = self._sorted(_launch_rows(children, total, labelled=False)).with_columns(
+            pl.lit(False).alias("is_kernel"))
+        order = kernels.select("group").with_row_index("_parent")
+        parts = pl.concat([kernels.with_columns(pl.lit(0).alias("_child")),
+                           children.with_columns(pl.lit(1).alias("_child"))], how="diagonal_relaxed")
+        return (parts.with_row_index("_pos").join(order, on="group", how="left")
+                .sort(["_parent", "_child", "_pos"]).drop("_parent", "_child", "_pos"))
+
+
+def _kernel_rows(kernels: pl.DataFrame, expanded: set[int]) -> pl.DataFrame:
+    marker = (pl.when(pl.col("launches") <= 1).then(pl.lit("  "))
+              .when(pl.col("group").is_in(sorted(expanded))).then(pl.lit("▾ ")).otherwise(pl.lit("▸ ")))
+    return kernels.with_columns((marker + pl.col("kernel_short")).alias("name"))
+
+
+def _launch_rows(launches: pl.DataFrame, total: float | None, labelled: bool) -> pl.DataFrame:
+    """Launches as table rows: ``labelled`` rows carry the kernel name, children only their id."""
+    ident = pl.lit("#") + pl.col("launch_id").cast(pl.String)
+    name = (pl.col("kernel_short") + pl.lit(" ") + ident) if labelled else (pl.lit("   └ ") + ident)
+    share = 100 * pl.col("duration_ns") / total if total else pl.lit(None, dtype=pl.Float64)
+    return launches.with_columns(name.alias("name"), pl.lit(1, dtype=pl.UInt32).alias("launches"),
+                                 share.alias("time_share_pct"))
+
+
+def _display(frame: pl.DataFrame) -> pl.DataFrame:
+    """The columns of ``COLUMNS``, numbers rounded to what a reader needs."""
+    out = []
+    for c in COLUMNS:
+        if c.id == "duration_us":
+            expr = (pl.col("duration_ns") / 1000).round(2)
+        elif c.numeric:
+            expr = pl.col(c.id).cast(pl.Float64).round(c.digits)
+            if c.digits == 0:
+                expr = expr.cast(pl.Int64)
+        else:
+            expr = pl.col(c.id)
+        out.append(expr.alias(c.label))
+    return frame.select(out)

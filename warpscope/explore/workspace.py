@@ -1,0 +1,90 @@
+"""What the UI has open: the profile (several files merged), a baseline, the kernel table.
+
+Headless and testable: the Textual app holds one ``Workspace`` and renders what it says.
+Analysis (every rule on every launch) can take seconds on 100k launches, so it is a
+separate step the UI runs in a worker after the first frame; until then the table has
+no findings column and the kernel view analyses just the kernel it opens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from warpscope.analysis import analyze
+from warpscope.explore.compare import compare, split_by_source
+from warpscope.explore.kernel import KernelDetail, kernel_detail
+from warpscope.explore.table import KernelTable
+from warpscope.explore.view import TableView
+from warpscope.model.profile import Profile
+
+
+@dataclass
+class Workspace:
+    profile: Profile
+    baseline: Profile | None = None
+    analysed: bool = False
+    table: KernelTable = field(init=False)
+    view: TableView = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.table = KernelTable.of(self.profile)
+        self.view = TableView(self.table)
+
+    # -- changes -----------------------------------------------------------------
+    def analyse(self) -> None:
+        """Run every rule over every launch and put each launch's worst finding in the table."""
+        self.profile = analyze(self.profile)
+        self.table = self.table.with_findings(self.profile.findings)
+        self.view.table = self.table
+        self.view._filter_cache = None
+        self.analysed = True
+
+    def add(self, profile: Profile) -> None:
+        """Merge another profile in (e.g. emulated launches arriving); the view keeps its state."""
+        self.profile = Profile.concat([self.profile, profile])
+        state = self.view
+        self.table = KernelTable.of(self.profile)
+        self.view = TableView(self.table, state.mode, state.sort, state.descending, state.name_filter,
+                              state.expression)
+        self.analysed = False
+
+    # -- questions ---------------------------------------------------------------
+    def launches_of(self, group: int) -> list[int]:
+        return self.table.launches.filter(pl.col("group") == group)["launch_id"].to_list()
+
+    def group_of(self, launch_id: int) -> int:
+        return int(self.table.launches.filter(pl.col("launch_id") == launch_id)["group"][0])
+
+    def detail(self, launch_ids: list[int]) -> KernelDetail:
+        part = self.profile.subset(launch_ids)
+        detail = kernel_detail(part if self.analysed else analyze(part), launch_ids)
+        durations = self.table.launches["duration_ns"]
+        total = durations.sum()
+        if total and detail.kernel.total_ns is not None:
+            detail.time_share_pct = 100 * detail.kernel.total_ns / total
+        return detail
+
+    def has_timeline(self, launch_ids: list[int]) -> bool:
+        return not self.profile.timeline.filter(pl.col("launch_id").is_in(launch_ids)).is_empty()
+
+    def can_compare(self) -> bool:
+        return self.baseline is not None or self.profile.launches["source_file"].n_unique() >= 2
+
+    def comparison(self) -> tuple[str, str, pl.DataFrame] | None:
+        """(base name, new name, compare frame), or None when there is nothing to compare."""
+        if self.baseline is not None:
+            base, new = self.baseline, self.profile
+        else:
+            pair = split_by_source(self.profile)
+            if pair is None:
+                return None
+            base, new = pair
+        names = [", ".join(p.launches["source_file"].unique(maintain_order=True).to_list()) for p in (base, new)]
+        return names[0], names[1], compare(analyze(base), new if self.analysed else analyze(new))
+
+    def markdown_report(self) -> str:
+        from warpscope.report.markdown import render
+
+        return render(self.profile if self.analysed else analyze(self.profile))

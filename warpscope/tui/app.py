@@ -1,0 +1,99 @@
+"""The warpscope Textual app: a Workspace on screen.
+
+``WarpscopeApp`` holds one ``warpscope.explore.workspace.Workspace`` and pushes screens
+over it: the kernel table first, then kernel views, compare, timeline, glossary, help.
+Jobs (emulating the demo workloads) run in threads and report progress to the table.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from warpscope.explore.workspace import Workspace
+from warpscope.model.profile import Profile
+from warpscope.tui.commands import WarpscopeCommands
+from warpscope.tui.screens.kernels import KernelsScreen
+
+#: a job reports (done, total, what) and returns a profile to merge into the workspace
+Job = Callable[[Callable[[int, int, str], None]], Profile]
+
+
+class WarpscopeApp(App):
+    """GPU kernel profiles, explained in a terminal."""
+
+    TITLE = "warpscope"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {WarpscopeCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("ctrl+p", "command_palette", "Commands", show=False),
+    ]
+    NARROW = 100   # below this many columns the layout stacks panes
+
+    def __init__(self, workspace: Workspace, job: Job | None = None, analyse: bool = True) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self._job = job
+        self._analyse = analyse
+        self.report_path = Path("warpscope-report.md")
+
+    def on_mount(self) -> None:
+        screen = KernelsScreen()
+        self.push_screen(screen)
+        if self._analyse:
+            screen.analyse()
+        if self._job is not None:
+            self.run_worker(lambda: self._run_job(screen), thread=True, exclusive=True, group="job")
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < self.NARROW, "narrow")
+
+    def _run_job(self, screen: KernelsScreen) -> None:
+        assert self._job is not None
+
+        def progress(done: int, total: int, what: str) -> None:
+            self.call_from_thread(screen.show_progress, done, total, what)
+
+        try:
+            profile = self._job(progress)
+        except Exception as e:  # noqa: BLE001 - a failed job is reported, the app stays up
+            from warpscope.tui.text import one_line
+
+            self.call_from_thread(screen.show_progress, 1, 1, "")
+            self.call_from_thread(self.notify, one_line(f"{type(e).__name__}: {e}", 300),
+                                  title="Emulator", severity="error", timeout=30)
+            return
+        self.call_from_thread(self._job_done, screen, profile)
+
+    def _job_done(self, screen: KernelsScreen, profile: Profile) -> None:
+        self.workspace.add(profile)
+        screen.show_progress(1, 1, "")
+        screen.refresh_rows()
+        if self._analyse:
+            screen.analyse()
+        self.notify(f"{profile.launches.height} emulated launches added.", title="Emulator")
+
+    # -- app-wide actions ------------------------------------------------------------
+    def action_help(self) -> None:
+        from warpscope.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_glossary(self, entry: str | None = None) -> None:
+        from warpscope.tui.screens.glossary import GlossaryScreen
+
+        self.push_screen(GlossaryScreen(entry))
+
+    def action_export(self) -> None:
+        """Write the markdown report of everything open (atomically) and say where."""
+        from warpscope.files import write_text_atomic
+
+        path = self.report_path
+        write_text_atomic(path, self.workspace.markdown_report())
+        self.notify(f"Report written to {os.path.abspath(path)}", title="Export")

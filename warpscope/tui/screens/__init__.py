@@ -1,0 +1,1 @@
+"""The screens of the warpscope UI, one per module."""

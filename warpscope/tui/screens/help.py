@@ -1,0 +1,42 @@
+"""`?`: what each screen's keys do, and where to start."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Markdown
+
+HELP = """\
+# warpscope keys
+
+**Kernel table** — `Enter` open the kernel · `s` sort by the column under the cursor (again: reverse;
+clicking a header sorts too) · `/` find by name · `f` filter by expression, e.g.
+`achieved_occupancy_pct < 50 and kernel ~ reduce` (names: any canonical metric, `duration_ns`,
+`registers_per_thread`, `block_size`, `grid_size`, `kernel`, `top_stall`...; `and`, `or`, `not`,
+parentheses) · `Escape` close or clear the filters · `Space` show or hide a kernel's launches ·
+`l` kernels or every launch · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
+`g` glossary of the column · `e` export the markdown report · `y` copy the row
+
+**Kernel view** — `1`–`7` tabs (Overview, Divergence, Occupancy, Stalls, Memory, Source,
+Findings) · `v` next occupancy graph (block size, registers, shared memory) · `t` timeline ·
+`g` glossary for the tab · `y` copy the tab or the highlighted finding · `Escape` back
+
+**Timeline** — arrows move between warp slots and cycles (`Shift` jumps) · `+`/`-` zoom ·
+`f` fit the launch · `Home`/`End` · click a cell · `g` explain the state under the cursor
+
+**Everywhere** — `Ctrl+P` command palette · `?` this help · `q` quit · `Escape` back
+
+Kernel names and file text are shown literally: control characters appear as `\\x1b`-style
+escapes. Copying uses OSC 52, which works over SSH and in tmux with `set-clipboard on`.
+"""
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("question_mark", "app.pop_screen", show=False)]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Markdown(HELP)
+        yield Footer()

@@ -1,0 +1,142 @@
+"""The kernel view: one kernel (a group of launches) in tabs, from overview to findings."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from warpscope.explore.kernel import KernelDetail
+from warpscope.tui.screens import kernel_tabs
+from warpscope.tui.text import literal, one_line
+from warpscope.tui.widgets.grid import Grid
+from warpscope.tui.widgets.occupancy_plot import OccupancyPlot
+
+TABS = ("overview", "divergence", "occupancy", "stalls", "memory", "source", "findings")
+#: the glossary entry each tab's `g` opens
+TAB_METRIC = {"overview": "duration_ns", "divergence": "warp_execution_efficiency_pct",
+              "occupancy": "achieved_occupancy_pct", "stalls": "warp_cycles_per_issued_instruction",
+              "memory": "global_load_sectors_per_request", "source": "instructions_executed",
+              "findings": None}
+
+
+class KernelScreen(Screen):
+    """Everything about one kernel; Escape goes back to the table."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        *(Binding(str(i), f"tab('{tab}')", tab.capitalize(), show=False) for i, tab in enumerate(TABS, 1)),
+        Binding("v", "next_sweep", "Next graph", show=False),
+        Binding("t", "timeline", "Timeline"),
+        Binding("g", "glossary", "Glossary"),
+        Binding("y", "copy", "Copy"),
+        Binding("e", "app.export", "Export"),
+    ]
+
+    def __init__(self, launch_ids: list[int]) -> None:
+        super().__init__()
+        self.launch_ids = launch_ids
+        self.detail: KernelDetail = self.app.workspace.detail(launch_ids)
+
+    def compose(self) -> ComposeResult:
+        d = self.detail
+        k = d.kernel
+        title = Text(f"{'launch' if len(k.launch_ids) == 1 else f'{len(k.launch_ids)} launches'} · ", style="bold")
+        title.append(literal(one_line(k.kernel_short or k.kernel, 100), style="bold"))
+        if k.kernel and k.kernel != k.kernel_short:
+            title.append("\n")
+            title.append(literal(one_line(k.kernel, 400)))
+        yield Static(title, id="kernel-title")
+        with TabbedContent(id="tabs", initial="overview"):
+            for number, (tab, body) in enumerate((
+                    ("overview", kernel_tabs.overview(d)), ("divergence", kernel_tabs.divergence(d))), 1):
+                yield _scroll_pane(tab, number, body)
+            with TabPane("3 Occupancy", id="occupancy"):
+                with VerticalScroll(), Horizontal(id="occupancy-panes"):
+                    yield Static(kernel_tabs.occupancy(d), id="occupancy-text")
+                    yield OccupancyPlot(d, id="occupancy-plot")
+            yield _scroll_pane("stalls", 4, kernel_tabs.stalls(d))
+            yield _scroll_pane("memory", 5, kernel_tabs.memory(d))
+            with TabPane("6 Source", id="source"):
+                if d.source.is_empty():
+                    yield Static(Text("No per-line counters: they come from Nsight Compute's source page "
+                                      "(ncu --page source --csv) or from the emulator."), classes="empty")
+                else:
+                    shown = d.source.drop("row").with_columns(
+                        d.source["code"].map_elements(lambda s: one_line(s, 120), return_dtype=str))
+                    yield Grid(shown.to_arrow(), id="source-grid", max_column_content_width=60)
+            with TabPane("7 Findings", id="findings"):
+                yield self._findings()
+        yield Footer()
+
+    def _findings(self) -> OptionList | Static:
+        k = self.detail.kernel
+        if not k.findings:
+            return Static(Text("No findings for this kernel."), classes="empty")
+        options = [Option(kernel_tabs.finding(f, len(k.launch_ids),
+                                              k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else []),
+                          id=str(i)) for i, f in enumerate(k.findings)]
+        return OptionList(*options, id="finding-list")
+
+    # -- actions ---------------------------------------------------------------------
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    @on(TabbedContent.TabActivated)
+    def _focus_tab(self) -> None:
+        pane = self.query_one(TabbedContent).active_pane
+        if pane is not None:
+            focusable = [w for w in pane.query("*") if w.can_focus]
+            if focusable:
+                focusable[0].focus()
+
+    def action_next_sweep(self) -> None:
+        self.query_one(OccupancyPlot).cycle()
+
+    def action_timeline(self) -> None:
+        if not self.app.workspace.has_timeline(self.launch_ids):
+            self.notify("Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
+                        title="Timeline")
+            return
+        from warpscope.tui.screens.timeline import TimelineScreen
+
+        self.app.push_screen(TimelineScreen(self.launch_ids[0]))
+
+    def action_glossary(self) -> None:
+        tab = self.query_one(TabbedContent).active
+        entry = TAB_METRIC.get(tab)
+        if tab == "stalls" and not self.detail.stall_shares.is_empty():
+            entry = self.detail.stall_shares["reason"][0]
+        self.app.action_glossary(entry)
+
+    def action_copy(self) -> None:
+        tab = self.query_one(TabbedContent).active
+        k = self.detail.kernel
+        if tab == "findings" and k.findings:
+            index = self.query_one("#finding-list", OptionList).highlighted or 0
+            text = kernel_tabs.finding_text(k.findings[index])
+        else:
+            text = _plain(getattr(kernel_tabs, tab)(self.detail)) if tab != "source" else \
+                self.detail.source.write_csv(separator="\t")
+        self.app.copy_to_clipboard(text)
+        self.notify(f"{tab.capitalize()} copied to the clipboard (OSC 52).", title="Copy")
+
+
+def _scroll_pane(tab: str, number: int, body: RenderableType) -> TabPane:
+    return TabPane(f"{number} {tab.capitalize()}", VerticalScroll(Static(body)), id=tab)
+
+
+def _plain(renderable: RenderableType) -> str:
+    import io
+
+    from rich.console import Console
+
+    sink = io.StringIO()
+    Console(file=sink, width=120, color_system=None).print(renderable)
+    return sink.getvalue()

@@ -1,0 +1,240 @@
+"""The kernel table: one row per kernel (expandable to launches), sortable and filterable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, ProgressBar, Static
+
+from warpscope.explore.table import COLUMNS
+from warpscope.tui.text import literal, one_line
+from warpscope.tui.widgets.grid import Grid
+
+
+class KernelsScreen(Screen):
+    """The first screen: every kernel of the profile, the most time first."""
+
+    BINDINGS = [
+        Binding("enter", "open_kernel", "Open"),
+        Binding("s", "sort", "Sort"),
+        Binding("slash", "filter_name", "Find"),
+        Binding("f", "filter_expression", "Filter"),
+        Binding("space", "expand", "Launches", show=False),
+        Binding("l", "toggle_mode", "Kernels/launches", show=False),
+        Binding("c", "compare", "Compare"),
+        Binding("t", "timeline", "Timeline", show=False),
+        Binding("g", "glossary", "Glossary"),
+        Binding("e", "export", "Export", show=False),
+        Binding("y", "copy", "Copy", show=False),
+        Binding("escape", "clear_filters", "Clear", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        ws = self.app.workspace
+        display, self._keys = ws.view.rows()
+        yield Static(self._title(), id="title")
+        yield Grid(display.to_arrow(), id="kernels", max_column_content_width=48, cursor_type="cell")
+        with Horizontal(id="filter-bar"):
+            yield Label("", id="filter-label")
+            yield Input(id="filter")
+        yield Static("", id="status")
+        yield ProgressBar(id="progress", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#filter-bar").display = False
+        self.query_one("#progress").display = False
+        self.query_one(Grid).focus()
+        self._mode = "name"
+        self._show_status()
+
+    # -- refreshing --------------------------------------------------------------
+    def refresh_rows(self) -> None:
+        """Rebuild the rows from the workspace's view (after sort, filter, new data)."""
+        ws = self.app.workspace
+        display, self._keys = ws.view.rows()
+        self.query_one(Grid).show(display.to_arrow())
+        self.query_one("#title", Static).update(self._title())
+        self._show_status()
+
+    def _title(self) -> Text:
+        ws = self.app.workspace
+        sources = ws.profile.sources
+        names = ", ".join(Path(p).name for p in sources["path"].to_list()) if sources.height else "no files"
+        devices = ws.profile.launches["device_name"].drop_nulls().unique(maintain_order=True).to_list()
+        title = Text("warpscope ", style="bold")
+        title.append(literal(one_line(names, 120)))
+        if devices:
+            title.append("  ·  ")
+            title.append(literal(one_line(", ".join(devices), 60)))
+        return title
+
+    def _show_status(self, extra: str = "") -> None:
+        ws = self.app.workspace
+        view = ws.view
+        label = next(c.label for c in COLUMNS if c.id == view.sort)
+        shown = int(self._keys["is_kernel"].sum()) if view.mode == "kernels" else self._keys.height
+        total = view.total_kernels() if view.mode == "kernels" else ws.table.launches.height
+        unit = "kernels" if view.mode == "kernels" else "launches"
+        parts = [f"{shown} of {total} {unit}", f"sorted by {label} {'▼' if view.descending else '▲'}"]
+        if view.name_filter:
+            parts.append(f"name contains {view.name_filter!r}")
+        if view.expression:
+            parts.append(f"filter: {view.expression}")
+        if not ws.analysed:
+            parts.append("findings: analysing…")
+        if extra:
+            parts.append(extra)
+        self.query_one("#status", Static).update(literal(" · ".join(parts)))
+
+    # -- the row under the cursor -------------------------------------------------
+    def _current(self) -> tuple[int, int, bool] | None:
+        grid = self.query_one(Grid)
+        if self._keys.is_empty():
+            return None
+        group, launch_id, is_kernel = self._keys.row(min(grid.cursor_row, self._keys.height - 1))
+        return int(group), int(launch_id), bool(is_kernel)
+
+    def _launch_ids(self) -> list[int] | None:
+        current = self._current()
+        if current is None:
+            return None
+        group, launch_id, is_kernel = current
+        return self.app.workspace.launches_of(group) if is_kernel else [launch_id]
+
+    # -- actions -------------------------------------------------------------------
+    def action_open_kernel(self) -> None:
+        ids = self._launch_ids()
+        if ids:
+            from warpscope.tui.screens.kernel import KernelScreen
+
+            self.app.push_screen(KernelScreen(ids))
+
+    @on(Grid.CellSelected)
+    def _selected(self) -> None:
+        self.action_open_kernel()
+
+    def action_sort(self, column: int | None = None) -> None:
+        grid = self.query_one(Grid)
+        index = grid.cursor_column if column is None else column
+        self.app.workspace.view.sort_by(COLUMNS[index].id)
+        self.refresh_rows()
+
+    @on(Grid.HeaderSelected)
+    def _header(self, event: Grid.HeaderSelected) -> None:
+        self.action_sort(event.column_index)
+
+    def action_expand(self) -> None:
+        current = self._current()
+        ws = self.app.workspace
+        if current is None or ws.view.mode != "kernels":
+            return
+        ws.view.toggle(current[0])
+        self.refresh_rows()
+
+    def action_toggle_mode(self) -> None:
+        view = self.app.workspace.view
+        view.mode = "launches" if view.mode == "kernels" else "kernels"
+        self.refresh_rows()
+
+    def action_filter_name(self) -> None:
+        self._open_filter("name", "Find kernel:", self.app.workspace.view.name_filter,
+                          "part of a kernel name")
+
+    def action_filter_expression(self) -> None:
+        self._open_filter("expression", "Filter:", self.app.workspace.view.expression,
+                          "e.g. achieved_occupancy_pct < 50 and kernel ~ reduce")
+
+    def _open_filter(self, mode: str, label: str, value: str, placeholder: str) -> None:
+        self._mode = mode
+        self.query_one("#filter-bar").display = True
+        self.query_one("#filter-label", Label).update(label)
+        box = self.query_one("#filter", Input)
+        box.placeholder = placeholder
+        box.value = value
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self._mode == "name":
+            self.app.workspace.view.name_filter = event.value
+            self.refresh_rows()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        if self._mode == "expression":
+            try:
+                self.app.workspace.view.set_expression(event.value)
+            except ValueError as e:
+                self._show_status()
+                self.query_one("#status", Static).update(literal(f"filter not applied: {e}", style="bold"))
+                self.notify(one_line(str(e)), title="Filter", severity="error")
+                return
+            self.refresh_rows()
+        self.query_one("#filter-bar").display = False
+        self.query_one(Grid).focus()
+
+    def action_clear_filters(self) -> None:
+        view = self.app.workspace.view
+        bar = self.query_one("#filter-bar")
+        if bar.display:
+            bar.display = False
+            self.query_one(Grid).focus()
+            return
+        if view.name_filter or view.expression:
+            view.name_filter, view.expression = "", ""
+            self.refresh_rows()
+
+    def action_compare(self) -> None:
+        if not self.app.workspace.can_compare():
+            self.notify("Open two files, or one with --baseline FILE, to compare.", title="Compare")
+            return
+        from warpscope.tui.screens.compare import CompareScreen
+
+        self.app.push_screen(CompareScreen())
+
+    def action_timeline(self) -> None:
+        ids = self._launch_ids()
+        if not ids:
+            return
+        if not self.app.workspace.has_timeline(ids):
+            self.notify("Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
+                        title="Timeline")
+            return
+        from warpscope.tui.screens.timeline import TimelineScreen
+
+        self.app.push_screen(TimelineScreen(ids[0]))
+
+    def action_glossary(self) -> None:
+        column = COLUMNS[self.query_one(Grid).cursor_column]
+        self.app.action_glossary(column.metric)
+
+    def action_export(self) -> None:
+        self.app.action_export()
+
+    def action_copy(self) -> None:
+        grid = self.query_one(Grid)
+        if grid.row_count == 0:
+            return
+        row = grid.get_row_at(grid.cursor_row)
+        text = "\t".join(f"{c.label}={'' if v is None else v}" for c, v in zip(COLUMNS, row))
+        self.app.copy_to_clipboard(text)
+        self.notify("Row copied to the clipboard (OSC 52).", title="Copy")
+
+    # -- background work ------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="analyse")
+    def analyse(self) -> None:
+        self.app.workspace.analyse()
+        self.app.call_from_thread(self.refresh_rows)
+
+    def show_progress(self, done: int, total: int, what: str) -> None:
+        bar = self.query_one("#progress", ProgressBar)
+        bar.display = done < total
+        bar.update(total=total, progress=done)
+        self._show_status(f"{what} {done}/{total}" if done < total else "")

@@ -1,0 +1,1 @@
+"""Widgets and Rich renderables of the warpscope UI."""
