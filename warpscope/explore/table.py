@@ -36,22 +36,18 @@ class Column:
     numeric: bool = True
     digits: int = 1
     metric: str | None = None      # the catalog id the glossary explains
-    lower_is_worse: bool = False   # for the compare view: which direction is a regression
 
 
 COLUMNS: tuple[Column, ...] = (
     Column("name", "Kernel", "kernel short name (grouped launches) or launch id", numeric=False),
     Column("time_share_pct", "Time%", "share of all kernel time", metric="duration_ns"),
     Column("duration_us", "Time µs", "total GPU time (all launches), µs", digits=2, metric="duration_ns"),
-    Column("launches", "Runs", "launches in the group", digits=0),
-    Column("grid", "Grid", "grid dimensions", numeric=False),
-    Column("block", "Block", "block dimensions", numeric=False),
     Column("theoretical_occupancy_pct", "Occ th%", "theoretical occupancy",
-           metric="theoretical_occupancy_pct", lower_is_worse=True),
+           metric="theoretical_occupancy_pct"),
     Column("achieved_occupancy_pct", "Occ ach%", "achieved occupancy",
-           metric="achieved_occupancy_pct", lower_is_worse=True),
+           metric="achieved_occupancy_pct"),
     Column("warp_execution_efficiency_pct", "WarpEff%", "warp execution efficiency",
-           metric="warp_execution_efficiency_pct", lower_is_worse=True),
+           metric="warp_execution_efficiency_pct"),
     Column("global_load_sectors_per_request", "Sect/req", "global load sectors per request",
            digits=2, metric="global_load_sectors_per_request"),
     Column("bank_conflicts", "BankConf", "shared load + store bank conflicts", digits=0,
@@ -59,7 +55,11 @@ COLUMNS: tuple[Column, ...] = (
     Column("top_stall", "Top stall", "largest warp stall reason", numeric=False),
     Column("worst_finding", "Worst finding", "most severe finding, largest estimated gain first",
            numeric=False),
+    Column("launches", "Runs", "launches in the group", digits=0),
+    Column("grid", "Grid", "grid dimensions", numeric=False),
+    Column("block", "Block", "block dimensions", numeric=False),
 )
+
 BY_ID = {c.id: c for c in COLUMNS}
 
 

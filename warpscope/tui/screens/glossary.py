@@ -7,7 +7,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -27,7 +27,7 @@ class GlossaryScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="glossary"):
-            with VerticalScroll(id="glossary-left"):
+            with Vertical(id="glossary-left"):
                 yield Input(placeholder="type to search", id="glossary-search")
                 yield OptionList(*self._options(""), id="glossary-list")
             with VerticalScroll(id="glossary-right"):

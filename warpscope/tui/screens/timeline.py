@@ -73,7 +73,7 @@ class TimelineScreen(Screen):
         shares = self.timeline.breakdown(block, warp)
         top = float(shares["cycles"].max() or 1)
         chart = bar_chart(((GLYPHS.get(s, ("?",))[0] + " " + s, c, f"{n(c, 0)} · {n(sh, 0)}%")
-                           for s, c, sh in shares.iter_rows()), top, width=10)
+                           for s, c, sh in shares.iter_rows()), top, width=12)
         return Group(head, Text(f"\nThis warp's {n(shares['cycles'].sum(), 0)} cycles:", style="bold"), chart)
 
     def action_fit(self) -> None:

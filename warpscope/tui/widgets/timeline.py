@@ -65,7 +65,7 @@ class TimelineView(ScrollView, can_focus=True):
         self.timeline = timeline
 
     def on_mount(self) -> None:
-        self.fit()
+        self.call_after_refresh(self.fit)   # the width is known once the layout has run
 
     def fit(self) -> None:
         """Zoom so the whole launch fits the width."""

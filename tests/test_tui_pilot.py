@@ -1,0 +1,241 @@
+"""The UI driven by Textual's Pilot: the walk a user takes, on the real H100 seed export."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from textual.widgets import OptionList, Static, TabbedContent
+
+import warpscope
+from tests.conftest import H100
+from warpscope.explore.workspace import Workspace
+from warpscope.model.profile import Profile
+from warpscope.tui import WarpscopeApp
+from warpscope.tui.screens.compare import CompareScreen
+from warpscope.tui.screens.glossary import GlossaryScreen
+from warpscope.tui.screens.help import HelpScreen
+from warpscope.tui.screens.kernel import TABS, KernelScreen
+from warpscope.tui.screens.kernels import KernelsScreen
+from warpscope.tui.screens.timeline import TimelineScreen
+from warpscope.tui.widgets.grid import Grid
+from warpscope.tui.widgets.timeline import TimelineView
+
+HOSTILE = "[bold red]x[/]\x1b]52;c;aGk=\x07"
+
+
+def _app(*paths, baseline=None) -> WarpscopeApp:
+    profile = Profile.concat([warpscope.load(p) for p in paths])
+    return WarpscopeApp(Workspace(profile, warpscope.load(baseline) if baseline else None))
+
+
+async def _ready(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _names(app) -> list[str]:
+    grid = app.screen.query_one(Grid)
+    return [str(grid.get_cell_at(_coord(r, 0))).strip() for r in range(grid.row_count)]
+
+
+def _text(widget: Static) -> str:
+    """What a Static shows, as plain text."""
+    import io
+
+    from rich.console import Console
+
+    sink = io.StringIO()
+    Console(file=sink, width=200, color_system=None).print(widget.content)
+    return sink.getvalue()
+
+
+def _coord(row: int, col: int):
+    from textual.coordinate import Coordinate
+
+    return Coordinate(row, col)
+
+
+async def test_walk_sort_filter_open_every_tab_glossary_help():
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        assert isinstance(app.screen, KernelsScreen) and app.workspace.analysed
+        assert len(_names(app)) == 22 and _names(app)[0] == "matmulNaive"   # most time first
+        # sort by duration: cursor to the "Time µs" column, s = ascending after descending
+        await pilot.press("right", "right", "s")
+        await pilot.pause()
+        durations = [app.screen.query_one(Grid).get_cell_at(_coord(r, 2)) for r in range(22)]
+        assert durations == sorted(durations)
+        assert _names(app)[0] == "vecAddTail"
+        status = _text(app.screen.query_one("#status", Static))
+        assert "sorted by Time µs ▲" in status
+        # find by name
+        await pilot.press("slash", *"reduce", "enter")
+        await pilot.pause()
+        assert sorted(_names(app)) == ["reduceInterleaved", "reduceSequential", "reduceShuffle",
+                                       "reduceSingleThread", "reduceStridedIndex"]
+        # filter by expression on top
+        await pilot.press("f", *"achieved_occupancy_pct > 90", "enter")
+        await pilot.pause()
+        assert "filter: achieved_occupancy_pct > 90" in _text(app.screen.query_one("#status", Static))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(_names(app)) == 22
+        # open heavyRegisters and visit every tab
+        row = _names(app).index("heavyRegisters")
+        app.screen.query_one(Grid).move_cursor(row=row, column=0)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, KernelScreen)
+        assert app.screen.detail.kernel.kernel_short == "heavyRegisters"
+        for number, tab in enumerate(TABS, 1):
+            await pilot.press(str(number))
+            await pilot.pause()
+            assert app.screen.query_one(TabbedContent).active == tab
+        await pilot.press("3")
+        await pilot.pause()
+        text = _text(app.screen.query_one("#occupancy-text", Static))
+        assert "◀ binds" in text and "40 -> 32 registers" in text
+        # the glossary for the tab's metric
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, GlossaryScreen)
+        assert "achieved_occupancy_pct" in _text(app.screen.query_one("#glossary-entry", Static))
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, KernelsScreen)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape", "q")
+        await pilot.pause()
+    assert app.return_code in (0, None)
+
+
+async def test_invalid_filter_keeps_the_table_and_says_why():
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _ready(pilot)
+        await pilot.press("f", *"occupancy < 5", "enter")
+        await pilot.pause()
+        assert len(_names(app)) == 22
+        assert "unknown name 'occupancy'" in _text(app.screen.query_one("#status", Static))
+
+
+async def test_expand_kernel_and_launch_mode():
+    app = _app(H100 / "seed_full_raw.csv", H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _ready(pilot)
+        names = _names(app)   # the same file twice: each kernel has two launches
+        assert len(names) == 22 and names[0].startswith("▸ ")
+        await pilot.press("space")
+        await pilot.pause()
+        names = _names(app)
+        assert len(names) == 24 and names[0].startswith("▾ ")
+        assert [n.split("#")[0] for n in names[1:3]] == ["└ ", "└ "]
+        await pilot.press("l")
+        await pilot.pause()
+        assert len(_names(app)) == 44 and "#" in _names(app)[0]
+
+
+async def test_compare_two_profiles_with_baseline():
+    # two real Nsight Compute runs of the same program: run-to-run changes, matched kernel by kernel
+    app = _app(H100 / "seed_raw_base.csv", baseline=H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        frame = app.screen.frame
+        assert frame.filter(pl.col("new_launch").is_not_null() & pl.col("base_launch").is_not_null()).height == 22
+        title = _text(app.screen.query_one("#compare-title", Static))
+        assert "base: seed_full_raw.csv" in title and "new: seed_raw_base.csv" in title
+        for row in frame.filter(pl.col("verdict") == "slower").iter_rows(named=True):
+            assert row["duration_ns.new"] > row["duration_ns.base"] * 1.02
+
+
+async def test_emulator_timeline_and_warp_breakdown(emulated_seed):
+    path, profile = emulated_seed
+    app = WarpscopeApp(Workspace(warpscope.load(path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        row = _names(app).index("reduceInterleaved")
+        app.screen.query_one(Grid).move_cursor(row=row, column=0)
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        view = app.screen.query_one(TimelineView)
+        before = view.cycles_per_cell
+        await pilot.press("plus")
+        await pilot.pause()
+        assert view.cycles_per_cell == max(1, before // 2)
+        await pilot.press("down", "right", "right")
+        await pilot.pause()
+        detail = _text(app.screen.query_one("#warp-detail", Static))
+        assert "warp slot" in detail and ("cycles:" in detail or "no warp resident" in detail)
+        legend = _text(app.screen.query_one("#legend", Static))
+        assert "long_scoreboard" in legend and "barrier" in legend
+
+
+async def test_timeline_refused_for_hardware_profiles():
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test() as pilot:
+        await _ready(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, KernelsScreen)
+
+
+async def test_findings_tab_labels_origins_and_copies(monkeypatch):
+    app = _app(H100 / "seed_full_details.csv")
+    copied = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("enter", "7")
+        await pilot.pause()
+        options = app.screen.query_one("#finding-list", OptionList)
+        text = "\n".join(str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
+        assert options.option_count >= 1
+        findings = app.screen.detail.kernel.findings
+        assert {f["origin"] for f in findings} <= {"warpscope", "ncu"}
+        await pilot.press("y")
+        await pilot.pause()
+        assert copied and copied[0].splitlines()[0].startswith(f"[{findings[0]['severity']}]")
+        del text
+
+
+async def test_export_writes_the_markdown_report(tmp_path):
+    app = _app(H100 / "seed_full_raw.csv")
+    app.report_path = tmp_path / "report.md"
+    async with app.run_test() as pilot:
+        await _ready(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+    text = app.report_path.read_text()
+    assert text.startswith("# warpscope report") and "heavyRegisters" in text
+
+
+@pytest.fixture()
+def hostile_export(tmp_path):
+    raw = (H100 / "seed_full_raw.csv").read_text()
+    path = tmp_path / "hostile.csv"
+    path.write_text(raw.replace('"heavyRegisters(const float *, float *, int)"', f'"{HOSTILE}"', 1))
+    return path
+
+
+async def test_hostile_kernel_name_imports_and_displays_literally(hostile_export):
+    profile = warpscope.load(hostile_export)
+    assert HOSTILE in profile.launches["kernel"].to_list()          # stored verbatim
+    app = WarpscopeApp(Workspace(profile))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        shown = "[bold red]x[/]\\x1b]52;c;aGk=\\x07"
+        assert shown in _names(app)
+        app.screen.query_one(Grid).move_cursor(row=_names(app).index(shown), column=0)
+        await pilot.press("enter")
+        await pilot.pause()
+        title = _text(app.screen.query_one("#kernel-title", Static))
+        assert shown in title and "\x1b" not in title
+        svg = app.export_screenshot()
+        assert "[bold red]x[/]" in svg.replace("&#160;", " ") and "\x1b" not in svg and "\x07" not in svg

@@ -1,0 +1,67 @@
+"""End to end: the installed ``warpscope open`` in a real terminal (tmux) at 80x24.
+
+Keys go in with ``send-keys``; what the terminal shows comes back with ``capture-pane``.
+CI installs tmux (.ci/run); without it this test cannot run at all, so it fails rather
+than skips.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from tests.conftest import H100, ROOT
+
+WARPSCOPE = Path(sys.executable).parent / "warpscope"
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+
+
+def _screen(session: str) -> str:
+    return _tmux("capture-pane", "-p", "-t", session)
+
+
+def _wait_for(session: str, text: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _screen(session)
+        if text in screen:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def test_open_find_kernel_see_limiter_and_quit():
+    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
+    assert WARPSCOPE.is_file(), f"the warpscope entry point is not installed beside {sys.executable}"
+    session = f"warpscope-{uuid.uuid4().hex[:8]}"
+    command = (f"'{WARPSCOPE}' open '{H100 / 'seed_full_raw.csv'}'; "
+               "echo warpscope exited with $?; sleep 30")
+    _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", str(ROOT), "sh", "-c", command)
+    try:
+        screen = _wait_for(session, "matmulNaive")
+        for name in ("withDivergence", "noDivergence", "heavyRegisters", "22 of 22 kernels"):
+            assert name in screen
+        _tmux("send-keys", "-t", session, "/")
+        _tmux("send-keys", "-t", session, "-l", "heavyReg")
+        _tmux("send-keys", "-t", session, "Enter")
+        _wait_for(session, "1 of 22 kernels")
+        _tmux("send-keys", "-t", session, "Enter")
+        screen = _wait_for(session, "limiter registers")
+        assert "heavyRegisters(const float *, float *, int)" in screen
+        _tmux("send-keys", "-t", session, "3")
+        screen = _wait_for(session, "◀ binds")
+        binding = next(line for line in screen.splitlines() if "◀ binds" in line)
+        assert binding.split()[0] == "registers"
+        _tmux("send-keys", "-t", session, "q")
+        screen = _wait_for(session, "warpscope exited with 0")
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
