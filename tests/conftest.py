@@ -47,3 +47,13 @@ def emulated_seed(tmp_path_factory):
     path = tmp_path_factory.mktemp("emulated") / "seed_emulated.parquet"
     emulate_workload("seed", scale=64).save(path)
     return path, Profile.load(path)
+
+
+async def settle(pilot) -> None:
+    """Wait until the app's background work (jobs, analysis thread) is done and painted."""
+    import asyncio
+
+    await pilot.app.workers.wait_for_complete()
+    while pilot.app.analysis is not None and pilot.app.analysis.is_alive():
+        await asyncio.sleep(0.02)
+    await pilot.pause()

@@ -7,7 +7,7 @@ import pytest
 from textual.widgets import OptionList, Static, TabbedContent
 
 import warpscope
-from tests.conftest import H100
+from tests.conftest import H100, settle
 from warpscope.explore.workspace import Workspace
 from warpscope.model.profile import Profile
 from warpscope.tui import WarpscopeApp
@@ -29,8 +29,7 @@ def _app(*paths, baseline=None) -> WarpscopeApp:
 
 
 async def _ready(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
 
 
 def _names(app) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import warpscope
-from tests.conftest import H100
+from tests.conftest import H100, settle
 from warpscope.explore.workspace import Workspace
 from warpscope.tui import WarpscopeApp
 from warpscope.tui.widgets.grid import Grid
@@ -35,8 +35,7 @@ def _seed_app(baseline: bool = False) -> WarpscopeApp:
 
 def _then(*keys: str, row_of: str | None = None):
     async def run_before(pilot) -> None:
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         if row_of is not None:
             grid = pilot.app.screen.query_one(Grid)
             names = [str(grid.get_cell_at(_coord(r))).strip() for r in range(grid.row_count)]
@@ -44,8 +43,7 @@ def _then(*keys: str, row_of: str | None = None):
         for key in keys:
             await pilot.press(key)
             await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
     return run_before
 
 

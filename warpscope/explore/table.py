@@ -132,7 +132,10 @@ def launch_frame(profile: Profile) -> pl.DataFrame:
         pl.lit(NO_RANK, dtype=pl.Int64).alias("worst_rank"),
         pl.struct(GROUP_KEY).rank("dense").cast(pl.Int64).alias("group"),
     )
-    return _shown_literally(frame, ("kernel", "kernel_short", "source_file", "device"))
+    frame = _shown_literally(frame, ("kernel", "kernel_short", "source_file", "device"))
+    # lower-case copies once, so a name filter keystroke is one substring scan
+    return frame.with_columns(pl.col("kernel").str.to_lowercase().alias("kernel_lower"),
+                              pl.col("kernel_short").str.to_lowercase().alias("kernel_short_lower"))
 
 
 def _dims(prefix: str) -> pl.Expr:

@@ -19,6 +19,9 @@ Mode = Literal["kernels", "launches"]
 
 #: what a column sorts by, where that is not the column itself
 _SORT_BY = {"name": "kernel_short", "duration_us": "duration_ns", "worst_finding": "worst_rank"}
+#: what a launch row needs (sorting gathers every column, so only these are carried)
+_LAUNCH_COLUMNS = ("group", "launch_id", "kernel_short", "duration_ns", "grid", "block", "top_stall",
+                   "worst_finding", "worst_rank", "bank_conflicts", *(c.id for c in COLUMNS if c.metric == c.id))
 #: columns whose natural first sort is ascending (names; worst finding = lowest rank first)
 _ASCENDING_FIRST = {"name", "grid", "block", "top_stall", "worst_finding"}
 
@@ -34,7 +37,10 @@ class TableView:
     name_filter: str = ""
     expression: str = ""
     expanded: set[int] = field(default_factory=set)
-    _filter_cache: tuple[str, str, pl.DataFrame] | None = field(default=None, repr=False)
+    # per (name filter, expression): the launches that pass, and their all-launches rows
+    # (a few kept, so backspacing and switching views never recompute)
+    _filtered: dict[tuple[str, str], pl.DataFrame] = field(default_factory=dict, repr=False)
+    _launch_views: dict[tuple[str, str], tuple[pl.DataFrame, ...]] = field(default_factory=dict, repr=False)
 
     # -- state changes -----------------------------------------------------------
     def sort_by(self, column: str) -> None:
@@ -52,33 +58,38 @@ class TableView:
             compile_filter(text, self.table)   # fail here, before the view changes
         self.expression = text.strip()
 
+    def set_table(self, table: KernelTable) -> None:
+        """Show ``table`` (e.g. the same launches with findings) with this sort and filters."""
+        self.table = table
+        self._filtered.clear()
+        self._launch_views.clear()
+
     def toggle(self, group: int) -> None:
         self.expanded.symmetric_difference_update({group})
 
     # -- rows ------------------------------------------------------------------
     def filtered(self) -> pl.DataFrame:
         """The launches that pass both filters."""
-        cached = self._filter_cache
-        if cached is not None and cached[:2] == (self.name_filter, self.expression):
-            return cached[2]
+        key = (self.name_filter, self.expression)
+        if key in self._filtered:
+            return self._filtered[key]
         launches = self.table.launches
         mask = pl.lit(True)
         if self.name_filter:
             needle = self.name_filter.lower()
-            mask = (pl.col("kernel").str.to_lowercase().str.contains(needle, literal=True)
-                    | pl.col("kernel_short").str.to_lowercase().str.contains(needle, literal=True))
+            mask = (pl.col("kernel_lower").str.contains(needle, literal=True)
+                    | pl.col("kernel_short_lower").str.contains(needle, literal=True))
         if self.expression:
             mask = mask & compile_filter(self.expression, self.table)
         out = launches.filter(mask) if (self.name_filter or self.expression) else launches
-        self._filter_cache = (self.name_filter, self.expression, out)
+        _remember(self._filtered, key, out)
         return out
 
     def rows(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """(display frame, keys frame with ``group``, ``launch_id``, ``is_kernel``), row for row."""
         launches = self.filtered()
         if self.mode == "launches":
-            frame = self._sorted(_launch_rows(launches, self.table.launches["duration_ns"].sum(), labelled=True))
-            frame = frame.with_columns(pl.lit(False).alias("is_kernel"))
+            return self._launch_view(launches)
         else:
             kernels = self._sorted(_kernel_rows(self.table.kernels(launches), self.expanded))
             frame = kernels.with_columns(pl.lit(True).alias("is_kernel"))
@@ -86,6 +97,20 @@ class TableView:
                 frame = self._with_children(frame, launches)
         keys = frame.select("group", "launch_id", "is_kernel")
         return _display(frame), keys
+
+    def _launch_view(self, launches: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Every launch: the display rows are built once per filter, a sort only reorders them."""
+        key = (self.name_filter, self.expression)
+        if key not in self._launch_views:
+            rows = _launch_rows(launches.select(_LAUNCH_COLUMNS), self.table.launches["duration_ns"].sum(),
+                                labelled=True)
+            _remember(self._launch_views, key, (rows, _display(rows),
+                                                rows.select("group", "launch_id", pl.lit(False).alias("is_kernel"))))
+        rows, display, keys = self._launch_views[key]
+        by = _SORT_BY.get(self.sort, self.sort)
+        order = rows.select(pl.arg_sort_by([by, "launch_id"], descending=[self.descending, False],
+                                           nulls_last=True))[:, 0]
+        return display[order], keys[order]
 
     def total_kernels(self) -> int:
         return int(self.table.launches["group"].n_unique())
@@ -96,7 +121,7 @@ class TableView:
         return frame.sort([by, "launch_id"], descending=[self.descending, False], nulls_last=True)
 
     def _with_children(self, kernels: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
-        children = launches.filter(pl.col("group").is_in(sorted(self.expanded)))
+        children = launches.filter(pl.col("group").is_in(sorted(self.expanded))).select(_LAUNCH_COLUMNS)
         if children.is_empty():
             return kernels
         total = self.table.launches["duration_ns"].sum()
@@ -107,6 +132,16 @@ class TableView:
                            children.with_columns(pl.lit(1).alias("_child"))], how="diagonal_relaxed")
         return (parts.with_row_index("_pos").join(order, on="group", how="left")
                 .sort(["_parent", "_child", "_pos"]).drop("_parent", "_child", "_pos"))
+
+
+_CACHED = 8
+
+
+def _remember(cache: dict, key: tuple, value: object) -> None:
+    """Keep ``value`` under ``key``, dropping the oldest entries beyond ``_CACHED``."""
+    cache[key] = value
+    while len(cache) > _CACHED:
+        del cache[next(iter(cache))]
 
 
 def _kernel_rows(kernels: pl.DataFrame, expanded: set[int]) -> pl.DataFrame:

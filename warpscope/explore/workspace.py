@@ -37,8 +37,7 @@ class Workspace:
         """Run every rule over every launch and put each launch's worst finding in the table."""
         self.profile = analyze(self.profile)
         self.table = self.table.with_findings(self.profile.findings)
-        self.view.table = self.table
-        self.view._filter_cache = None
+        self.view.set_table(self.table)
         self.analysed = True
 
     def add(self, profile: Profile) -> None:

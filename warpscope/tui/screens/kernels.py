@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -13,8 +14,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from warpscope.explore.table import COLUMNS
+from warpscope.explore.view import TableView
 from warpscope.tui.text import literal, one_line
-from warpscope.tui.widgets.grid import Grid
+from warpscope.tui.widgets.grid import Grid, content_widths
 
 
 class KernelsScreen(Screen):
@@ -38,6 +40,8 @@ class KernelsScreen(Screen):
     def compose(self) -> ComposeResult:
         ws = self.app.workspace
         display, self._keys = ws.view.rows()
+        self._titled = ws.profile
+        self._launch_widths: tuple[object, list[int]] = (None, [])
         yield Static(self._title(), id="title")
         yield Grid(display.to_arrow(), id="kernels", max_column_content_width=48, cursor_type="cell")
         with Horizontal(id="filter-bar"):
@@ -59,15 +63,32 @@ class KernelsScreen(Screen):
         """Rebuild the rows from the workspace's view (after sort, filter, new data)."""
         ws = self.app.workspace
         display, self._keys = ws.view.rows()
-        self.query_one(Grid).show(display.to_arrow())
-        self.query_one("#title", Static).update(self._title())
+        data = display.to_arrow()
+        self.query_one(Grid).show(data, self._widths(data))
+        if ws.profile is not self._titled:
+            self._titled = ws.profile
+            self.query_one("#title", Static).update(self._title())
         self._show_status()
+
+    def _widths(self, data) -> list[int] | None:  # type: ignore[no-untyped-def]
+        """Column widths of the all-launches view, measured once per table over every launch
+        (a sorted or filtered part never needs more); small views are measured each time."""
+        ws = self.app.workspace
+        if ws.view.mode != "launches" or data.num_rows < 2_000:
+            return None
+        if self._launch_widths[0] is not ws.table:
+            unfiltered = not (ws.view.name_filter or ws.view.expression)
+            everything = data if unfiltered else TableView(ws.table, mode="launches").rows()[0].to_arrow()
+            self._launch_widths = (ws.table, content_widths(everything))
+        return self._launch_widths[1]
 
     def _title(self) -> Text:
         ws = self.app.workspace
-        sources = ws.profile.sources
-        names = ", ".join(Path(p).name for p in sources["path"].to_list()) if sources.height else "no files"
-        devices = ws.profile.launches["device_name"].drop_nulls().unique(maintain_order=True).to_list()
+        paths = ws.profile.sources["path"].unique(maintain_order=True).to_list()
+        names = ", ".join(Path(p).name for p in paths[:20]) if paths else "no files"
+        if len(paths) > 20:
+            names += f" and {len(paths) - 20} more"
+        devices = ws.profile.launches["device_name"].drop_nulls().unique(maintain_order=True).head(5).to_list()
         title = Text("warpscope ", style="bold")
         title.append(literal(one_line(names, 120)))
         if devices:
@@ -228,10 +249,18 @@ class KernelsScreen(Screen):
         self.notify("Row copied to the clipboard (OSC 52).", title="Copy")
 
     # -- background work ------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="analyse")
     def analyse(self) -> None:
-        self.app.workspace.analyse()
-        self.app.call_from_thread(self.refresh_rows)
+        """Run every rule in a daemon thread: quitting never waits for it (100k launches take
+        most of a minute), and the table gains its findings column when it is done."""
+        app, workspace = self.app, self.app.workspace
+
+        def run() -> None:
+            workspace.analyse()
+            if app.is_running and workspace is app.workspace:
+                app.call_from_thread(self.refresh_rows)
+
+        app.analysis = threading.Thread(target=run, name="warpscope-analyse", daemon=True)
+        app.analysis.start()
 
     def show_progress(self, done: int, total: int, what: str) -> None:
         bar = self.query_one("#progress", ProgressBar)

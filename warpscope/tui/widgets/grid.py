@@ -21,10 +21,16 @@ class Grid(DataTable):
     def __init__(self, data: pa.Table, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(backend=_backend(data), render_markup=False, null_rep="–", **kwargs)
 
-    def show(self, data: pa.Table) -> None:
-        """Replace the rows (same or other columns), keeping the cursor where it can stay."""
+    def show(self, data: pa.Table, widths: list[int] | None = None) -> None:
+        """Replace the rows (same or other columns), keeping the cursor where it can stay.
+
+        ``widths``: column content widths known to fit (e.g. measured once over all rows
+        of which ``data`` is a sorted or filtered part), so 100k rows are not measured again.
+        """
         cursor = self.cursor_coordinate
         self.backend = _backend(data)
+        if widths is not None:
+            self.backend._column_content_widths = list(widths)
         self._ordered_columns = None
         self._update_count += 1
         self._require_update_dimensions = True
@@ -32,6 +38,11 @@ class Grid(DataTable):
         rows, cols = data.num_rows, data.num_columns
         self.cursor_coordinate = Coordinate(max(0, min(cursor.row, rows - 1)), max(0, min(cursor.column, cols - 1)))
         self.refresh()
+
+
+def content_widths(data: pa.Table) -> list[int]:
+    """Cells each column's widest value needs (measured by textual-fastdatatable, vectorised)."""
+    return list(_backend(data).column_content_widths)
 
 
 def _backend(data: pa.Table) -> ArrowBackend:

@@ -1,0 +1,211 @@
+"""Terminal UI speed (issue 8 targets): first frame and sort/filter keystrokes.
+
+First frame, each in a fresh process (interpreter start included), next to the floor a
+Textual app cannot beat -- an empty ``App`` painting its first frame in the same harness:
+  - the seed export (sample_traces/h100/seed_full_raw.csv, imported from CSV): target 1 s
+  - a saved profile of 100,000 launches (the seed export's launches repeated, with their
+    canonical metrics and stall reasons): target 2 s
+Keystrokes on the 100k-launch profile, in one process: the key's own work (its handler and
+drawing every visible row of the table), next to a plain Polars sort of the same launch
+table, and the same keys through Textual's Pilot next to Pilot's round trip for a key
+nothing is bound to (the harness's own cost):
+  - `s` (sort by the column under the cursor), kernels view and all-launches view
+  - typing a name filter (`/` then one character at a time), an expression filter
+Target: 100 ms per keystroke.
+
+    python benchmarks/tui_bench.py [--launches 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "sample_traces" / "h100" / "seed_full_raw.csv"
+DATA = ROOT / "benchmarks" / "_data"
+
+FIRST_FRAME = """
+import time, sys
+start = time.perf_counter()
+from textual.app import App
+{setup}
+class Bench({base}):
+    def on_mount(self):
+        {mount}
+        self.call_later(lambda: self.screen.call_after_refresh(self.done))
+    def done(self):
+        print(time.perf_counter() - start, flush=True)
+        self.exit()
+{make}.run(headless=True, size=(160, 50))
+"""
+APPS = {
+    "empty Textual app (floor)": dict(setup="", base="App", mount="pass", make="Bench()"),
+    "warpscope": dict(
+        setup="import warpscope\nfrom warpscope.explore.workspace import Workspace\n"
+              "from warpscope.tui import WarpscopeApp\nws = Workspace(warpscope.load({path!r}))",
+        base="WarpscopeApp", mount="super().on_mount()", make="Bench(ws)"),
+}
+
+
+def build(launches: int) -> Path:
+    """A saved profile of ``launches`` launches: the seed export repeated (canonical rows only)."""
+    import polars as pl
+
+    sys.path.insert(0, str(ROOT))
+    import warpscope
+    from warpscope.model.profile import Profile
+
+    path = DATA / f"tui_{launches}.parquet"
+    if path.exists():
+        return path
+    seed = warpscope.load(SEED)
+    seed.metrics = seed.metrics.filter(pl.col("metric").is_not_null())
+    seed.source = seed.source.clear()
+    copies = -(-launches // seed.launches.height)
+    profile = Profile.concat([seed] * copies)
+    keep = profile.launches["launch_id"].head(launches).to_list()
+    DATA.mkdir(parents=True, exist_ok=True)
+    profile.subset(keep).save(path)
+    return path
+
+
+def first_frame(app: str, path: Path, repeat: int) -> tuple[float, float]:
+    """(best process wall time to first frame, best in-process time) over ``repeat`` runs."""
+    spec = {k: v.format(path=str(path)) for k, v in APPS[app].items()}
+    code = FIRST_FRAME.format(**spec)
+    walls, inner = [], []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        line = child.stdout.readline() if child.stdout else ""   # printed right after the first frame
+        walls.append(time.perf_counter() - started)
+        child.kill()
+        _, err = child.communicate()
+        if not line.strip():
+            raise SystemExit(err)
+        inner.append(float(line))
+    return min(walls), min(inner)
+
+
+async def keystrokes(path: Path, size: tuple[int, int]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per keystroke kind: (Pilot round trips, app work = handler + drawing every visible row)."""
+    sys.path.insert(0, str(ROOT))
+    import warpscope
+    from warpscope.explore.workspace import Workspace
+    from warpscope.tui import WarpscopeApp
+    from warpscope.tui.widgets.grid import Grid
+
+    app = WarpscopeApp(Workspace(warpscope.load(path)), analyse=False)
+    pilot_times: dict[str, list[float]] = {}
+    work_times: dict[str, list[float]] = {}
+
+    async def by_pilot(label: str, pilot, *keys: str) -> None:
+        for key in keys:
+            started = time.perf_counter()
+            await pilot.press(key)
+            await pilot.pause()
+            pilot_times.setdefault(label, []).append(time.perf_counter() - started)
+
+    def by_hand(label: str, screen, grid, action) -> None:
+        started = time.perf_counter()
+        action()
+        if grid._require_update_dimensions:    # what the table does on its next idle
+            grid._require_update_dimensions = False
+            grid._update_dimensions([])
+        for y in range(grid.size.height):      # every line the terminal shows
+            grid.render_line(y)
+        screen.query_one("#status").render()
+        work_times.setdefault(label, []).append(time.perf_counter() - started)
+
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await by_pilot(NOOP, pilot, *["z"] * 10)   # a key nothing is bound to: Pilot's own round trip
+        screen = app.screen
+        grid = screen.query_one(Grid)
+        view = app.workspace.view
+        for mode in ("kernels", "launches"):
+            label = f"sort, {'kernels' if mode == 'kernels' else 'all-launches'} view (s)"
+            if view.mode != mode:
+                by_hand(f"switch to all launches (l)", screen, grid, screen.action_toggle_mode)
+            for column in (2, 4, 0, 9):           # Time µs, Occ ach%, Kernel, Worst finding
+                grid.move_cursor(column=column)
+                await by_pilot(label, pilot, "s", "s")
+                for _ in range(2):
+                    by_hand(label, screen, grid, screen.action_sort)
+        await pilot.press("slash")
+        await by_pilot("name filter, per character", pilot, *"reduce", *["backspace"] * 6)
+        for prefix in ("r", "re", "red", "redu", "reduc", "reduce", "reduc", "redu", "red", "re", "r", ""):
+            def type_name(prefix=prefix) -> None:
+                view.name_filter = prefix
+                screen.refresh_rows()
+            by_hand("name filter, per character", screen, grid, type_name)
+        await pilot.press("escape")
+        expression = "achieved_occupancy_pct < 50 and registers_per_thread >= 32"
+        await pilot.press("f", *expression)
+        await by_pilot("expression filter (Enter)", pilot, "enter")
+        for text in (expression, "kernel ~ transpose or bank_conflicts > 1000", ""):
+            def apply(text=text) -> None:
+                view.set_expression(text)
+                screen.refresh_rows()
+            by_hand("expression filter (Enter)", screen, grid, apply)
+    return pilot_times, work_times
+
+
+NOOP = "unbound key (Pilot round-trip floor)"
+
+
+def polars_sort(path: Path) -> float:
+    sys.path.insert(0, str(ROOT))
+    import warpscope
+    from warpscope.explore.table import KernelTable
+
+    frame = KernelTable.of(warpscope.load(path)).launches
+    best = float("inf")
+    for column in ("duration_ns", "achieved_occupancy_pct", "kernel_short"):
+        started = time.perf_counter()
+        frame.sort(column, descending=True, nulls_last=True)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per first-frame figure (best kept)")
+    parser.add_argument("--size", default="160x50", help="terminal size for the keystrokes (WxH)")
+    args = parser.parse_args()
+    big = build(args.launches)
+    print(f"profile: {big.name}, {args.launches:,} launches, {big.stat().st_size / 1e6:.1f} MB\n")
+    print(f"{'first frame':38} {'process':>9} {'in-process':>11} {'target':>8}")
+    floor, floor_in = first_frame("empty Textual app (floor)", SEED, args.repeat)
+    print(f"{'empty Textual app (floor)':38} {floor:8.3f}s {floor_in:10.3f}s {'':>8}")
+    for label, path, target in (("warpscope open seed_full_raw.csv", SEED, 1.0),
+                                (f"warpscope open {args.launches // 1000}k-launch profile", big, 2.0)):
+        wall, inner = first_frame("warpscope", path, args.repeat)
+        verdict = "ok" if wall <= target else "MISSED"
+        print(f"{label:38} {wall:8.3f}s {inner:10.3f}s {target:7.1f}s {verdict}  ({wall / floor:.1f}x the floor)")
+    print(f"\nkeystroke on {args.launches:,} launches at {args.size}. work: the key's handler plus drawing every visible "
+          "row (what the app does per key);\npilot: Textual's test harness from key press to idle, next to "
+          "its round trip for a key nothing is bound to")
+    print(f"{'':38} {'work med':>9} {'work max':>9} {'pilot med':>10} {'target':>7}")
+    print(f"{'Polars sort of the launch table':38} {polars_sort(big) * 1e3:7.1f}ms")
+    width, height = (int(x) for x in args.size.split("x"))
+    pilot_times, work_times = asyncio.run(keystrokes(big, (width, height)))
+    print(f"{NOOP:38} {'':>9} {'':>9} {statistics.median(pilot_times[NOOP]) * 1e3:8.1f}ms")
+    for label, values in work_times.items():
+        med, worst = statistics.median(values) * 1e3, max(values) * 1e3
+        piloted = pilot_times.get(label)
+        pilot_med = f"{statistics.median(piloted) * 1e3:8.1f}ms" if piloted else f"{'':>10}"
+        verdict = "ok" if worst <= 100 else "MISSED"
+        print(f"{label:38} {med:7.1f}ms {worst:7.1f}ms {pilot_med} {100:5d}ms {verdict}")
+
+
+if __name__ == "__main__":
+    main()
