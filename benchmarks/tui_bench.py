@@ -133,7 +133,7 @@ async def keystrokes(path: Path, size: tuple[int, int]) -> tuple[dict[str, list[
         for mode in ("kernels", "launches"):
             label = f"sort, {'kernels' if mode == 'kernels' else 'all-launches'} view (s)"
             if view.mode != mode:
-                by_hand(f"switch to all launches (l)", screen, grid, screen.action_toggle_mode)
+                by_hand("switch to all launches (l)", screen, grid, screen.action_toggle_mode)
             for column in (2, 4, 0, 9):           # Time µs, Occ ach%, Kernel, Worst finding
                 grid.move_cursor(column=column)
                 await by_pilot(label, pilot, "s", "s")

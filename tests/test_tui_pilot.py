@@ -238,3 +238,52 @@ async def test_hostile_kernel_name_imports_and_displays_literally(hostile_export
         assert shown in title and "\x1b" not in title
         svg = app.export_screenshot()
         assert "[bold red]x[/]" in svg.replace("&#160;", " ") and "\x1b" not in svg and "\x07" not in svg
+
+
+async def test_demo_job_shows_progress_and_adds_emulated_launches():
+    from warpscope.emulator.runner import emulate_workload
+    from warpscope.emulator.workloads.seed import LAUNCHES
+
+    heard: list[tuple[int, int, str]] = []
+
+    def job(progress):
+        def both(done, total, what):
+            heard.append((done, total, what))
+            progress(done, total, what)
+        return emulate_workload("seed", scale=64, progress=both)
+
+    app = WarpscopeApp(Workspace(warpscope.load(H100 / "seed_full_raw.csv")), job=job)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        while len(app.workspace.table.launches) < 22 + LAUNCHES:
+            await pilot.pause(0.1)
+            await _ready(pilot)
+        assert [d for d, _, _ in heard] == list(range(1, LAUNCHES + 1))
+        assert {t for _, t, _ in heard} == {LAUNCHES}
+        names = _names(app)
+        assert any(n.endswith("· seed.py") for n in names) and any(n.endswith("· seed_full_raw.csv") for n in names)
+        assert not app.screen.query_one("#progress").display
+
+
+def test_help_and_docs_name_every_key():
+    """`?` and docs/tui.md stay true: every key a screen binds is explained in both."""
+    from tests.conftest import ROOT
+    from warpscope.tui.screens.help import HELP
+    from warpscope.tui.widgets.timeline import TimelineView
+
+    doc = (ROOT / "docs" / "tui.md").read_text()
+    names = {"slash": "/", "question_mark": "?", "space": "Space", "escape": "Escape", "enter": "Enter",
+             "plus": "+", "minus": "-", "home": "Home", "end": "End"}
+    for screen in (KernelsScreen, KernelScreen, TimelineScreen, CompareScreen, TimelineView, WarpscopeApp):
+        for binding in screen.BINDINGS:
+            for key in binding.key.split(","):
+                if key in ("up", "down", "left", "right", "pageup", "pagedown", "shift+left", "shift+right",
+                           "equals_sign", "ctrl+p"):
+                    continue
+                shown = names.get(key, key)
+                if key.isdigit():
+                    shown = "`1`–`7`"
+                elif not shown.startswith("`"):
+                    shown = f"`{shown}`"
+                assert shown in HELP, (screen.__name__, key)
+                assert shown in doc, (screen.__name__, key)

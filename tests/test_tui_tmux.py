@@ -65,3 +65,17 @@ def test_open_find_kernel_see_limiter_and_quit():
         assert "Traceback" not in screen
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_demo_emulates_beside_the_h100_export_and_quits():
+    session = f"warpscope-{uuid.uuid4().hex[:8]}"
+    command = f"'{WARPSCOPE}' demo --scale 64; echo warpscope exited with $?; sleep 30"
+    _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(ROOT), "sh", "-c", command)
+    try:
+        _wait_for(session, "matmulNaive · seed_full_raw.csv")
+        screen = _wait_for(session, "· seed.py", timeout=120)
+        assert "45 of 45 kernels" in screen
+        _tmux("send-keys", "-t", session, "q")
+        assert "Traceback" not in _wait_for(session, "warpscope exited with 0")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

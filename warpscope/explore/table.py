@@ -133,6 +133,11 @@ def launch_frame(profile: Profile) -> pl.DataFrame:
         pl.struct(GROUP_KEY).rank("dense").cast(pl.Int64).alias("group"),
     )
     frame = _shown_literally(frame, ("kernel", "kernel_short", "source_file", "device"))
+    # with several files open, a name says which file it is from (the H100 export or the emulator)
+    several = frame["source_file"].n_unique() > 1
+    source_name = pl.col("source_file").str.replace(r"^.*[/\\]", "")
+    frame = frame.with_columns(
+        (pl.col("kernel_short") + pl.lit(" · ") + source_name if several else pl.col("kernel_short")).alias("label"))
     # lower-case copies once, so a name filter keystroke is one substring scan
     return frame.with_columns(pl.col("kernel").str.to_lowercase().alias("kernel_lower"),
                               pl.col("kernel_short").str.to_lowercase().alias("kernel_short_lower"))
@@ -183,7 +188,7 @@ def group_kernels(launches: pl.DataFrame, everything: pl.DataFrame | None = None
     means = [pl.col(c).mean() for c in SHOWN_METRICS + ("bank_conflicts",)]
     grouped = launches.group_by("group", maintain_order=True).agg(
         pl.col("launch_id").first(),
-        *(pl.col(c).first() for c in GROUP_KEY + ("kernel_short", "grid_size", "block_size",
+        *(pl.col(c).first() for c in GROUP_KEY + ("kernel_short", "label", "grid_size", "block_size",
                                                     "registers_per_thread", "compute_capability")),
         pl.len().alias("launches"),
         pl.col("duration_ns").sum().alias("duration_ns"),

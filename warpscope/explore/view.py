@@ -18,9 +18,9 @@ from warpscope.explore.table import BY_ID, COLUMNS, KernelTable
 Mode = Literal["kernels", "launches"]
 
 #: what a column sorts by, where that is not the column itself
-_SORT_BY = {"name": "kernel_short", "duration_us": "duration_ns", "worst_finding": "worst_rank"}
+_SORT_BY = {"name": "label", "duration_us": "duration_ns", "worst_finding": "worst_rank"}
 #: what a launch row needs (sorting gathers every column, so only these are carried)
-_LAUNCH_COLUMNS = ("group", "launch_id", "kernel_short", "duration_ns", "grid", "block", "top_stall",
+_LAUNCH_COLUMNS = ("group", "launch_id", "label", "duration_ns", "grid", "block", "top_stall",
                    "worst_finding", "worst_rank", "bank_conflicts", *(c.id for c in COLUMNS if c.metric == c.id))
 #: columns whose natural first sort is ascending (names; worst finding = lowest rank first)
 _ASCENDING_FIRST = {"name", "grid", "block", "top_stall", "worst_finding"}
@@ -147,13 +147,13 @@ def _remember(cache: dict, key: tuple, value: object) -> None:
 def _kernel_rows(kernels: pl.DataFrame, expanded: set[int]) -> pl.DataFrame:
     marker = (pl.when(pl.col("launches") <= 1).then(pl.lit("  "))
               .when(pl.col("group").is_in(sorted(expanded))).then(pl.lit("▾ ")).otherwise(pl.lit("▸ ")))
-    return kernels.with_columns((marker + pl.col("kernel_short")).alias("name"))
+    return kernels.with_columns((marker + pl.col("label")).alias("name"))
 
 
 def _launch_rows(launches: pl.DataFrame, total: float | None, labelled: bool) -> pl.DataFrame:
     """Launches as table rows: ``labelled`` rows carry the kernel name, children only their id."""
     ident = pl.lit("#") + pl.col("launch_id").cast(pl.String)
-    name = (pl.col("kernel_short") + pl.lit(" ") + ident) if labelled else (pl.lit("   └ ") + ident)
+    name = (pl.col("label") + pl.lit(" ") + ident) if labelled else (pl.lit("   └ ") + ident)
     share = 100 * pl.col("duration_ns") / total if total else pl.lit(None, dtype=pl.Float64)
     return launches.with_columns(name.alias("name"), pl.lit(1, dtype=pl.UInt32).alias("launches"),
                                  share.alias("time_share_pct"))

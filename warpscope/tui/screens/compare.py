@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding

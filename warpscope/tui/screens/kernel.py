@@ -47,7 +47,8 @@ class KernelScreen(Screen):
     def compose(self) -> ComposeResult:
         d = self.detail
         k = d.kernel
-        title = Text(f"{'launch' if len(k.launch_ids) == 1 else f'{len(k.launch_ids)} launches'} · ", style="bold")
+        count = len(k.launch_ids)
+        title = Text(f"{count} launch{'es' if count > 1 else ''} · ", style="bold")
         title.append(literal(one_line(k.kernel_short or k.kernel, 100), style="bold"))
         if k.kernel and k.kernel != k.kernel_short:
             title.append("\n")

@@ -47,6 +47,10 @@ class OccupancyPlot(PlotextPlot):
             cx, cy = current["value"][0], current["occupancy_pct"][0]
             plt.scatter([cx], [cy], marker="◆")
             plt.title(f"◆ this launch: {cx} → {cy:.4g}%")
+        achieved = self.detail.kernel.metrics.get("achieved_occupancy_pct")
+        if achieved is not None:
+            plt.hline(achieved)
+            plt.text(f"achieved {achieved:.3g}%", x[-1], min(achieved + 6, 100), alignment="right")
         plt.ylim(0, 105)
         plt.xlabel(f"{LABELS[self.over]} (v: next graph)")
         plt.ylabel("occupancy %")
