@@ -11,21 +11,9 @@ from warpscope.model import schema
 from warpscope.model.catalog import BY_ID, alias_map
 from warpscope.model.devices import compute_capability
 from warpscope.model.kernels import short_name
+from warpscope.model.stalls import NVPROF_STALLS
 
 _DEVICE = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
-
-# nvprof stall metrics -> Nsight Compute reason where the meaning is the same; the
-# others merge several ncu reasons (exec_dependency = short_scoreboard + wait, ...) and
-# keep their own name (formats.md section 3)
-STALL_REASONS = {
-    "stall_inst_fetch": "no_instruction",
-    "stall_memory_dependency": "long_scoreboard",
-    "stall_texture": "tex_throttle",
-    "stall_not_selected": "not_selected",
-    "stall_sleeping": "sleeping",
-    "stall_constant_memory_dependency": "imc_miss",
-}
-
 
 NAMES = alias_map("nvprof")
 
@@ -33,7 +21,7 @@ NAMES = alias_map("nvprof")
 def stall_reason(metric: str) -> str | None:
     if not metric.startswith("stall_"):
         return None
-    return STALL_REASONS.get(metric, metric.removeprefix("stall_"))
+    return NVPROF_STALLS.get(metric, metric.removeprefix("stall_"))
 
 
 def split_device(device: str | None) -> tuple[str | None, str | None]:

@@ -12,6 +12,7 @@ from functools import cache
 
 from warpscope.analysis.bottleneck import STALLS
 from warpscope.model.catalog import CATALOG
+from warpscope.model.stalls import NVPROF_STALLS
 from warpscope.occupancy.advice import LIMIT_LABELS
 
 
@@ -66,10 +67,7 @@ def lookup(entry_id: str) -> Entry | None:
 
 
 def _nvprof_stalls() -> dict[str, tuple[str, ...]]:
-    # imported here: the nvprof importer's table of stall names is the one source of it
-    from importers.nvprof.sink import STALL_REASONS
-
     out: dict[str, tuple[str, ...]] = {}
-    for name, reason in STALL_REASONS.items():
+    for name, reason in NVPROF_STALLS.items():
         out[reason] = (*out.get(reason, ()), name)
     return out

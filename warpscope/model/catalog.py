@@ -214,6 +214,15 @@ CATALOG: tuple[Metric, ...] = (
            "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
            ncu=_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"),
            nvprof=_n("gst_efficiency")),
+    Metric("global_excess_sectors", "sector",
+           "Global-memory sectors moved (loads and stores) beyond the fewest the accessed bytes fit in: "
+           "what uncoalesced access costs.",
+           "derived__memory_l2_theoretical_sectors_global_excessive (theoretical - ideal sectors)",
+           ncu=_n("derived__memory_l2_theoretical_sectors_global_excessive")),
+    Metric("shared_excess_wavefronts", "wavefront",
+           "Shared-memory wavefronts (loads and stores) beyond the ideal: what bank conflicts cost.",
+           "derived__memory_l1_wavefronts_shared_excessive (wavefronts - ideal wavefronts)",
+           ncu=_n("derived__memory_l1_wavefronts_shared_excessive")),
     # -- shared memory --------------------------------------------------------
     Metric("shared_load_requests", "inst", "Shared-memory load instructions executed (warp level).",
            "smsp__inst_executed_op_shared_ld.sum",

@@ -181,12 +181,15 @@ def memory(d: KernelDetail) -> RenderableType:
                   title_justify="left", title_style="bold underline")
     for name in ("", "requests", "sectors", "sectors/request", "efficiency", "excess sectors"):
         table.add_column(name, justify="left" if not name else "right")
+    excess_total = m.get("global_excess_sectors")   # ncu states it for loads and stores together
     for op in ("load", "store"):
         req, sec = m.get(f"global_{op}_requests"), m.get(f"global_{op}_sectors")
         eff = m.get(f"global_{op}_efficiency_pct")
         excess = sec * (1 - eff / 100) if sec is not None and eff is not None else None
         table.add_row(op + "s", n(req, 0), n(sec, 0), n(m.get(f"global_{op}_sectors_per_request")),
                       p(eff), n(excess, 0))
+    if excess_total is not None:
+        table.add_row("both", "", "", "", "", n(excess_total, 0))
     shared = Table(box=None, header_style="bold", pad_edge=False, title="Shared memory",
                    title_justify="left", title_style="bold underline")
     for name in ("", "requests", "wavefronts", "wavefronts/request", "bank conflicts", "conflict share"):
@@ -197,6 +200,8 @@ def memory(d: KernelDetail) -> RenderableType:
         per = wave / req if wave is not None and req else None
         share = 100 * conf / wave if conf is not None and wave else None
         shared.add_row(op + "s", n(req, 0), n(wave, 0), n(per), n(conf, 0), p(share))
+    if m.get("shared_excess_wavefronts") is not None:
+        shared.add_row("excess", "", n(m["shared_excess_wavefronts"], 0), "", "", "")
     notes = Text("A warp's 32 four-byte loads need 4 sectors when coalesced; more per request means "
                  "scattered or strided addresses. One wavefront per request is conflict-free; n-way bank "
                  "conflicts take n.", style="italic")
