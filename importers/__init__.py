@@ -11,6 +11,8 @@ import polars as pl
 from importers import _input
 from importers import ncu, nvprof
 from importers.ncu import source_page, text_page
+from polars.exceptions import PanicException
+
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
@@ -27,7 +29,7 @@ def import_file(path: str | os.PathLike[str]) -> Profile:
         return _import(path)
     except InputError:
         raise
-    except Exception as e:  # noqa: BLE001 - see docstring
+    except (Exception, PanicException) as e:  # noqa: BLE001 - see docstring (a Polars panic is a BaseException)
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         raise InputError(str(path), f"could not be imported ({type(e).__name__}: {first}); "
                                     "please report this file to the warpscope developers") from e
@@ -38,8 +40,9 @@ def _import(path: str | os.PathLike[str]) -> Profile:
     if is_saved_profile(path):
         try:
             return Profile.load(path)
-        except (OSError, ValueError) as e:
-            raise InputError(name, f"damaged warpscope profile ({e})") from None
+        except (Exception, PanicException) as e:  # noqa: BLE001 - Arrow/Parquet/Polars readers raise many kinds
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise InputError(name, f"damaged warpscope profile ({first})") from None
     data = _input.read_bytes(path)
     _input.check_text(name, data)
     if ncu.looks_like_csv(data):

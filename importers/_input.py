@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
 import re
+import sys
 import zlib
 from pathlib import Path
 
 from warpscope.errors import InputError
+
+# A field may be as long as its file: every byte is in memory already, so the csv module's
+# 128 KiB guard would only reject real exports (demangled template names run long).
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 GZIP_MAGIC = b"\x1f\x8b"
 _NON_BLANK = re.compile(rb"\S")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+\s*")
+
 
 class InputError(Exception):
     """An input file that cannot be read as a profile.
@@ -12,7 +16,8 @@ class InputError(Exception):
     def __init__(self, path: str, message: str, line: int | None = None) -> None:
         self.path = path
         self.line = line
-        self.message = message
+        # one line, whatever the cause said (a parser's message may quote the file's line breaks)
+        self.message = _LINE_BREAKS.sub(" ", message).strip()
         super().__init__(self.__str__())
 
     def __str__(self) -> str:

@@ -59,7 +59,16 @@ def _require(path: str, block: CsvBlock, have: set[str], need: list[str]) -> Non
                                + ", ".join(f'"{c}"' for c in missing), line=block.header_line)
 
 
+#: more columns than any Nsight Compute page has (--page raw --metrics regex:.* on a 2025 GPU:
+#: about 8,000): a header past this is damage (a field full of commas), not a profile
+MAX_COLUMNS = 65_536
+
+
 def _read_block(path: str, block: CsvBlock) -> pl.DataFrame:
+    header = block.body.split(b"\n", 1)[0]
+    if header.count(b",") >= MAX_COLUMNS:
+        raise InputError(path, f"header of {header.count(b',') + 1:,} columns; an Nsight Compute page has "
+                               f"at most a few thousand", line=block.header_line)
     try:
         frame = pl.read_csv(block.body, has_header=True, infer_schema=False,
                             truncate_ragged_lines=True, raise_if_empty=False)
@@ -77,11 +86,15 @@ def _locate_csv_error(path: str, block: CsvBlock, error: Exception) -> InputErro
         line = block.header_line if line_in_block == 0 else block.line_of_row(line_in_block - 1)
         return InputError(path, f"not UTF-8 text (byte 0x{block.body[e.start]:02x}); "
                                 "expected a UTF-8 Nsight Compute export", line=line)
-    header = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
+    try:
+        header = next(csv.reader(io.StringIO(text.split("\n", 1)[0], newline="")), [])
+    except csv.Error as e:
+        return InputError(path, f"malformed CSV header ({e}); expected quoted Nsight Compute fields",
+                          line=block.header_line)
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
         return InputError(path, f'Nsight Compute header repeats column "{dup}"', line=block.header_line)
-    reader = csv.reader(io.StringIO(text), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         for _ in reader:
             pass

@@ -157,7 +157,9 @@ def enrich_launches(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFra
     wide = _canonical(metrics)
     cols = [c for c in LAUNCH_FROM_METRICS if c in wide.columns]
     if cols:
-        fill = wide.select("launch_id", *[pl.col(c).round(0).cast(LAUNCH_FROM_METRICS[c])
+        # a count out of any real range (a damaged cell) is absent, never wrapped or clipped
+        fill = wide.select("launch_id", *[pl.when(pl.col(c).is_between(0, 2**53)).then(pl.col(c).round(0))
+                                          .cast(pl.Int64).alias(c)
                                           if LAUNCH_FROM_METRICS[c] == pl.Int64 else pl.col(c)
                                           for c in cols])
         fill = fill.rename({c: f"_{c}" for c in cols})

@@ -34,7 +34,10 @@ class CsvBlock:
         """File line of data row ``row`` (0-based, after the header)."""
         if self.line_numbers is None:
             return self.header_line + 1 + row
-        return int(self.line_numbers[row])
+        if not self.line_numbers:
+            return self.header_line
+        # a row quoted across several lines counts them all: past the end means the last line
+        return int(self.line_numbers[max(0, min(row, len(self.line_numbers) - 1))])
 
 
 @dataclass

@@ -158,6 +158,9 @@ def _category() -> pl.Expr:
 def _findings(rules: pl.DataFrame) -> pl.DataFrame:
     if rules.is_empty():
         return schema.empty("findings")
+    # a file may lack any rule column but "Rule Name": what is missing is absent
+    rules = rules.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in
+                               ("Rule Type", "Rule Description", "Section Name") if c not in rules.columns)
     speedup = parse_number(pl.col("Estimated Speedup")) if "Estimated Speedup" in rules.columns else pl.lit(None)
     stype = (pl.col("Estimated Speedup Type").replace("", None) if "Estimated Speedup Type" in rules.columns
              else pl.lit(None, dtype=pl.String))

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import polars as pl
 
 from importers.ncu.values import parse_number
+from warpscope.errors import InputError
 from warpscope.model import schema
 from warpscope.model.kernels import short_name
 from warpscope.model.profile import Profile
@@ -74,8 +76,8 @@ def _listings(path: str, text: str) -> tuple[list[_Listing], list[tuple[int, str
     current: _Listing | None = None
     pending_file: str | None = None
     pending_kernel: str | None = None
-    reader = csv.reader(io.StringIO(text))
-    for fields in reader:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    for fields in _checked(path, reader):
         line = reader.line_num
         if not fields or not any(f.strip() for f in fields):
             continue
@@ -102,6 +104,18 @@ def _listings(path: str, text: str) -> tuple[list[_Listing], list[tuple[int, str
     return listings, rejected, rows_in
 
 
+def _checked(path: str, reader: Iterator[list[str]]) -> Iterator[list[str]]:
+    """The reader's rows; a row the csv module cannot read is an InputError at its line."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise InputError(path, f"malformed CSV row ({e}); expected a Nsight Compute source page",
+                             line=getattr(reader, "line_num", None)) from None
+
+
 def _rows(launch_id: int, listing: _Listing) -> pl.DataFrame:
     header = listing.header
     cuda = header[0] == "Line No"
@@ -109,7 +123,8 @@ def _rows(launch_id: int, listing: _Listing) -> pl.DataFrame:
     records: dict[str, list] = {k: [] for k in ("row", "line", "address", "code", "counter", "text")}
     for row_no, (_, fields) in enumerate(listing.rows):
         if cuda:
-            line_no = int(fields[0]) if fields[0].isdigit() else None
+            line_no = int(fields[0]) if fields[0].isascii() and fields[0].isdigit() and len(fields[0]) < 16 \
+                else None
             address = fields[2] if fields[2] not in ("", "-") else None
             code = fields[1] if line_no is not None else fields[3]
         else:

@@ -26,16 +26,17 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
         sink.rows_in += 1
         device = cells[col["Device"]] if "Device" in col else None
         kernel = cells[col["Kernel"]]
-        invocations = cells[col["Invocations"]].strip()
-        if not kernel or not invocations.isdigit():
-            rejected.append((line, f'expected a kernel and an invocation count, got "{invocations}"'))
+        invocations_text = cells[col["Invocations"]].strip()
+        invocations = values.count(invocations_text)
+        if not kernel or invocations is None:
+            rejected.append((line, f'expected a kernel and an invocation count, got "{invocations_text}"'))
             continue
         key = (device, kernel)
         if key not in launches:
-            launches[key] = sink.launch(kernel, device, invocations=int(invocations))
+            launches[key] = sink.launch(kernel, device, invocations=invocations)
         launch_id = launches[key]
         record = sink.launches[launch_id]
-        record["invocations"] = max(record["invocations"], int(invocations))
+        record["invocations"] = max(record["invocations"], invocations)
         metric = cells[name_col]
         for column, stat in STATS:
             if column not in col:

@@ -34,16 +34,17 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
         if "Type" in col and row[col["Type"]].strip():
             kind = row[col["Type"]].strip().rstrip(":")  # text output states it on the first row only
         name = row[col["Name"]].strip()
-        calls = row[col["Calls"]].strip()
-        if not name or not calls.isdigit():
-            rejected.append((line, f'expected a name and a call count, got "{calls}"'))
+        calls_text = row[col["Calls"]].strip()
+        calls = values.count(calls_text)
+        if not name or calls is None:
+            rejected.append((line, f'expected a name and a call count, got "{calls_text}"'))
             continue
         share, _ = number(row, "Time(%)")
         total, _ = number(row, "Time")
         stats = {stat: number(row, column)[0] for column, stat in _STATS}
         if kind.startswith("API"):
             sink.api_calls.append({"source_file": sink.path, "line": line, "name": name,
-                                   "calls": int(calls), "total_ns": total, "avg_ns": stats["avg"],
+                                   "calls": calls, "total_ns": total, "avg_ns": stats["avg"],
                                    "min_ns": stats["min"], "max_ns": stats["max"],
                                    "time_share_pct": share})
             continue
@@ -52,9 +53,9 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
             sink.transfers.append({"source_file": sink.path, "line": line, "name": name,
                                    "kind": ("memset" if copy and copy[1] == "memset"
                                             else copy[2] if copy else name.strip("[]")),
-                                   "duration_ns": total, "count": int(calls)})
+                                   "duration_ns": total, "count": calls})
             continue
-        launch_id = sink.launch(name, None, invocations=int(calls), duration_ns=stats["avg"])
+        launch_id = sink.launch(name, None, invocations=calls, duration_ns=stats["avg"])
         for column in ("Time(%)", "Time", "Avg", "Min", "Max"):
             value, base = number(row, column)
             stat = dict(_STATS).get(column)
@@ -77,4 +78,4 @@ def read_unified_memory(table: Table, sink: Sink, rejected: list[tuple[int, str]
             "kind": _UM_KIND.get(label, f"um_{label}"), "name": label,
             "bytes": size if size_unit == "byte" else None,
             "duration_ns": time if time_unit == "ns" else None,
-            "count": int(count) if count.isdigit() else None})
+            "count": values.count(count)})

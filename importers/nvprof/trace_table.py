@@ -62,7 +62,7 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
         ints = {}
         for column, key in _LAUNCH_INTS.items():
             value, _ = number(row, column)
-            ints[key] = round(value) if value is not None else None
+            ints[key] = values.whole(value)
         launch_id = sink.launch(kernel, device, profiler_launch_id=correlation,
                                 context=cell(row, "Context"), stream=cell(row, "Stream"),
                                 duration_ns=duration, invocations=1, **ints)
@@ -99,3 +99,4 @@ def read_api(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
         sink.api_calls.append({"source_file": sink.path, "line": line, "name": row[col["Name"]],
                                "calls": 1, "total_ns": duration, "avg_ns": duration,
                                "min_ns": duration, "max_ns": duration, "start_ns": start})
+

@@ -6,6 +6,7 @@ nvprof scales sizes by 1024 (a trace's ``195.312500 KB`` is 200,000 bytes, and i
 
 from __future__ import annotations
 
+import math
 import re
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -63,3 +64,16 @@ def unit_of(cell: str) -> str:
     """The unit a cell prints after its number (``"2.0000KB"`` -> ``"KB"``), or ""."""
     match = CELL.match(cell)
     return match[2] if match else ""
+
+
+def count(text: str) -> int | None:
+    """A call or invocation count: ASCII digits that fit an Int64 column, else None."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+def whole(value: float | None) -> int | None:
+    """A grid/block dimension, register or byte count: a whole number that fits, or absent."""
+    if value is None or not math.isfinite(value) or value < 0 or value >= 2**53 or value != int(value):
+        return None
+    return int(value)

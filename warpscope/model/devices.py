@@ -7,6 +7,7 @@ occupancy calculator needs. Patterns are tried in order; the first match wins.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _PATTERNS: tuple[tuple[str, str], ...] = (
     (r"\bK80\b", "3.7"),
@@ -30,12 +31,14 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (r"RTX 50[6-9]0|RTX PRO \d{4} Blackwell", "12.0"),
     (r"\bGB10\b|DGX Spark", "12.1"),
 )
+_LONGEST_NAME = 200   # no GPU is called anything longer: a longer "name" is damage, not a device
 _COMPILED = tuple((re.compile(p), cc) for p, cc in _PATTERNS)
 
 
+@lru_cache(maxsize=256)
 def compute_capability(device_name: str | None) -> str | None:
     """``"9.0"`` for ``"NVIDIA H100 80GB HBM3"``; None when the name is unknown."""
-    if not device_name:
+    if not device_name or len(device_name) > _LONGEST_NAME:
         return None
     name = re.sub(r"\s*\(\d+\)\s*$", "", device_name).strip()
     for pattern, cc in _COMPILED:

@@ -114,13 +114,24 @@ class Profile:
             if name == "metrics":
                 continue
             blob = meta.get(_META_PREFIX + name.encode())
-            tables[name] = (_from_ipc_bytes(base64.b64decode(blob)) if blob is not None
+            tables[name] = (_checked(name, _from_ipc_bytes(base64.b64decode(blob))) if blob is not None
                             else schema.empty(name))
         body = body.replace_schema_metadata(None)
         metrics = pl.from_arrow(body)
-        assert isinstance(metrics, pl.DataFrame)
-        tables["metrics"] = schema.conform("metrics", metrics)
+        if not isinstance(metrics, pl.DataFrame):
+            raise ValueError("the metrics table is not a table")
+        tables["metrics"] = _checked("metrics", metrics)
         return cls(**tables)
+
+
+def _checked(name: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the table's schema. A column the table lacks is null (profiles saved before
+    it existed); a column warpscope does not know is a ValueError (a damaged or foreign file must
+    not reach code that trusts the schema)."""
+    unknown = [c for c in frame.columns if c not in schema.TABLES[name]]
+    if unknown:
+        raise ValueError(f"table {name!r} has columns warpscope does not write: {', '.join(unknown[:3])}")
+    return schema.conform(name, frame)
 
 
 def is_saved_profile(path: str | os.PathLike[str]) -> bool:

@@ -67,15 +67,27 @@ def render_markdown(d: Diff) -> str:
 
 
 def diff_dict(d: Diff) -> dict[str, Any]:
-    return {
+    """The diff as JSON-ready objects; an infinite or NaN number (an overflowing delta, a change
+    from 0) is null, as Polars writes non-finite values in the JSON report."""
+    return _finite({
         "base": d.base, "new": d.new, "regression": d.regression,
         "matched": len(d.pairs),
         "changed": [asdict(p) for p in d.pairs if p.changed],
         "only_in_base": d.only_in_base, "only_in_new": d.only_in_new,
         "thresholds": [t.text for t in d.thresholds],
-        "crossings": [{**c, "change": None if math.isinf(c["change"]) else c["change"]} for c in d.crossings],
-    }
+        "crossings": d.crossings,
+    })
 
 
 def render_json(d: Diff) -> str:
     return json.dumps(diff_dict(d), ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
