@@ -10,7 +10,7 @@ import polars as pl
 
 from importers import _input
 from importers import ncu, nvprof
-from importers.ncu import source_page, text_page
+from importers.ncu import source_page, stream, text_page
 from polars.exceptions import PanicException
 
 from warpscope.errors import InputError
@@ -19,14 +19,14 @@ from warpscope.occupancy.profile_check import check as occupancy_check
 
 
 
-def import_file(path: str | os.PathLike[str]) -> Profile:
+def import_file(path: str | os.PathLike[str], progress: stream.Progress | None = None) -> Profile:
     """Read one export (or a saved warpscope profile) into a Profile.
 
     Every failure is an InputError (file, line, what was expected): input that trips an
     unforeseen error inside an importer is reported the same way, never as a traceback.
     """
     try:
-        return _import(path)
+        return _import(path, progress)
     except InputError:
         raise
     except (Exception, PanicException) as e:  # noqa: BLE001 - see docstring (a Polars panic is a BaseException)
@@ -35,7 +35,7 @@ def import_file(path: str | os.PathLike[str]) -> Profile:
                                     "please report this file to the warpscope developers") from e
 
 
-def _import(path: str | os.PathLike[str]) -> Profile:
+def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> Profile:
     name = str(path)
     if is_saved_profile(path):
         try:
@@ -43,6 +43,9 @@ def _import(path: str | os.PathLike[str]) -> Profile:
         except (Exception, PanicException) as e:  # noqa: BLE001 - Arrow/Parquet/Polars readers raise many kinds
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise InputError(name, f"damaged warpscope profile ({first})") from None
+    head = _input.read_head(path)
+    if stream.should_stream(name, head):       # big details/raw pages: bounded memory
+        return _with_occupancy(stream.import_stream(name, ncu.import_csv, progress))
     data = _input.read_bytes(path)
     _input.check_text(name, data)
     if ncu.looks_like_csv(data):
@@ -66,9 +69,9 @@ def _with_occupancy(profile: Profile) -> Profile:
                    sources=sources)
 
 
-def import_files(paths: list[str] | list[Path]) -> Profile:
+def import_files(paths: list[str] | list[Path], progress: stream.Progress | None = None) -> Profile:
     """Several files as one Profile (launch ids renumbered; each file keeps its source row)."""
-    return Profile.concat([import_file(p) for p in paths])
+    return Profile.concat([import_file(p, progress) for p in paths])
 
 
 def _unknown(path: str, data: bytes) -> InputError:

@@ -38,6 +38,21 @@ def read_bytes(path: str | Path) -> bytes:
     return data
 
 
+def read_head(path: str | Path, size: int = 1 << 20) -> bytes:
+    """The file's first ``size`` bytes (decompressed when gzip, BOM removed); b"" if unreadable
+    (``read_bytes`` then says why)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(size)
+            if head[:2] == GZIP_MAGIC:
+                f.seek(0)
+                with gzip.open(f) as z:
+                    head = z.read(size)
+    except (OSError, EOFError, zlib.error):
+        return b""
+    return head[3:] if head[:3] == b"\xef\xbb\xbf" else head
+
+
 def line_of(data: bytes, offset: int) -> int:
     """1-based line number of byte ``offset``."""
     return data.count(b"\n", 0, offset) + 1
@@ -61,3 +76,12 @@ def decode(path: str, data: bytes, base_line: int = 1) -> str:
         line = base_line + data.count(b"\n", 0, e.start)
         raise InputError(path, f"not UTF-8 text (byte 0x{data[e.start]:02x}); "
                                "expected a UTF-8 profiler export", line=line) from None
+
+
+def text_lines(text: str) -> list[str]:
+    """Lines split at "\n" (a "\r" before it dropped) -- not ``str.splitlines``, which also
+    breaks at U+0085, U+2028 and other characters a kernel name may carry."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]

@@ -315,6 +315,13 @@ def _job(args: tuple[str, str, bytes, int]) -> tuple[str, str, int, list[str], O
     return fmt, name, seed, names, outcome, time.perf_counter() - started
 
 
+def _save(folder: Path, corpus: dict, fmt: str, name: str, seed: int, names: list[str], detail: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{fmt}-{name}-{seed}"
+    (folder / f"{stem}.input").write_bytes(mutate(dict(corpus[fmt])[name], seed)[0])
+    (folder / f"{stem}.txt").write_text(f"{fmt} {name} seed {seed} {names}\n{detail}\n")
+
+
 def _kind_of(detail: str) -> str:
     """A bug's last line with paths and numbers blanked, to count bugs of one kind together."""
     line = detail.strip().splitlines()[-1]
@@ -347,22 +354,18 @@ def main() -> None:
                 pool.imap_unordered(_job, work, chunksize=8), 1):
             tally[fmt][outcome.kind] += 1
             slowest = max(slowest, seconds)
-            if outcome.kind == "bug":
+            if outcome.kind == "bug":   # written at once: a long run may be stopped
                 bugs.append((fmt, name, seed, names, outcome.detail))
+                _save(args.crashes, corpus, fmt, name, seed, names, outcome.detail)
             if done % 5000 == 0:
-                print(f"  {done}/{len(work)} in {time.perf_counter() - started:.0f} s, {len(bugs)} bugs", flush=True)
+                print(f"  {done}/{len(work)} in {time.perf_counter() - started:.0f} s, {len(bugs)} bugs; "
+                      + ", ".join(f"{f} {sum(c.values())}" for f, c in sorted(tally.items())), flush=True)
     print(f"\n{'format':40} {'inputs':>7} {'profile':>8} {'error':>7} {'bugs':>5}")
     for fmt, counts in sorted(tally.items()):
         print(f"{fmt:40} {sum(counts.values()):7} {counts['profile']:8} {counts['input_error']:7} {counts['bug']:5}")
     print(f"\n{len(work)} inputs in {time.perf_counter() - started:.0f} s; slowest input {slowest:.1f} s; "
           f"{len(bugs)} bugs")
     if bugs:
-        args.crashes.mkdir(parents=True, exist_ok=True)
-        for fmt, name, seed, names, detail in bugs:
-            stem = f"{fmt}-{name}-{seed}"
-            base = dict(corpus[fmt])[name]
-            (args.crashes / f"{stem}.input").write_bytes(mutate(base, seed)[0])
-            (args.crashes / f"{stem}.txt").write_text(f"{fmt} {name} seed {seed} {names}\n{detail}\n")
         seen = Counter(_kind_of(d) for *_, d in bugs)
         for line, count in seen.most_common(20):
             print(f"{count:6}  {line}")

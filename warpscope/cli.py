@@ -41,9 +41,29 @@ def _load(files: list[Path]):
     from warpscope.report.escape import visible
 
     try:
-        return import_files(files)
+        return import_files(files, _ImportProgress())
     except InputError as e:
         _fail(visible(str(e)))
+
+
+class _ImportProgress:
+    """Progress of a large (streamed) import on stderr: an updating line on a terminal,
+    a line per tenth of the file otherwise (logs, CI)."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        tenth = 10 * done // max(total, 1)
+        if not self.tty and tenth == self.shown:
+            return
+        self.shown = tenth
+        text = f"importing: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB ({100 * done // max(total, 1)}%)"
+        sys.stderr.write(f"\r\x1b[2K{text}" if self.tty else f"{text}\n")
+        if self.tty and done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
 
 
 @app.command("import")

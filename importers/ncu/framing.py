@@ -81,20 +81,28 @@ def _block(chunk: bytes, header_line: int, framing: Framing) -> CsvBlock:
         lines = chunk.split(b"\n")[:-1]
         kept = [lines[0]]
         numbers = []
+        open_row = False            # the last kept row has a quoted field still open
         for n, line in enumerate(lines[1:], start=header_line + 1):
-            if line.startswith(b'"'):
+            if open_row:            # a field quoted across lines (a newline inside a name)
+                kept[-1] += b"\n" + line
+            elif line.startswith(b'"'):
                 kept.append(line)
                 numbers.append(n)
             else:
                 _note(line, framing)
+                continue
+            open_row = kept[-1].count(b'"') % 2 == 1
         block = CsvBlock(b"\n".join(kept) + b"\n", header_line, numbers)
     _drop_truncated_tail(block)
     return block
 
 
 def _drop_truncated_tail(block: CsvBlock) -> None:
-    """A file cut inside a quoted field leaves an odd number of quotes on its last line."""
+    """A file cut inside a quoted field leaves an odd number of quotes (a field quoted across
+    lines is whole when the count is even)."""
     body = block.body
+    if body.count(b'"') % 2 == 0:
+        return
     last_start = body.rfind(b"\n", 0, len(body) - 1) + 1
     if last_start == 0:
         return  # only the header

@@ -67,6 +67,8 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
     keys = [k for k in keys if k in good.columns]
     good = good.with_columns(
         (pl.struct(keys).rle_id().cast(pl.Int64) + launch_offset).alias("launch_id"))
+    good, cut = _drop_cut_last_launch(good)
+    rejected += cut
 
     launches = _launches(good, fmt=fmt, summary=summary)
     rows, keys = assemble.keyed(_metric_rows(good.filter(~pl.col("_rule")), values))
@@ -74,6 +76,34 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
     launches = assemble.enrich_launches(launches, metrics)
     findings = _findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
     return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)
+
+
+def _drop_cut_last_launch(good: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, str]]]:
+    """A file cut at a line boundary ends inside its last launch: that launch is rejected
+    whole rather than half imported.
+
+    Nsight Compute prints the same sections for every launch of a run, so the last launch is
+    complete when it has every section the other launches have and at least as many rows in
+    its final section as any of them (``--print-details all`` body tables vary by a row or two).
+    """
+    rows = good.filter(~pl.col("_rule"))
+    ids = rows["launch_id"].unique(maintain_order=True).to_list()
+    if len(ids) < 2:
+        return good, []
+    per_launch = rows.group_by("launch_id", maintain_order=True).agg(
+        pl.col("Section Name").unique().sort().alias("sections"),
+        pl.col("Section Name").last().alias("final"))
+    last, others = per_launch.row(-1, named=True), per_launch.head(-1)
+    usual = others["sections"].mode().to_list()
+    final_rows = rows.filter(pl.col("Section Name") == last["final"]).group_by("launch_id").len()
+    fewest = final_rows.filter(pl.col("launch_id") != ids[-1])["len"].min()
+    have = final_rows.filter(pl.col("launch_id") == ids[-1])["len"].sum()
+    if last["sections"] in usual and (fewest is None or have >= fewest):
+        return good, []
+    cut = good.filter(pl.col("launch_id") == ids[-1])
+    which = f"launch (ID {cut['ID'][0]})" if "ID" in cut.columns else f"kernel ({cut['Kernel Name'][0]})"
+    why = f"the last {which} is cut short: the file ends inside it (truncated copy?)"
+    return good.filter(pl.col("launch_id") != ids[-1]), [(int(r), why) for r in cut["_row"].to_list()]
 
 
 def _drop_embedded_tables(frame: pl.DataFrame, summary: bool) -> tuple[pl.DataFrame, int]:

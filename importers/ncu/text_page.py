@@ -13,6 +13,7 @@ import re
 
 import polars as pl
 
+from importers import _input
 from importers.ncu.framing import PROFILER_LINE
 from importers.ncu.long_page import PageResult, import_long
 
@@ -130,7 +131,7 @@ def import_text(text: str, *, launch_offset: int = 0) -> tuple[PageResult, list[
     """Parse the text output; returns the page result, profiler messages, lines set aside,
     and the file line of each row (for rejections)."""
     parser = _Parser()
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(_input.text_lines(text), start=1):
         parser.feed(n, line)
     frame = pl.DataFrame(parser.rows, schema={c: (pl.Boolean if c == "_rule_row" else
                                                    pl.Int64 if c == "_line" else pl.String)

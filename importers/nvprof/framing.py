@@ -13,6 +13,7 @@ import csv
 import re
 from dataclasses import dataclass, field
 
+from importers import _input
 from importers.nvprof.values import is_units_row
 
 PREFIX = re.compile(r"^==(\d+|=+)==\s?(.*)$")
@@ -46,7 +47,7 @@ def split(text: str) -> Framing:
     out = Framing()
     title = ""
     table: Table | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_input.text_lines(text), start=1):
         prefixed = PREFIX.match(line)
         if prefixed or not line.strip():
             table = None

@@ -106,6 +106,7 @@ class SharedDecl:
     dtype: np.dtype
     offset: int
     dynamic: bool
+    line: int = 0
 
 
 @dataclass

@@ -244,7 +244,7 @@ def _shared_array(c: Compiler, node: ast.Call, args: list[Any], line: int) -> An
     dtype = _dtype(c, node, _const_arg(c, node, dtype_node, "the dtype"))
     dynamic = int(np.prod(shape)) == 0
     offset = 0 if dynamic else -(-static_shared_end(c.shared) // dtype.itemsize) * dtype.itemsize
-    decl = SharedDecl(shape, dtype, offset, dynamic)
+    decl = SharedDecl(shape, dtype, offset, dynamic, line)
     c.shared.append(decl)
     key = id(decl)
     name = _target_name(node) or "shared"

@@ -18,7 +18,7 @@ import numpy as np
 
 from warpscope.emulator import arrays
 from warpscope.emulator.compiler import Compiler, Function, exec_block, scalar
-from warpscope.emulator.errors import EmulatorError
+from warpscope.emulator.errors import EmulatorError, KernelFault
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Chunk, Counters
 from warpscope.emulator.timing import TimingResult, simulate, timing_for
@@ -94,6 +94,25 @@ class DeviceFunction:
         raise RuntimeError(f"{self.name} is a device function: call it from a kernel")
 
 
+def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> None:
+    """A block asking for more shared memory than the architecture gives one block fails to
+    launch on a GPU; here it stops before a byte is allocated, at the array that overflows."""
+    from warpscope.occupancy.arch import get_arch
+
+    arch = get_arch(arch_name)
+    limit = arch.shared_per_block_optin if arch.has_carveout else arch.shared_per_block
+    total = fn.static_shared_bytes + max(0, dynamic)
+    if total <= limit:
+        return
+    static = [d for d in fn.shared if not d.dynamic]
+    over = next((d for d in static if d.offset + int(np.prod(d.shape)) * d.dtype.itemsize > limit), None)
+    line = over.line if over is not None else next((d.line for d in fn.shared if d.dynamic), 0)
+    raise KernelFault(kernel, fn.file, line,
+                      f"{total:,} B of shared memory per block; {arch.name} gives a block at most "
+                      f"{limit:,} B (a GPU refuses the launch: too many resources requested)",
+                      (0, 0, 0), (0, 0, 0))
+
+
 class Kernel:
     """``@cuda.jit``: configure with ``kernel[grid, block]`` and call to launch."""
 
@@ -128,6 +147,7 @@ class Kernel:
         if len(args) != len(fn.params):
             raise EmulatorError(f"{fn.file}: kernel {self.name} takes {len(fn.params)} arguments "
                                 f"({', '.join(fn.params)}), given {len(args)}")
+        _check_shared(self.name, fn, dynamic_shared, SETTINGS.arch)
         values = _arguments(fn.params, args)
         counters = Counters()
         n_blocks = grid[0] * grid[1] * grid[2]

@@ -79,7 +79,7 @@ class KernelTable:
         """The table with each launch's worst finding (from an analysed profile's findings)."""
         worst = worst_findings(findings)
         frame = self.launches.drop("worst_finding", "worst_rank").join(worst, on="launch_id", how="left")
-        frame = frame.with_columns(pl.col("worst_rank").fill_null(NO_RANK))
+        frame = _shown_literally(frame.with_columns(pl.col("worst_rank").fill_null(NO_RANK)), ("worst_finding",))
         return KernelTable(frame.select(self.launches.columns), self.metrics, self._extra)
 
     def metric(self, metric_id: str) -> pl.Series:

@@ -36,7 +36,8 @@ def findings_json_by_launch(profile: Profile) -> dict[int | None, list[str]]:
     sink = io.BytesIO()
     records.write_ndjson(sink)
     out: dict[int | None, list[str]] = {}
-    for launch_id, line in zip(table["launch_id"].to_list(), sink.getvalue().decode().splitlines()):
+    # "\n" only: str.splitlines would also cut at a U+0085 or U+2028 inside a kernel name
+    for launch_id, line in zip(table["launch_id"].to_list(), sink.getvalue().decode().split("\n")):
         out.setdefault(launch_id, []).append(line)
     return out
 

@@ -1,0 +1,147 @@
+"""Untrusted input: every mutated sample is a Profile or a one-line error, nothing is lost.
+
+The long run is ``python tools/fuzz_inputs.py`` (10,000 inputs per format, figures in
+docs/robustness.md); here: every input that once broke something (regressions, replayed
+from the sample and seed that found it), a hypothesis-driven sample of fresh mutations,
+the row accounting of every real sample, and truncation that never half-imports a launch.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import warpscope
+from tests.conftest import H100, ROOT, SHARED
+from warpscope.errors import InputError
+
+sys.path.insert(0, str(ROOT / "tools"))
+import fuzz_inputs  # noqa: E402
+
+#: (sample, fuzz seed) that raised, hung or printed a multi-line error before it was fixed
+REGRESSIONS = [
+    ("ieee2017_p100_gputrace_text_noncsv.txt", 1001842),   # 1e308 grid dimension: Int64 overflow
+    ("ieee2017_p100_gputrace_text_noncsv.txt", 1002002),
+    ("nvprofresult_titanxp_print-gpu-summary.csv", 1002155),  # diff JSON: infinite delta
+    ("thrust2d_gtx1070_metrics_text_noncsv.txt", 1003533),  # 3 MB device name: seconds per regex
+    ("seed_summary_per_gpu.csv", 1001307),         # lone CR inside a field: csv.Error escaped
+    ("seed_raw_base.csv", 1000795),                # a field of 3M commas: 3M-column header
+    ("seed_details_all.csv.gz", 1000493),          # lone CR: csv.Error while locating the bad line
+    ("llmperfopt_rtx50_cublasgemv_details_2025.1.csv", 2000891),  # line lookup past a multi-line row
+    ("seed_full_details.csv", 2001138),            # "Rule Description" column missing
+    ("seed_raw_base.csv", 2001778),                # line lookup past a multi-line row
+    ("seed_details.txt", 2000214),                 # sm_count 1e23: Int64 cast failed
+    ("ieee2017_k20c_jacobi_gputrace.csv", 2003789),  # 3 MB of escape sequences: seconds to escape
+    ("nvprofresult_titanxp_print-gpu-summary.csv", 2006278),  # 23-digit call count: i128
+    ("nvprofresult_titanxp_print-gpu-summary.csv", 2006480),
+    ("ieee2017_k20c_jacobi_summary_old.csv", 2005100),
+    ("ieee2017_k20c_jacobi_summary_old.csv", 2005298),
+    ("seed_sass_counters.parquet", 2007426),       # saved profile with a damaged column name
+]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> dict[str, list[tuple[str, bytes]]]:
+    return fuzz_inputs.samples()
+
+
+def _sample(corpus, name: str) -> bytes | None:
+    return next((data for items in corpus.values() for n, data in items if n == name), None)
+
+
+@pytest.mark.parametrize("name, seed", REGRESSIONS, ids=[f"{n}-{s}" for n, s in REGRESSIONS])
+def test_inputs_that_once_broke_import_report_and_diff(corpus, name, seed):
+    base = _sample(corpus, name)
+    if base is None:
+        pytest.skip(f"{name} is one of ../shared's public samples, not beside this checkout")
+    data, mutations = fuzz_inputs.mutate(base, seed)
+    outcome = fuzz_inputs.run_one(data, base)
+    assert outcome.kind in ("profile", "input_error"), (mutations, outcome.detail)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          derandomize=True)
+@given(index=st.integers(0, 10_000), seed=st.integers(0, 2**31))
+def test_mutated_samples_are_a_profile_or_one_line_error(corpus, index, seed):
+    formats = sorted(corpus)
+    fmt = formats[index % len(formats)]
+    name, base = corpus[fmt][(index // len(formats)) % len(corpus[fmt])]
+    data, mutations = fuzz_inputs.mutate(base, seed)
+    outcome = fuzz_inputs.run_one(data, base)
+    assert outcome.kind in ("profile", "input_error"), (fmt, name, seed, mutations, outcome.detail)
+
+
+def _real_samples() -> list:
+    files = [p for p in sorted(H100.iterdir()) if p.suffix not in (".md", ".cu")
+             and p.name not in ("versions.txt", "ncu_help.txt", "make_samples_log.txt")]
+    if SHARED.is_dir():
+        files += sorted(p for d in (SHARED / "public_samples").iterdir() if d.is_dir()
+                        for p in d.iterdir() if p.suffix != ".md" and "error_only" not in p.name)
+    return files
+
+
+@pytest.mark.parametrize("path", _real_samples(), ids=lambda p: p.name)
+def test_every_real_sample_accounts_for_every_row(path):
+    profile = warpscope.load(path)
+    for src in profile.sources.iter_rows(named=True):
+        assert src["rows_in"] == src["rows_imported"] + src["rows_rejected"], src["path"]
+        assert src["rows_rejected"] == profile.rejected.filter(pl.col("path") == src["path"]).height
+    assert profile.launches["launch_id"].is_unique().all()
+    # every metric, stall and finding row belongs to a launch the profile has
+    ids = set(profile.launches["launch_id"].to_list())
+    for table in (profile.metrics, profile.stalls, profile.source):
+        assert set(table["launch_id"].unique().drop_nulls().to_list()) <= ids
+
+
+@pytest.mark.parametrize("name", ["seed_full_details.csv", "seed_details.txt", "seed_full_raw.csv",
+                                  "seed_summary_per_kernel.csv"])
+def test_truncation_at_any_line_never_half_imports_a_launch(tmp_path, name):
+    full = warpscope.load(H100 / name)
+    complete = dict(full.metrics.group_by("launch_id").len().iter_rows())
+    lines = (H100 / name).read_bytes().splitlines(keepends=True)
+    path = tmp_path / name
+    for cut in range(3, len(lines), max(1, len(lines) // 60)):
+        path.write_bytes(b"".join(lines[:cut]))
+        try:
+            part = warpscope.load(path)
+        except InputError:
+            continue
+        src = part.sources.row(0, named=True)
+        assert src["rows_in"] == src["rows_imported"] + src["rows_rejected"]
+        counts = dict(part.metrics.group_by("launch_id").len().iter_rows())
+        if len(counts) < 2:
+            continue   # a lone launch has no other launch to say what complete is
+        for launch_id, n in counts.items():
+            assert n == complete[launch_id], (cut, launch_id, n, complete[launch_id])
+
+
+@pytest.mark.parametrize("declare, launch", [
+    ("cuda.shared.array(100000000, np.float32)", "k[1, 32](a)"),          # 400 MB static
+    ("cuda.shared.array(0, np.float32)", "k[1, 32, 0, 1 << 20](a)"),      # 1 MiB dynamic
+])
+def test_absurd_shared_memory_stops_with_kernel_line_block_thread(tmp_path, declare, launch):
+    from tests.conftest import run_cli
+
+    path = tmp_path / "big_shared.py"
+    path.write_text(f"""import numpy as np
+from warpscope.emulator import cuda
+
+@cuda.jit
+def k(a):
+    s = {declare}
+    s[cuda.threadIdx.x] = 1.0
+    a[cuda.threadIdx.x] = s[0]
+
+def main():
+    a = np.zeros(32, dtype=np.float32)
+    {launch}
+""")
+    out = run_cli("emulate", str(path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert f"{path}:6: kernel k, block (0, 0, 0) thread (0, 0, 0)" in out.stderr
+    assert "shared memory per block" in out.stderr and "232,448 B" in out.stderr
