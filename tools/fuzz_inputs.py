@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import gzip
 import io
 import multiprocessing
@@ -274,13 +275,22 @@ def run_one(data: bytes, base: bytes | None, suffix: str = ".csv") -> Outcome:
         markdown.render(analysed)
         json_report.render(analysed)
         if base is not None:
-            other = Path(tmp) / f"base{suffix}"
-            other.write_bytes(base)
-            before = analyze(import_file(other))
-            result = diff_mod.diff(before, analysed, [diff_mod.Threshold.parse("duration_ns>+5%")])
+            result = diff_mod.diff(_analysed(base, suffix), analysed, [diff_mod.Threshold.parse("duration_ns>+5%")])
             diff_report.render_markdown(result)
             diff_report.render_json(result)
     return Outcome("profile", f"{profile.launches.height} launches")
+
+
+@functools.lru_cache(maxsize=64)
+def _analysed(base: bytes, suffix: str):  # type: ignore[no-untyped-def]
+    """The unmutated sample, imported and analysed once per worker (the diff's other side)."""
+    from importers import import_file
+    from warpscope.analysis import analyze
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"base{suffix}"
+        path.write_bytes(base)
+        return analyze(import_file(path))
 
 
 def _timeout(signum: int, frame: object) -> None:
