@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
+
 import warpscope
 from tests.conftest import H100, run_cli
 
@@ -52,6 +54,7 @@ def _hostile_export(tmp_path, text: str):
     rows = list(_csv.reader(_io.StringIO((H100 / "seed_full_details.csv").read_text())))
     header = rows[0]
     k, p, r = header.index("Kernel Name"), header.index("Process Name"), header.index("Rule Description")
+    u, v = header.index("Metric Unit"), header.index("Metric Value")
     for row in rows[1:]:
         if row[0] != "0":
             continue
@@ -59,6 +62,8 @@ def _hostile_export(tmp_path, text: str):
         row[p] = text
         if len(row) > r and row[r]:
             row[r] = text
+        elif row[header.index("Metric Name")] == "DRAM Frequency":   # a metric's unit and text value
+            row[u], row[v] = text, text
     sink = _io.StringIO()
     _csv.writer(sink, quoting=_csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
     path = tmp_path / "hostile.csv"
@@ -74,6 +79,8 @@ def test_hostile_text_is_verbatim_in_the_profile_and_inert_in_reports(tmp_path, 
     launch = profile.launches.row(0, named=True)
     assert launch["kernel"] == text and launch["process_name"] == text
     assert text in profile.findings["message"].to_list()
+    dram = profile.metrics.filter((pl.col("launch_id") == 0) & (pl.col("name") == "DRAM Frequency")).row(0, named=True)
+    assert dram["unit"] == text and dram["text"] == text and dram["value"] is None
     md = run_cli("report", str(path))
     js = run_cli("report", str(path), "--format", "json")
     assert md.returncode == js.returncode == 0

@@ -37,7 +37,7 @@ Progress = Callable[[int, int], None]
 
 
 def should_stream(path: str, head: bytes) -> bool:
-    """A CSV page with launch rows (details or raw) in a file too big to hold three copies of."""
+    """A CSV page with launch rows (details or raw) in a file over ``STREAM_ABOVE`` bytes."""
     if not header_offsets(head, DETAILS_HEADER) or header_offsets(head, SUMMARY_HEADER):
         return False
     size = os.path.getsize(path) * (4 if _is_gzip(path) else 1)   # gzip: a guess at 4x
