@@ -412,3 +412,7 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("warpscope: interrupted\n")
         sys.exit(130)
+    except SystemExit as e:
+        if e.code == 130:   # typer turns Ctrl-C inside a command into a silent exit 130
+            sys.stderr.write("\nwarpscope: interrupted\n")
+        raise
