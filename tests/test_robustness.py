@@ -41,6 +41,10 @@ REGRESSIONS = [
     ("ieee2017_k20c_jacobi_summary_old.csv", 2005100),
     ("ieee2017_k20c_jacobi_summary_old.csv", 2005298),
     ("seed_sass_counters.parquet", 2007426),       # saved profile with a damaged column name
+    ("seed_details.txt", 3000671),                 # block size "-5": a division by zero in a rule
+    ("seed_details.txt", 3002391),                 # infinite shared-memory size: round(inf)
+    ("seed_details.txt", 3003271),
+    ("seed_details.txt", 3005423),
 ]
 
 

@@ -120,7 +120,7 @@ def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
       speedup="(SMs − blocks) / SMs × 100: the share of SMs left with nothing to run")
 def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
     """Fewer blocks than SMs: part of the GPU has no work at all."""
-    grid, sms = v.grid_size, v.get("sm_count")
+    grid, sms = v.grid_size, v.sm_count
     if grid is None or not sms or grid >= sms:
         return None
     sms = int(sms)
@@ -148,7 +148,7 @@ def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
 @rule("grid_few_blocks_per_sm", "launch_config", ncu=("LaunchConfiguration",), checklist=("C3",))
 def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
     """Between 1 and 4 blocks per SM: little to switch to while blocks sync, and an uneven end."""
-    grid, sms = v.grid_size, v.get("sm_count")
+    grid, sms = v.grid_size, v.sm_count
     if grid is None or not sms or grid < sms or grid >= 4 * sms:
         return None
     sms = int(sms)
@@ -181,7 +181,7 @@ def tail_effect(v: LaunchView) -> Finding | None:
     if gain < 5:
         return None
     evidence: dict[str, float] = {"waves_per_sm": waves}
-    grid, sms = v.grid_size, v.get("sm_count")
+    grid, sms = v.grid_size, v.sm_count
     fix = "Size the grid to whole waves, or make more, shorter waves (more blocks with less work each)."
     if grid and v.occupancy and sms:
         per_wave = int(sms) * v.occupancy.active_blocks_per_sm

@@ -151,7 +151,7 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
 @rule("few_resident_warps", "occupancy", checklist=("C11",))
 def few_resident_warps(v: LaunchView) -> Finding | None:
     """Fewer than 6 active warps or 2 active blocks per SM (the seed checklist's floor)."""
-    warps, grid, sms = v.warps_per_block, v.grid_size, v.get("sm_count")
+    warps, grid, sms = v.warps_per_block, v.grid_size, v.sm_count
     if warps is None or grid is None or not sms:
         return None
     per_sm_blocks = grid / sms

@@ -40,13 +40,15 @@ class LaunchView:
 
     @property
     def block_size(self) -> int | None:
-        value = self.get("block_size")
-        return None if value is None else round(value)
+        return _positive(self.get("block_size"))
 
     @property
     def grid_size(self) -> int | None:
-        value = self.get("grid_size")
-        return None if value is None else round(value)
+        return _positive(self.get("grid_size"))
+
+    @property
+    def sm_count(self) -> int | None:
+        return _positive(self.get("sm_count"))
 
     @property
     def warps_per_block(self) -> int | None:
@@ -92,6 +94,13 @@ class LaunchView:
         """A gain (0..1) capped by the idle issue slots, as Nsight Compute's rule tree does."""
         idle = self.issue_idle
         return min(fraction, idle) if idle is not None else fraction
+
+
+def _positive(value: float | None) -> int | None:
+    """A count that can describe a launch (a damaged file may say 0, -5 or 1e308): else None."""
+    if value is None or not math.isfinite(value) or not 1 <= value < 2**53:
+        return None
+    return round(value)
 
 
 @dataclass(frozen=True)

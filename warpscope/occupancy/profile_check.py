@@ -14,6 +14,8 @@ both readings are accepted.
 
 from __future__ import annotations
 
+import math
+
 from functools import lru_cache
 
 import polars as pl
@@ -126,6 +128,9 @@ def _calculate(row: dict) -> list[Occupancy]:
         arch = get_arch(row["compute_capability"])
     except UnknownArch:
         return []
+    numbers = [row[c] for c in ("barriers_per_block", "shared_mem_config_bytes", *(f"{m}_half" for m in _SIZES))]
+    if any(v is not None and not (math.isfinite(v) and 0 <= v < 2**31) for v in numbers):
+        return []           # a damaged value: no calculation rather than a wrong one
     barriers = int(row["barriers_per_block"]) if row["barriers_per_block"] is not None else 1
     static, dynamic = row["static_shared_bytes"], row["dynamic_shared_bytes"]
     config = row["shared_mem_config_bytes"]
