@@ -186,3 +186,18 @@ def test_a_bad_row_in_a_later_chunk_is_reported_at_its_file_line(monkeypatch, tm
     monkeypatch.setattr(stream, "CHUNK_BYTES", 30_000)
     chunked = import_file(path)
     assert whole.rejected["line"].to_list() == chunked.rejected["line"].to_list() == [16]
+
+
+def test_a_damaged_saved_profile_never_takes_the_process_down():
+    """Seed 3121882 damages a length inside a saved profile's embedded Arrow table: Polars'
+    reader tried to allocate ~100 TB and aborted the process (exit 134), printing a Rust panic.
+    Run in a child so a regression fails this test instead of killing the suite."""
+    import subprocess
+
+    code = ("import sys; sys.path.insert(0, 'tools'); import fuzz_inputs as F; "
+            "base = F.samples()['warpscope-profile'][0][1]; data, _ = F.mutate(base, 3121882); "
+            "print(F.run_one(data, base, '.parquet').kind)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() in ("profile", "input_error")
+    assert "panicked" not in out.stderr

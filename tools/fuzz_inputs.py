@@ -345,8 +345,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--crashes", type=Path, default=ROOT / "fuzz-crashes")
+    parser.add_argument("--formats", nargs="*", help="only these formats (default: all)")
     args = parser.parse_args()
     corpus = samples()
+    if args.formats:
+        corpus = {f: corpus[f] for f in args.formats}
     work = []
     for fmt, items in corpus.items():
         for i in range(args.per_format):

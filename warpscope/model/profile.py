@@ -117,7 +117,12 @@ class Profile:
             tables[name] = (_checked(name, _from_ipc_bytes(base64.b64decode(blob))) if blob is not None
                             else schema.empty(name))
         body = body.replace_schema_metadata(None)
-        metrics = pl.from_arrow(body)
+        # checked before Polars sees the table: a damaged column name makes Polars' Arrow
+        # import panic in a way that aborts the process instead of raising
+        unknown = [c for c in body.column_names if c not in schema.TABLES["metrics"]]
+        if unknown:
+            raise ValueError(f"table 'metrics' has columns warpscope does not write: {', '.join(unknown[:3])}")
+        metrics = pl.from_arrow(_plain(body))
         if not isinstance(metrics, pl.DataFrame):
             raise ValueError("the metrics table is not a table")
         tables["metrics"] = _checked("metrics", metrics)
@@ -155,5 +160,18 @@ def _to_ipc_bytes(frame: pl.DataFrame) -> bytes:
     return sink.getvalue()
 
 
+def _plain(table: pa.Table) -> pa.Table:
+    """``table`` validated and without field metadata, fit to hand to Polars: its Arrow import
+    panics (printing to stderr) on metadata that is not UTF-8."""
+    table.validate(full=True)
+    return pa.Table.from_arrays(table.columns, names=[str(n) for n in table.column_names])
+
+
 def _from_ipc_bytes(blob: bytes) -> pl.DataFrame:
-    return pl.read_ipc(io.BytesIO(blob))
+    # pyarrow reads and fully validates the stream first: Polars' own IPC reader trusts the
+    # lengths in it, and a damaged length makes it allocate terabytes and abort the process
+    table = _plain(ipc.open_file(pa.BufferReader(blob)).read_all())
+    frame = pl.from_arrow(table)
+    if not isinstance(frame, pl.DataFrame):
+        raise ValueError("not a table")
+    return frame
