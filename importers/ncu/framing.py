@@ -83,15 +83,15 @@ def _block(chunk: bytes, header_line: int, framing: Framing) -> CsvBlock:
         numbers = []
         open_row = False            # the last kept row has a quoted field still open
         for n, line in enumerate(lines[1:], start=header_line + 1):
-            if open_row:            # a field quoted across lines (a newline inside a name)
-                kept[-1] += b"\n" + line
-            elif line.startswith(b'"'):
-                kept.append(line)
-                numbers.append(n)
+            if open_row or line.startswith(b'"'):
+                kept.append(line)   # an open row goes on: a field quoted across lines
+                if not open_row:
+                    numbers.append(n)
             else:
                 _note(line, framing)
                 continue
-            open_row = kept[-1].count(b'"') % 2 == 1
+            if line.count(b'"') % 2:   # each line's own quotes: linear, however long the row
+                open_row = not open_row
         block = CsvBlock(b"\n".join(kept) + b"\n", header_line, numbers)
     _drop_truncated_tail(block)
     return block
