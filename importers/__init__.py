@@ -7,12 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
+from polars.exceptions import PanicException
 
 from importers import _input
 from importers import ncu, nvprof
 from importers.ncu import source_page, stream, text_page
-from polars.exceptions import PanicException
-
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check

@@ -31,3 +31,19 @@ def size(nbytes: float) -> str:
         if nbytes >= scale:
             return f"{num(nbytes / scale, 1)} {unit}"
     return f"{num(nbytes, 0)} B"
+
+
+DASH = "–"   # what reports and the UI print for a value the profile does not have
+
+
+def num_or_dash(value: float | None, digits: int = 2) -> str:
+    return DASH if value is None else num(value, digits)
+
+
+def pct_or_dash(value: float | None, digits: int = 1) -> str:
+    return DASH if value is None else pct(value, digits)
+
+
+def dims(values: tuple[int | None, ...]) -> str:
+    """``32×32×1``, or a dash when a dimension is unknown."""
+    return DASH if any(v is None for v in values) else "×".join(str(v) for v in values)

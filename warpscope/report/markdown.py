@@ -12,27 +12,15 @@ from typing import Any
 
 import polars as pl
 
-from warpscope.analysis.text import num, pct, us
+from warpscope.analysis.text import DASH, num, pct, us
+from warpscope.analysis.text import dims as _dims
+from warpscope.analysis.text import num_or_dash as _n
+from warpscope.analysis.text import pct_or_dash as _p
 from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.occupancy.advice import what_would_help
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
-
-DASH = "–"
-
-
-def _n(value: float | None, digits: int = 2) -> str:
-    return DASH if value is None else num(value, digits)
-
-
-def _p(value: float | None, digits: int = 1) -> str:
-    return DASH if value is None else pct(value, digits)
-
-
-def _dims(dims: tuple[int | None, ...]) -> str:
-    return DASH if any(d is None for d in dims) else "×".join(str(d) for d in dims)
-
 
 def _ids(ids: list[int]) -> str:
     if len(ids) == 1:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from warpscope.analysis.text import num, pct, us
+from warpscope.analysis.text import DASH, dims, us
+from warpscope.analysis.text import num_or_dash as n
+from warpscope.analysis.text import pct_or_dash as p
 from warpscope.report.escape import visible
 
-DASH = "–"
+__all__ = ["DASH", "dims", "literal", "n", "one_line", "p", "t"]
 
 
 def literal(text: object, style: str = "") -> Text:
@@ -26,17 +28,6 @@ def one_line(text: object, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def n(value: float | None, digits: int = 2) -> str:
-    return DASH if value is None else num(value, digits)
-
-
-def p(value: float | None, digits: int = 1) -> str:
-    return DASH if value is None else pct(value, digits)
-
-
 def t(ns: float | None) -> str:
     return DASH if ns is None else us(ns)
 
-
-def dims(values: tuple[int | None, ...]) -> str:
-    return DASH if any(v is None for v in values) else "×".join(str(v) for v in values)
