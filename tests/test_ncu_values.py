@@ -178,3 +178,36 @@ def test_shared_transactions_per_request_derived_like_nvprof(seed_raw):
         ratio = value(kernel, "shared_load_transactions_per_request")
         assert low <= ratio <= high
         assert ratio == value(kernel, "shared_load_wavefronts") / value(kernel, "shared_load_requests")
+
+
+@pytest.mark.parametrize("name", ["seed_full_raw.csv", "seed_raw_auto.csv", "seed_sass_counters_raw.csv"])
+def test_raw_page_keeps_every_cell_once(name):
+    """Each metric cell of the raw page is in exactly one place, verbatim with its unit: a
+    ``metrics`` row (mapped columns, stall reasons) or ``raw_metrics`` (the rest, wide)."""
+    from importers.ncu.raw_page import IDENTITY_COLUMNS
+    from tests.reference import rows
+
+    header, units, *data = rows(H100 / name)
+    profile = warpscope.load(H100 / name)
+    wide = profile.raw_metrics.collect()
+    wide_units = dict(zip(profile.raw_units["name"], profile.raw_units["unit"]))
+    stated = profile.metrics.filter(pl.col("section").is_null())  # not derived
+    long = {(lid, n): (t, u) for lid, n, t, u in zip(stated["launch_id"], stated["name"].cast(pl.String),
+                                                      stated["text"], stated["unit"].cast(pl.String))}
+    assert len(long) == stated.height
+    columns = [c for c in header if c not in IDENTITY_COLUMNS]
+    assert set(wide.columns) - {"launch_id"} == set(wide_units) and len(wide_units) > 0
+    assert not set(wide_units) & {n for _, n in long}
+    checked = 0
+    for lid, row in enumerate(data):
+        for c in columns:
+            cell, unit = row[header.index(c)], units[header.index(c)]
+            if c in wide_units:
+                assert (wide[c][lid] or "") == cell and wide_units[c] == unit, (lid, c)
+                assert (lid, c) not in long
+            elif cell:
+                assert long[(lid, c)] == (cell, unit), (lid, c)
+            else:
+                assert (lid, c) not in long
+            checked += 1
+    assert checked == len(data) * len(columns) and len(data) == 22

@@ -21,9 +21,16 @@ NCU_LIMITS = ("warps", "registers", "shared_mem", "blocks")
 
 
 def _raw_metric(profile, launch_id: int, name: str) -> float:
+    """The raw page's own cell: a metrics row where the catalog maps it, else raw_metrics."""
     row = profile.metrics.filter((pl.col("launch_id") == launch_id)
                                  & (pl.col("name").cast(pl.String) == name))
-    return row["value"][0]
+    if row.height:
+        return row["value"][0]
+    from warpscope.model.units import to_base
+
+    cell = profile.raw_metrics.filter(pl.col("launch_id") == launch_id).select(name).collect()
+    unit = profile.raw_units.filter(pl.col("name") == name)["unit"].item()
+    return float(cell.item().replace(",", "")) * to_base(unit)[0]
 
 
 def test_reproduces_ncu_on_every_h100_seed_launch(seed_raw):

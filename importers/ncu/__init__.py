@@ -107,6 +107,7 @@ def _locate_csv_error(path: str, block: CsvBlock, error: Exception) -> InputErro
 
 def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames: framing.Framing) -> Profile:
     launches, metrics, stalls, findings, rejected = [], [], [], [], []
+    raw_metrics, raw_units = [], []
     rows_in = rows_rejected = 0
     set_aside = frames.other_lines
     formats = []
@@ -121,6 +122,9 @@ def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames:
         metrics.append(result.metrics)
         stalls.append(result.stalls)
         findings.append(result.findings)
+        if result.raw_metrics is not None and result.raw_units is not None:
+            raw_metrics.append(result.raw_metrics)
+            raw_units.append(result.raw_units.with_columns(pl.lit(path).alias("source_file")))
     launches_df = pl.concat(launches, how="vertical").with_columns(pl.lit(path).alias("source_file"))
     fmt = formats[0] if len(set(formats)) == 1 else "+".join(sorted(set(formats)))
     sources = pl.DataFrame([{
@@ -136,6 +140,9 @@ def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames:
         stalls=pl.concat(stalls, how="vertical"),
         findings=pl.concat(findings, how="vertical"),
         sources=sources, rejected=rejected_df,
+        raw_metrics=(pl.concat(raw_metrics, how="diagonal") if raw_metrics
+                     else schema.empty("raw_metrics")).lazy(),
+        raw_units=schema.conform("raw_units", pl.concat(raw_units)) if raw_units else schema.empty("raw_units"),
     )
 
 

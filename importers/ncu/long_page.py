@@ -31,6 +31,8 @@ class PageResult:
     rows_in: int
     rejected: list[tuple[int, str]]  # (row index in frame, reason)
     set_aside: int = 0               # rows of tables embedded in the page (not launch rows)
+    raw_metrics: pl.DataFrame | None = None  # raw page: the columns the catalog does not map
+    raw_units: pl.DataFrame | None = None    # their units (name, unit)
 
 
 def required_columns(summary: bool) -> list[str]:

@@ -1,13 +1,18 @@
 """Nsight Compute's ``--page raw``: one row per launch, one column per metric (internal
 names), and a units row under the header. Any schema: the columns depend on the
 sections, the GPU and the ncu version, so nothing but the identity columns is assumed.
+
+Columns the catalog maps (and stall reasons) become long ``metrics`` rows; the rest, two
+thousand or more on a full run, stay wide as read (``raw_metrics``, their units in
+``raw_units``): unpivoting them cost ~60 bytes and real time per cell for text that no
+view reads.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from importers.ncu import assemble
+from importers.ncu import assemble, mapping
 from importers.ncu.launches import IDENTITY, launch_columns
 from importers.ncu.long_page import PageResult
 from warpscope.model import schema
@@ -19,18 +24,24 @@ DIM_METRICS = {f"launch__grid_dim_{a}": f"grid_{a}" for a in "xyz"} | {
 
 def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> PageResult:
     """Turn a raw page (all columns strings, ``_row`` added) into Profile tables."""
-    units_row = frame.filter((pl.col("_row") == 0) & (pl.col("ID").fill_null("") == ""))
-    data = frame.filter(~pl.col("_row").is_in(units_row["_row"].implode()))
+    has_units = frame.height > 0 and not (frame["ID"][0] or "")
+    units_row, data = (frame.head(1), frame.slice(1)) if has_units else (frame.clear(), frame)
     rows_in = data.height
-    ok = pl.col("ID").str.contains(r"^\d+$") & pl.col("Kernel Name").is_not_null()
-    rejected = [(int(r), "not a launch row of the raw page (expected a numeric ID and a kernel name)")
-                for r in data.filter(~ok.fill_null(False))["_row"].to_list()]
-    data = data.filter(ok.fill_null(False))
+    ok = (pl.col("ID").str.contains(r"^\d+$") & pl.col("Kernel Name").is_not_null()).fill_null(False)
+    good = data.select(ok).to_series()
+    rejected = []
+    if not good.all():       # a filter copies every column: only when there is a bad row
+        rejected = [(int(r), "not a launch row of the raw page (expected a numeric ID and a kernel name)")
+                    for r in data.filter(~good)["_row"].to_list()]
+        data = data.filter(good)
     data = data.with_columns((pl.int_range(pl.len(), dtype=pl.Int64) + launch_offset).alias("launch_id"))
 
-    metric_cols = [c for c in data.columns if c not in IDENTITY_COLUMNS and c != "launch_id"]
-    unit_of = ({c: (units_row[c][0] or "") for c in metric_cols} if units_row.height
-               else {c: "" for c in metric_cols})
+    columns = [c for c in data.columns if c not in IDENTITY_COLUMNS and c != "launch_id"]
+    by_name = mapping.by_name()
+    metric_cols = [c for c in columns if c in by_name or mapping.STALL_RAW.match(c)]
+    other_cols = [c for c in columns if c not in set(metric_cols)]
+    unit_of = ({c: (units_row[c][0] or "") for c in columns} if units_row.height
+               else {c: "" for c in columns})
     # One key per column; cells column by column (no per-cell copy of the column name).
     keys = pl.DataFrame({"key": range(len(metric_cols)), "section": [None] * len(metric_cols),
                          "name": metric_cols, "item": [None] * len(metric_cols),
@@ -49,7 +60,11 @@ def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> Page
     metrics, stalls = assemble.assemble(rows, keys)
     launches = _launches(data, fmt)
     launches = assemble.enrich_launches(launches, metrics)
-    return PageResult(launches, metrics, stalls, schema.empty("findings"), rows_in, rejected)
+    wide = data.select("launch_id", *other_cols)
+    units = pl.DataFrame({"name": other_cols, "unit": [unit_of[c] for c in other_cols]},
+                         schema={"name": pl.String, "unit": pl.String})
+    return PageResult(launches, metrics, stalls, schema.empty("findings"), rows_in, rejected,
+                      raw_metrics=wide, raw_units=units)
 
 
 def _launches(data: pl.DataFrame, fmt: str) -> pl.DataFrame:

@@ -3,7 +3,9 @@
 Saved as one file: the ``metrics`` table (the largest) is the file's body, so
 ``pl.read_parquet(path)`` / ``pl.read_ipc(path)`` give it directly; every other table
 travels in the schema metadata as a compressed Arrow IPC stream under
-``warpscope.<table>``. Round trips are lossless (types, nulls, order).
+``warpscope.<table>``, but ``raw_metrics`` (thousands of text columns) as compressed
+Parquet, which Polars scans lazily: loading does not decode it, and a query reads only the
+columns it names. Round trips are lossless (types, nulls, order).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from warpscope.model import schema
 
 FORMAT_VERSION = "1"
 _META_PREFIX = b"warpscope."
+_MAX_META = 2**31 - 1
 
 
 @dataclass
@@ -40,12 +43,15 @@ class Profile:
     sources: pl.DataFrame = field(default_factory=lambda: schema.empty("sources"))
     rejected: pl.DataFrame = field(default_factory=lambda: schema.empty("rejected"))
     timeline: pl.DataFrame = field(default_factory=lambda: schema.empty("timeline"))
+    #: lazy: thousands of columns nobody reads whole (``.select(...).collect()`` what you need)
+    raw_metrics: pl.LazyFrame = field(default_factory=lambda: schema.empty("raw_metrics").lazy())
+    raw_units: pl.DataFrame = field(default_factory=lambda: schema.empty("raw_units"))
 
     @staticmethod
     def table_names() -> list[str]:
         return [f.name for f in fields(Profile)]
 
-    def tables(self) -> dict[str, pl.DataFrame]:
+    def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
         return {name: getattr(self, name) for name in self.table_names()}
 
     # -- combining -------------------------------------------------------------
@@ -58,18 +64,21 @@ class Profile:
         offset = 0
         for p in profiles:
             for name, frame in p.tables().items():
-                if "launch_id" in frame.columns and offset:
+                if "launch_id" in _columns(frame) and offset:
                     frame = frame.with_columns(pl.col("launch_id") + offset)
                 parts[name].append(frame)
             if p.launches.height:
                 offset += int(p.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
-        return cls(**{n: pl.concat(fs, how="vertical") for n, fs in parts.items()})
+        tables = {n: pl.concat(fs, how="diagonal" if n in schema.WIDE_TABLES else "vertical")
+                  for n, fs in parts.items()}
+        tables["raw_units"] = tables["raw_units"].unique(maintain_order=True)
+        return cls(**tables)
 
     def subset(self, launch_ids: list[int]) -> Profile:
         """The same profile holding only ``launch_ids`` (run-level tables kept whole)."""
         ids = [int(i) for i in launch_ids]
         return Profile(**{name: frame.filter(pl.col("launch_id").is_in(ids))
-                          if "launch_id" in frame.columns else frame
+                          if "launch_id" in _columns(frame) else frame
                           for name, frame in self.tables().items()})
 
     # -- saving and loading ----------------------------------------------------
@@ -80,7 +89,9 @@ class Profile:
         for name, frame in self.tables().items():
             if name == "metrics":
                 continue
-            meta[_META_PREFIX + name.encode()] = base64.b64encode(_to_ipc_bytes(frame))
+            blob = (_to_parquet_bytes(frame.collect()) if isinstance(frame, pl.LazyFrame)
+                    else _to_ipc_bytes(frame))
+            meta[_META_PREFIX + name.encode()] = base64.b64encode(blob)
         # one chunk, one dictionary per column: the IPC file format allows no replacements
         body = self.metrics.rechunk().to_arrow().unify_dictionaries().combine_chunks()
         body = body.replace_schema_metadata({**(body.schema.metadata or {}), **meta})
@@ -102,7 +113,9 @@ class Profile:
         """Read a Profile written by ``save``."""
         path = Path(path)
         if _is_parquet(path):
-            body = pq.read_table(path)
+            # the tables in the footer can pass Parquet's default 100 MB guard for Thrift strings
+            body = pq.read_table(path, thrift_string_size_limit=_MAX_META,
+                                 thrift_container_size_limit=_MAX_META)
         else:
             with pa.memory_map(str(path), "r") as source:
                 body = ipc.open_file(source).read_all()
@@ -114,6 +127,10 @@ class Profile:
             if name == "metrics":
                 continue
             blob = meta.get(_META_PREFIX + name.encode())
+            if name in schema.WIDE_TABLES:
+                tables[name] = (_wide_from_parquet_bytes(name, base64.b64decode(blob)) if blob is not None
+                                else schema.empty(name).lazy())
+                continue
             tables[name] = (_checked(name, _from_ipc_bytes(base64.b64decode(blob))) if blob is not None
                             else schema.empty(name))
         body = body.replace_schema_metadata(None)
@@ -127,6 +144,10 @@ class Profile:
             raise ValueError("the metrics table is not a table")
         tables["metrics"] = _checked("metrics", metrics)
         return cls(**tables)
+
+
+def _columns(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    return frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
 
 
 def _checked(name: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -165,6 +186,28 @@ def _plain(table: pa.Table) -> pa.Table:
     panics (printing to stderr) on metadata that is not UTF-8."""
     table.validate(full=True)
     return pa.Table.from_arrays(table.columns, names=[str(n) for n in table.column_names])
+
+
+def _to_parquet_bytes(frame: pl.DataFrame) -> bytes:
+    sink = io.BytesIO()
+    frame.write_parquet(sink, compression="zstd")
+    return sink.getvalue()
+
+
+def _wide_from_parquet_bytes(name: str, blob: bytes) -> pl.LazyFrame:
+    """A wide table, scanned lazily; its footer is read and checked here (pyarrow), so a
+    damaged or foreign one fails at load, not at the first query."""
+    fixed = schema.TABLES[name]
+    found = pq.read_schema(pa.BufferReader(blob))
+    for column in found:
+        ok = (column.type == pa.int64() if column.name in fixed else
+              pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+              or pa.types.is_string_view(column.type))
+        if not ok:
+            raise ValueError(f"table {name!r}: column {column.name[:80]!r} is {column.type}, not what warpscope writes")
+    if [c for c in fixed if c not in found.names]:
+        raise ValueError(f"table {name!r} lacks its key column")
+    return pl.scan_parquet(io.BytesIO(blob))
 
 
 def _from_ipc_bytes(blob: bytes) -> pl.DataFrame:

@@ -142,6 +142,21 @@ TIMELINE: dict[str, pl.DataType] = {
     "state": pl.String(),             # selected, not_selected or a stall reason (ncu names)
 }
 
+#: The raw page's metric columns that the catalog does not map, as the file wrote them: one
+#: row per launch, ``launch_id`` plus one String column per metric name (which columns exist
+#: depends on the sections, the GPU and the ncu version: thousands, most of them constant).
+#: Wide, because a long table of these cells costs ~60 bytes each (2,000+ per launch).
+RAW_METRICS: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+}
+WIDE_TABLES = {"raw_metrics"}
+
+RAW_UNITS: dict[str, pl.DataType] = {
+    "source_file": pl.String(),       # the file whose units row said it
+    "name": pl.String(),              # a column of raw_metrics
+    "unit": pl.String(),              # as exported (the raw page's units row), verbatim
+}
+
 REJECTED: dict[str, pl.DataType] = {
     "path": pl.String(),
     "line": pl.Int64(),
@@ -159,6 +174,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "sources": SOURCES,
     "rejected": REJECTED,
     "timeline": TIMELINE,
+    "raw_metrics": RAW_METRICS,
+    "raw_units": RAW_UNITS,
 }
 
 
@@ -168,8 +185,13 @@ def empty(table: str) -> pl.DataFrame:
 
 
 def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
-    """Give ``frame`` exactly the table's columns, order and types (missing columns null)."""
+    """Give ``frame`` exactly the table's columns, order and types (missing columns null).
+
+    A wide table keeps its own columns after the fixed ones, as text."""
     schema = TABLES[table]
+    if table in WIDE_TABLES:
+        rest = [pl.col(c).cast(pl.String) for c in frame.columns if c not in schema]
+        return frame.select(*(pl.col(c).cast(t) for c, t in schema.items()), *rest)
     cols = []
     for name, dtype in schema.items():
         if name in frame.columns:

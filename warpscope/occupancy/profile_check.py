@@ -57,40 +57,56 @@ def stated_values(occ: Occupancy, barriers_known: bool) -> dict[str, float]:
 def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     """(derived metric rows for what the file lacks, notes on where it disagrees)."""
     inputs = _inputs(launches, metrics)
-    derived: list[dict[str, object]] = []
+    derived: list[tuple[int, int, dict[str, object]]] = []
     notes: list[str] = []
-    unknown = sorted({r["compute_capability"] for r in inputs.iter_rows(named=True)
-                      if r["compute_capability"] and not _known(r["compute_capability"])})
+    unknown = sorted(cc for cc in inputs["compute_capability"].unique().to_list() if cc and not _known(cc))
     if unknown:
         notes.append(f"occupancy: not calculated for compute capability {', '.join(unknown)}: "
                      "the calculator covers sm_50 to sm_121")
-    for row in inputs.iter_rows(named=True):
+    disagreements: list[tuple] = []
+    for row in _configurations(inputs):
         variants = _calculate(row)
         if not variants:
             continue
         barriers_known = row["barriers_per_block"] is not None
         readings = [stated_values(occ, barriers_known) for occ in variants]
-        for metric, value in readings[0].items():
+        for order, (metric, value) in enumerate(readings[0].items()):
             stated = row.get(metric)
             if stated is None:
-                derived.append({"launch_id": row["launch_id"], "metric": metric, "value": value})
+                derived += [(pos, order, {"launch_id": lid, "metric": metric, "value": value})
+                            for pos, lid in zip(row["_pos"], row["launch_id"])]
                 continue
             candidates = [r[metric] for r in readings if metric in r]
             if not _within(metric, stated, candidates):
-                notes.append(_note(row, variants[0], metric, stated, value))
-    if len(notes) > _NOTES_SHOWN:
-        notes = notes[:_NOTES_SHOWN] + [f"occupancy: {len(notes) - _NOTES_SHOWN} more disagreements"]
-    return _derived_frame(derived), notes
+                disagreements += [(pos, order, {"launch_id": lid, "kernel_short": short}, variants[0],
+                                   metric, stated, value)
+                                  for pos, lid, short in zip(row["_pos"], row["launch_id"], row["kernel_short"])]
+    derived.sort(key=lambda d: d[:2])
+    disagreements.sort(key=lambda d: d[:2])
+    total = len(notes) + len(disagreements)
+    notes += [_note(*d[2:]) for d in disagreements[:_NOTES_SHOWN]]
+    if total > _NOTES_SHOWN:
+        notes = notes[:_NOTES_SHOWN] + [f"occupancy: {total - _NOTES_SHOWN} more disagreements"]
+    return _derived_frame([d[2] for d in derived]), notes
 
 
 def launch_occupancies(launches: pl.DataFrame, metrics: pl.DataFrame) -> dict[int, Occupancy]:
     """Each launch's occupancy as calculated from its configuration, where the file gives it."""
     out: dict[int, Occupancy] = {}
-    for row in _inputs(launches, metrics).iter_rows(named=True):
+    for row in _configurations(_inputs(launches, metrics)):
         variants = _calculate(row)
         if variants:
-            out[row["launch_id"]] = variants[0]
+            out.update(dict.fromkeys(row["launch_id"], variants[0]))
     return out
+
+
+def _configurations(inputs: pl.DataFrame) -> list[dict]:
+    """The launches grouped by everything the calculation reads: one row per configuration,
+    with its launches' ``_pos`` (row in ``inputs``), ``launch_id`` and ``kernel_short`` as lists.
+    Thousands of launches of one kernel are one calculation."""
+    config = [c for c in inputs.columns if c not in ("launch_id", "kernel_short")]
+    return (inputs.with_row_index("_pos").group_by(config, maintain_order=True)
+            .agg("_pos", "launch_id", "kernel_short").to_dicts())
 
 
 def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
