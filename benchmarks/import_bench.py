@@ -8,7 +8,7 @@ is its own:
 and reopening the saved profile (Parquet and Arrow IPC). Prints one table with the
 ratios. Targets (issue 2): import <= 2x Polars' time and peak memory; reopen <= 0.5 s.
 
-    python benchmarks/import_bench.py [--mb 300] [--keep]
+    python benchmarks/import_bench.py [--mb 300] [--repeat 3] [--keep | --reuse DIR]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,15 +39,19 @@ elif kind == "warpscope":
     from importers import import_file
     p = import_file(path)
     rows = p.metrics.height
+    imported = time.perf_counter() - t
     if len(sys.argv) > 3:
         p.save(sys.argv[3])
+        saved = time.perf_counter() - t - imported
 else:
     from warpscope.model.profile import Profile
     p = Profile.load(path)
     rows = p.metrics.height
 elapsed = time.perf_counter() - t
+if kind == "warpscope":
+    elapsed = imported
 print(json.dumps({{"seconds": elapsed, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "rows": rows}}))
+                  "rows": rows, "save_seconds": saved if kind == "warpscope" and len(sys.argv) > 3 else None}}))
 """
 
 
@@ -74,30 +79,45 @@ def child(kind: str, *args: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=300)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each side, alternating; medians shown")
     ap.add_argument("--keep", action="store_true", help="keep the synthesised files")
+    ap.add_argument("--reuse", type=Path, help="a folder kept by --keep: skip synthesising")
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="warpscope-bench-"))
+    work = args.reuse or Path(tempfile.mkdtemp(prefix="warpscope-bench-"))
     rows = []
     for name, src, header in (("details", H100 / "seed_full_details.csv", 1),
                               ("raw", H100 / "seed_full_raw.csv", 2)):
         path = work / f"{name}.csv"
-        launches = synthesise(src, path, args.mb, header)
+        if args.reuse:
+            launches = len({m.group(1) for line in open(path, "rb") if (m := _ID.match(line))})
+        else:
+            launches = synthesise(src, path, args.mb, header)
         size = path.stat().st_size / 1e6
-        base = child("polars", str(path))
-        ours = child("warpscope", str(path), str(work / f"{name}.parquet"))
-        child("warpscope", str(path), str(work / f"{name}.arrow"))
-        pq = child("reopen", str(work / f"{name}.parquet"))
-        ipc = child("reopen", str(work / f"{name}.arrow"))
-        rows.append((name, size, launches, base, ours, pq, ipc))
-        if not args.keep:
+        base, ours = [], []
+        for _ in range(args.repeat):      # alternating, so drift in the machine hits both sides
+            base.append(child("polars", str(path)))
+            ours.append(child("warpscope", str(path)))
+        saved = {fmt: child("warpscope", str(path), str(work / f"{name}.{fmt}")) for fmt in ("parquet", "arrow")}
+        reopen = {fmt: child("reopen", str(work / f"{name}.{fmt}")) for fmt in ("parquet", "arrow")}
+        rows.append((name, size, launches, _median(base), _median(ours), saved, reopen))
+        if not (args.keep or args.reuse):
             path.unlink()
-    print(f"{'export':8} {'MB':>6} {'launches':>8} | {'polars s':>8} {'ours s':>7} {'ratio':>5} | "
-          f"{'polars MB':>9} {'ours MB':>8} {'ratio':>5} | {'reopen parquet s':>16} {'reopen arrow s':>14}")
-    for name, size, launches, base, ours, pq, ipc in rows:
-        print(f"{name:8} {size:6.0f} {launches:8d} | {base['seconds']:8.2f} {ours['seconds']:7.2f} "
+    print(f"{'export':8} {'MB':>5} {'launches':>8} | {'polars s':>8} {'ours s':>7} {'ratio':>5} | "
+          f"{'polars MB':>9} {'ours MB':>8} {'ratio':>5} | {'save pq/arrow s':>15} | {'reopen pq/arrow s':>17}")
+    for name, size, launches, base, ours, saved, reopen in rows:
+        print(f"{name:8} {size:5.0f} {launches:8d} | {base['seconds']:8.2f} {ours['seconds']:7.2f} "
               f"{ours['seconds'] / base['seconds']:5.2f} | {base['peak_mb']:9.0f} {ours['peak_mb']:8.0f} "
-              f"{ours['peak_mb'] / base['peak_mb']:5.2f} | {pq['seconds']:16.2f} {ipc['seconds']:14.2f}")
-    print("(metric rows: " + ", ".join(f"{r[0]} {r[4]['rows']:,}" for r in rows) + f"; files in {work})")
+              f"{ours['peak_mb'] / base['peak_mb']:5.2f} | "
+              f"{saved['parquet']['save_seconds']:7.2f} {saved['arrow']['save_seconds']:7.2f} | "
+              f"{reopen['parquet']['seconds']:8.2f} {reopen['arrow']['seconds']:8.2f}")
+    print(f"(medians of {args.repeat} runs each; import time and peak memory exclude saving; metric rows: "
+          + ", ".join(f"{r[0]} {r[4]['rows']:,}" for r in rows) + f"; files in {work})")
+
+
+def _median(runs: list[dict]) -> dict:
+    """The run of median time, with the median peak memory."""
+    by_time = sorted(runs, key=lambda r: r["seconds"])
+    return {**by_time[len(by_time) // 2], "peak_mb": statistics.median(r["peak_mb"] for r in runs)}
 
 
 if __name__ == "__main__":

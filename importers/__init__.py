@@ -11,7 +11,7 @@ from polars.exceptions import PanicException
 
 from importers import _input
 from importers import ncu, nvprof
-from importers.ncu import source_page, stream, text_page
+from importers.ncu import direct, source_page, stream, text_page
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
@@ -43,6 +43,8 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> P
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise InputError(name, f"damaged warpscope profile ({first})") from None
     head = _input.read_head(path)
+    if direct.eligible(name, head) and (profile := direct.import_direct(name)) is not None:
+        return _with_occupancy(profile)
     if stream.should_stream(name, head):       # big details/raw pages: bounded memory
         return _with_occupancy(stream.import_stream(name, ncu.import_csv, progress))
     data = _input.read_bytes(path)

@@ -9,6 +9,7 @@ the row accounting of every real sample, and truncation that never half-imports 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -159,10 +160,11 @@ def test_chunked_import_gives_the_same_tables_as_a_whole_read(monkeypatch, name)
     from polars.testing import assert_frame_equal
 
     from importers import import_file
-    from importers.ncu import stream
+    from importers.ncu import direct, stream
 
     whole = import_file(H100 / name)
     monkeypatch.setattr(stream, "STREAM_ABOVE", 0)
+    monkeypatch.setattr(direct, "WHOLE_READ_LIMIT", 0)
     monkeypatch.setattr(stream, "CHUNK_BYTES", 30_000)
     progress: list[tuple[int, int]] = []
     chunked = import_file(H100 / name, lambda done, total: progress.append((done, total)))
@@ -175,7 +177,7 @@ def test_chunked_import_gives_the_same_tables_as_a_whole_read(monkeypatch, name)
 
 def test_a_bad_row_in_a_later_chunk_is_reported_at_its_file_line(monkeypatch, tmp_path):
     from importers import import_file
-    from importers.ncu import stream
+    from importers.ncu import direct, stream
 
     lines = (H100 / "seed_full_raw.csv").read_bytes().splitlines(keepends=True)
     lines[15] = b'"x","not a launch row"\n'
@@ -183,6 +185,7 @@ def test_a_bad_row_in_a_later_chunk_is_reported_at_its_file_line(monkeypatch, tm
     path.write_bytes(b"".join(lines))
     whole = import_file(path)
     monkeypatch.setattr(stream, "STREAM_ABOVE", 0)
+    monkeypatch.setattr(direct, "WHOLE_READ_LIMIT", 0)
     monkeypatch.setattr(stream, "CHUNK_BYTES", 30_000)
     chunked = import_file(path)
     assert whole.rejected["line"].to_list() == chunked.rejected["line"].to_list() == [16]
@@ -201,3 +204,66 @@ def test_a_damaged_saved_profile_never_takes_the_process_down():
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() in ("profile", "input_error")
     assert "panicked" not in out.stderr
+
+
+def _real_ncu_samples() -> list[Path]:
+    from tests.conftest import PUBLIC_NCU
+
+    found = sorted((ROOT / "sample_traces").rglob("*.csv")) + sorted((ROOT / "sample_traces").rglob("*.log"))
+    return found + (sorted(PUBLIC_NCU.iterdir()) if PUBLIC_NCU.is_dir() else [])
+
+
+def test_direct_read_gives_the_same_tables_as_the_framed_read(monkeypatch):
+    """Plain pages are read by Polars straight from the file (importers/ncu/direct.py); the
+    framed path must give the same Profile wherever the direct one accepts a file, and the
+    direct one must decline what it cannot read exactly (captures, several processes)."""
+    from polars.testing import assert_frame_equal
+
+    from importers import import_file
+    from importers.ncu import direct
+
+    accepted, declined = [], []
+    for path in _real_ncu_samples():
+        head = path.read_bytes()[:1 << 20]
+        fast = direct.import_direct(str(path)) if direct.eligible(str(path), head) else None
+        (accepted if fast is not None else declined).append(path.name)
+        if fast is None:
+            continue
+        with monkeypatch.context() as m:
+            m.setattr(direct, "eligible", lambda *_: False)
+            framed = import_file(path)
+        fast = import_file(path)              # with the occupancy step, as users get it
+        for table in ("launches", "metrics", "stalls", "findings", "rejected", "sources", "raw_units"):
+            assert_frame_equal(getattr(fast, table), getattr(framed, table)), (path.name, table)
+        assert_frame_equal(fast.raw_metrics.collect(), framed.raw_metrics.collect())
+    assert {"seed_full_details.csv", "seed_full_raw.csv", "seed_raw_auto.csv", "seed_raw_base.csv"} <= set(accepted)
+    assert {"seed_two_processes_raw.log", "seed_sass_counters_raw.csv"} <= set(declined)  # captures
+
+
+@pytest.mark.parametrize("cut", ["mid_field", "mid_line", "no_newline"])
+def test_direct_read_declines_a_cut_file(tmp_path, cut):
+    from importers.ncu import direct
+
+    data = (H100 / "seed_full_details.csv").read_bytes()
+    end = {"mid_field": data.rfind(b'"', 0, len(data) - 2) + 2, "mid_line": len(data) - 40,
+           "no_newline": len(data) - 1}[cut]
+    path = tmp_path / "cut.csv"
+    path.write_bytes(data[:end])
+    assert not direct.eligible(str(path), data[:1 << 20])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.from_regex(r"[-+]?\d{1,3}(,\d{3}){0,3}(\.\d{1,3})?", fullmatch=True),
+    st.from_regex(r" ?\d{1,4}(\.\d+)?(e-?\d)? \(\d{1,3}(,\d{3})?; \d+\)", fullmatch=True),
+    st.sampled_from(["n/a", "", "nan", "65,77", "27.595.520", "1,2345", ",123", "inf", " 12 ", "(1)"]),
+    st.text(max_size=8)), max_size=40))
+def test_fast_number_parsing_agrees_with_the_full_pattern(cells):
+    from importers.ncu.values import parse_number, parse_numbers
+
+    text = pl.Series(cells, dtype=pl.String)
+    fast = parse_numbers(text)
+    full = pl.select(parse_number(pl.lit(text))).to_series()
+    cast = text.cast(pl.Float64, strict=False)   # what the plain cast accepts, it keeps
+    expected = cast.fill_nan(None).zip_with(cast.is_not_null(), full)
+    assert fast.to_list() == expected.to_list()

@@ -48,8 +48,10 @@ def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
                                      "base_unit": pl.String, "prio": pl.Int64, "stall": pl.String})
 
 
-def assemble(rows: pl.DataFrame, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """metrics and stalls tables from keyed rows."""
+def assemble(rows: pl.DataFrame, keys: pl.DataFrame, launches: pl.DataFrame, *,
+             key_once_per_launch: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """launches (the columns the file gives only as metrics filled in), metrics and stalls
+    tables from keyed rows. ``key_once_per_launch``: no key has two rows in one launch."""
     desc = describe_keys(keys).sort("key")
     keys = keys.sort("key")
     key = rows["key"].cast(pl.UInt32)
@@ -59,7 +61,7 @@ def assemble(rows: pl.DataFrame, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.D
     metric = desc["metric"].cast(pl.Categorical).gather(key)
     metrics = pl.DataFrame({
         "launch_id": rows["launch_id"],
-        "metric": _dedupe(rows["launch_id"], metric, desc["prio"].gather(key), rows["stat"]),
+        "metric": _dedupe(rows["launch_id"], metric, desc, key, rows["stat"], key_once_per_launch),
         "stat": rows["stat"].cast(pl.Categorical),
         "value": value,
         "name": keys["name"].cast(pl.Categorical).gather(key),
@@ -70,7 +72,8 @@ def assemble(rows: pl.DataFrame, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.D
         "text": rows["text"],
     })
     metrics = schema.conform("metrics", metrics)
-    metrics = pl.concat([metrics, _derived(metrics)], how="vertical")
+    wide = _canonical(metrics)
+    metrics = pl.concat([metrics, _derived(wide)], how="vertical")
     stall = desc["stall"].gather(key)
     single = rows["stat"].is_null() | (rows["stat"] == "avg")
     stalls = pl.DataFrame({"launch_id": rows["launch_id"], "reason": stall, "cycles_per_issue": parsed,
@@ -78,16 +81,24 @@ def assemble(rows: pl.DataFrame, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.D
     stalls = stalls.unique(["launch_id", "reason"], keep="first", maintain_order=True).with_columns(
         (pl.col("cycles_per_issue") / pl.col("cycles_per_issue").sum().over("launch_id") * 100)
         .alias("share_pct"))
-    return metrics, schema.conform("stalls", stalls)
+    return _enrich_launches(launches, wide), metrics, schema.conform("stalls", stalls)
 
 
-def _dedupe(launch_id: pl.Series, metric: pl.Series, prio: pl.Series, stat: pl.Series) -> pl.Series:
-    """Keep one canonical row per (launch, metric, stat): the first alias in catalog order."""
-    idx = metric.is_not_null().arg_true()
+def _dedupe(launch_id: pl.Series, metric: pl.Series, desc: pl.DataFrame, key: pl.Series,
+            stat: pl.Series, key_once_per_launch: bool) -> pl.Series:
+    """Keep one canonical row per (launch, metric, stat): the first alias in catalog order.
+
+    ``key_once_per_launch`` (the raw page: one column per key): only metrics that two keys
+    map to can repeat, so only their rows are looked at."""
+    if key_once_per_launch:
+        aliased = desc.filter(pl.col("metric").is_not_null() & (pl.len().over("metric") > 1))
+        idx = key.is_in(aliased["key"].implode()).arg_true()
+    else:
+        idx = metric.is_not_null().arg_true()
     if idx.is_empty():
         return metric
     mapped = pl.DataFrame({"i": idx, "launch_id": launch_id.gather(idx), "metric": metric.gather(idx),
-                           "stat": stat.gather(idx), "prio": prio.gather(idx)})
+                           "stat": stat.gather(idx), "prio": desc["prio"].gather(key.gather(idx))})
     losers = (mapped.sort(["prio", "i"])
               .filter(~pl.struct("launch_id", "metric", "stat").is_first_distinct())["i"])
     if losers.is_empty():
@@ -105,12 +116,12 @@ def _canonical(metrics: pl.DataFrame) -> pl.DataFrame:
         on="metric", index="launch_id", values="value", aggregate_function="first")
 
 
-def _derived(metrics: pl.DataFrame) -> pl.DataFrame:
-    """Canonical metrics the file does not state but states the parts of.
+def _derived(wide: pl.DataFrame) -> pl.DataFrame:
+    """Canonical metrics the file does not state but states the parts of (``wide``: one row
+    per launch, one column per stated canonical metric).
 
     Never an invented value: a ratio whose denominator is 0 or missing stays absent.
     """
-    wide = _canonical(metrics)
     if wide.is_empty():
         return schema.empty("metrics")
     have = set(wide.columns)
@@ -152,9 +163,8 @@ LAUNCH_FROM_METRICS = {
 }
 
 
-def enrich_launches(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
+def _enrich_launches(launches: pl.DataFrame, wide: pl.DataFrame) -> pl.DataFrame:
     """Fill the launch columns that the file gives only as metrics."""
-    wide = _canonical(metrics)
     cols = [c for c in LAUNCH_FROM_METRICS if c in wide.columns]
     if cols:
         # a count out of any real range (a damaged cell) is absent, never wrapped or clipped

@@ -27,6 +27,14 @@ def launch_columns(frame: pl.DataFrame, *, fmt: str, invocations: pl.Series | No
         invocations = pl.Series([1] * frame.height, dtype=pl.Int64)
     return launches.with_columns(
         pl.lit(fmt).alias("source_format"),
-        pl.col("kernel").map_elements(short_name, return_dtype=pl.String).alias("kernel_short"),
+        _short_names(launches["kernel"]).alias("kernel_short"),
         invocations.alias("invocations"),
     )
+
+
+def _short_names(kernels: pl.Series) -> pl.Series:
+    """``short_name`` of each kernel, worked out once per distinct name (thousands of launches
+    are a few kernels)."""
+    distinct = kernels.drop_nulls().unique().to_list()
+    return kernels.replace_strict(distinct, [short_name(k) for k in distinct], default=None,
+                                  return_dtype=pl.String)

@@ -14,7 +14,7 @@ import polars as pl
 
 from importers.ncu import assemble
 from importers.ncu.launches import launch_columns
-from importers.ncu.values import parse_number
+from importers.ncu.values import parse_numbers
 from warpscope.model import schema
 
 # in every header from 2019 to 2025, on every page that has launch rows
@@ -73,11 +73,13 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
     rejected += cut
 
     launches = _launches(good, fmt=fmt, summary=summary)
-    rows, keys = assemble.keyed(_metric_rows(good.filter(~pl.col("_rule")), values))
-    metrics, stalls = assemble.assemble(rows, keys)
-    launches = assemble.enrich_launches(launches, metrics)
+    rows, keys = assemble.keyed(_metric_rows(good, values))
+    launches, metrics, stalls = assemble.assemble(rows, keys, launches)
     findings = _findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
     return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)
+
+
+_USUAL_LAUNCHES = 64
 
 
 def _drop_cut_last_launch(good: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, str]]]:
@@ -88,13 +90,19 @@ def _drop_cut_last_launch(good: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[
     complete when it has every section the other launches have and at least as many rows in
     its final section as any of them (``--print-details all`` body tables vary by a row or two).
     """
-    rows = good.filter(~pl.col("_rule"))
-    ids = rows["launch_id"].unique(maintain_order=True).to_list()
-    if len(ids) < 2:
+    ids = good["launch_id"]
+    if ids.is_empty() or ids[0] == ids[-1]:
         return good, []
+    # the launches before the last one tell what a whole launch looks like: the last
+    # _USUAL_LAUNCHES of them are enough, and keep this cheap on millions of rows
+    tail = ids.unique(maintain_order=True).tail(_USUAL_LAUNCHES + 1)
+    rows = good.filter((pl.col("launch_id") >= tail.min()) & ~pl.col("_rule"))
     per_launch = rows.group_by("launch_id", maintain_order=True).agg(
         pl.col("Section Name").unique().sort().alias("sections"),
         pl.col("Section Name").last().alias("final"))
+    ids = per_launch["launch_id"].to_list()
+    if len(ids) < 2:
+        return good, []
     last, others = per_launch.row(-1, named=True), per_launch.head(-1)
     usual = others["sections"].mode().to_list()
     final_rows = rows.filter(pl.col("Section Name") == last["final"]).group_by("launch_id").len()
@@ -114,6 +122,8 @@ def _drop_embedded_tables(frame: pl.DataFrame, summary: bool) -> tuple[pl.DataFr
     (non-numeric) header and whose rows all have as many fields as that header.
     Any other short row is a bad row and is rejected."""
     key = "Process ID" if summary else "ID"
+    if frame["Section Name"].null_count() == 0:    # no short row at all: nothing to look at
+        return frame, 0
     short = pl.col("Section Name").is_null()
     fields = pl.sum_horizontal([pl.col(c).is_not_null() for c in frame.columns if c != "_row"])
     runs = frame.select(
@@ -142,17 +152,19 @@ def _launches(good: pl.DataFrame, *, fmt: str, summary: bool) -> pl.DataFrame:
     return launch_columns(firsts, fmt=fmt, invocations=invocations)
 
 
-def _metric_rows(rows: pl.DataFrame, values: list[str]) -> pl.DataFrame:
+def _metric_rows(good: pl.DataFrame, values: list[str]) -> pl.DataFrame:
+    """The metric cells of the page's rows (rule rows left out), one row per value column."""
     base = [pl.col("launch_id"), pl.col("Metric Name").alias("name"),
             pl.col("Section Name").alias("section"),
-            (pl.col("Body Item Label") if "Body Item Label" in rows.columns
+            (pl.col("Body Item Label") if "Body Item Label" in good.columns
              else pl.lit(None, dtype=pl.String)).alias("item"),
             pl.col("Metric Unit").alias("unit")]
     parts = []
     for col in values:
         stat = VALUE_COLUMNS[col]
-        parts.append(rows.select(*base, pl.col(col).alias("text"),
-                                 pl.lit(stat, dtype=pl.String).alias("stat"), pl.col("_row")))
+        # the columns first, then the filter: only what is kept is copied
+        parts.append(good.select(*base, pl.col(col).alias("text"), pl.lit(stat, dtype=pl.String).alias("stat"),
+                                 "_row", "_rule").filter(~pl.col("_rule")).drop("_rule"))
     out = pl.concat(parts, how="vertical")
     if len(parts) > 1:
         out = out.sort("_row", maintain_order=True)
@@ -193,7 +205,8 @@ def _findings(rules: pl.DataFrame) -> pl.DataFrame:
     # a file may lack any rule column but "Rule Name": what is missing is absent
     rules = rules.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in
                                ("Rule Type", "Rule Description", "Section Name") if c not in rules.columns)
-    speedup = parse_number(pl.col("Estimated Speedup")) if "Estimated Speedup" in rules.columns else pl.lit(None)
+    speedup = (pl.lit(parse_numbers(rules["Estimated Speedup"])) if "Estimated Speedup" in rules.columns
+               else pl.lit(None))
     stype = (pl.col("Estimated Speedup Type").replace("", None) if "Estimated Speedup Type" in rules.columns
              else pl.lit(None, dtype=pl.String))
     out = rules.select(

@@ -57,9 +57,8 @@ def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> Page
     }, schema={"launch_id": pl.Int64, "key": pl.UInt32, "text": pl.String})
     rows = rows.filter(pl.col("text").is_not_null() & (pl.col("text") != "")).with_columns(
         pl.lit(None, dtype=pl.String).alias("stat"))
-    metrics, stalls = assemble.assemble(rows, keys)
-    launches = _launches(data, fmt)
-    launches = assemble.enrich_launches(launches, metrics)
+    launches, metrics, stalls = assemble.assemble(rows, keys, _launches(data, fmt),
+                                                 key_once_per_launch=True)
     wide = data.select("launch_id", *other_cols)
     units = pl.DataFrame({"name": other_cols, "unit": [unit_of[c] for c in other_cols]},
                          schema={"name": pl.String, "unit": pl.String})

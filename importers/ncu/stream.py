@@ -13,7 +13,9 @@ from __future__ import annotations
 import gzip
 import os
 import re
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import BinaryIO
 
@@ -26,6 +28,7 @@ from warpscope.model import schema
 from warpscope.model.profile import Profile
 
 CHUNK_BYTES = 64 << 20
+IN_FLIGHT = 2                   # chunks being imported at once
 STREAM_ABOVE = 256 << 20        # files larger than this (uncompressed, estimated) stream
 _MAX_MESSAGES = 200
 # a launch row starts "ID","Process ID" (embedded section tables start "0","NVIDIA ..."); match()
@@ -49,16 +52,38 @@ def import_stream(path: str, import_chunk: Callable[[str, bytes], Profile],
     """The file read ``CHUNK_BYTES`` at a time, each chunk through ``import_chunk``."""
     total = os.path.getsize(path)
     parts: list[Profile] = []
-    with open(path, "rb") as raw:
+    # Chunks are independent (launch ids are renumbered when the parts are merged), and Polars
+    # releases the GIL: one chunk is imported while the next is read and framed, so both
+    # cores work. At most IN_FLIGHT chunks are held at once.
+    in_flight: deque[tuple[Future[Profile], int]] = deque()
+    with open(path, "rb") as raw, ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="import") as pool:
         stream: BinaryIO = gzip.open(raw) if _is_gzip(path) else raw  # type: ignore[assignment]
-        for first_line, header_lines, body in _chunks(path, stream):
-            _input.check_text(path, body)
-            parts.append(_shifted(path, import_chunk, body, first_line, header_lines))
-            if progress is not None:
-                progress(raw.tell(), total)
+        try:
+            for first_line, header_lines, body in _chunks(path, stream):
+                _input.check_text(path, body)
+                if len(in_flight) == IN_FLIGHT:
+                    parts.append(_next_part(in_flight, progress, total))
+                in_flight.append((pool.submit(_shifted, path, import_chunk, body, first_line, header_lines),
+                                  raw.tell()))
+            while in_flight:
+                parts.append(_next_part(in_flight, progress, total))
+        except BaseException:
+            for future, _ in in_flight:
+                future.cancel()
+            raise
     if not parts:
         raise InputError(path, "no launch rows found in the Nsight Compute CSV", line=1)
     return _merged(path, parts)
+
+
+def _next_part(in_flight: deque[tuple[Future[Profile], int]], progress: Progress | None,
+               total: int) -> Profile:
+    """The oldest chunk's profile (chunks finish in file order, so errors do too)."""
+    future, read = in_flight.popleft()
+    part = future.result()
+    if progress is not None:
+        progress(read, total)
+    return part
 
 
 def _is_gzip(path: str) -> bool:
@@ -76,24 +101,33 @@ def _chunks(path: str, stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
         raise InputError(path, 'no Nsight Compute header ("ID","Process ID",...) in the first '
                                f"{CHUNK_BYTES >> 20} MiB", line=1)
     header = _header_at(data, starts[-1])
-    line = 1                       # file line of data[0]
+    line = 1                       # file line of the next piece's first own line
     prefix = b""                   # the header lines, in front of every chunk after the first
+    pending = [data]               # read, not yet handed out (no launch boundary in it yet)
     while True:
         more = stream.read(CHUNK_BYTES)
-        data += more
         if more:
-            cut = _launch_boundary(data)
-            if cut == 0:               # one launch longer than the chunk: read on
-                continue
-            piece, data = data[:cut], data[cut:]
+            # ``more`` alone, first: then the piece is one copy (header, pending, ``more`` up
+            # to the boundary)
+            cut = _launch_boundary(more, first=more.find(b"\n") + 1)
+            if cut == 0:               # fewer than two launches start in ``more``
+                more = b"".join((*pending, more))
+                pending = []
+                cut = _launch_boundary(more)
+                if cut == 0:           # one launch longer than the chunk: read on
+                    pending = [more]
+                    continue
+            piece = b"".join((prefix, *pending, memoryview(more)[:cut]))
+            pending = [more[cut:]]
         else:
-            piece, data = data, b""
-        if piece:
-            yield line, prefix.count(b"\n"), prefix + piece
-            starts = header_offsets(piece, DETAILS_HEADER)
+            piece = b"".join((prefix, *pending))
+            pending = []
+        if len(piece) > len(prefix):
+            yield line, prefix.count(b"\n"), piece
+            starts = [s for s in header_offsets(piece, DETAILS_HEADER) if s >= len(prefix)]
             if starts:                 # a later process's header: the next chunks need it
                 header = _header_at(piece, starts[-1])
-            line += piece.count(b"\n")
+            line += piece.count(b"\n", len(prefix))
             prefix = header
         if not more:
             return
@@ -107,13 +141,14 @@ def _header_at(data: bytes, start: int) -> bytes:
     return data[start:end]
 
 
-def _launch_boundary(data: bytes) -> int:
+def _launch_boundary(data: bytes, first: int = 0) -> int:
     """Where the launches of ``data`` that are certainly whole end: just after the last row of
-    the launch before the last one seen (0: no boundary yet). Lines that are not launch rows
-    (headers, ==PROF== lines, program output) after that row go with the next chunk."""
+    the launch before the last one seen (0: no boundary yet), looking at the lines that start
+    at or after ``first``. Lines that are not launch rows (headers, ==PROF== lines, program
+    output) after that row go with the next chunk."""
     pos = data.rfind(b"\n") + 1          # only complete lines count
     last: bytes | None = None
-    while pos > 0:
+    while pos > first:
         start = data.rfind(b"\n", 0, pos - 1) + 1
         row = _ID.match(data, start)
         if row is not None:

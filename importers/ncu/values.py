@@ -12,6 +12,9 @@ NUMBER = (r"^\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]
           r"(?:\s*\(.*\))?\s*$")
 
 
+_GROUPED = r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$"   # NUMBER's grouped form, alone
+
+
 def parse_number(text: pl.Expr) -> pl.Expr:
     """Float value of ncu's printed number, null for n/a, text values and nan."""
     num = text.str.extract(NUMBER, 1).str.replace_all(",", "", literal=True)
@@ -20,15 +23,22 @@ def parse_number(text: pl.Expr) -> pl.Expr:
 
 
 def parse_numbers(text: pl.Series) -> pl.Series:
-    """``parse_number`` for a whole column, fast: a plain cast first, the regex only for
-    the cells it rejects (grouped digits, instance lists, padding)."""
-    fast = text.cast(pl.Float64, strict=False)
-    slow = fast.is_null() & text.is_not_null() & text.str.contains(r"\d")
-    if slow.any():
-        idx = slow.arg_true()
-        parsed = pl.select(parse_number(pl.lit(text.gather(idx)))).to_series()
-        fast = fast.scatter(idx, parsed)
-    return fast.fill_nan(None)
+    """``parse_number`` for a whole column, fast: a plain cast first; of the cells it rejects,
+    the plainly grouped ones ("1,048,576") lose their commas and are cast, and only the rest
+    (instance lists, padding, text) go through the full pattern."""
+    value = text.cast(pl.Float64, strict=False)
+    failed = (value.is_null() & text.is_not_null()).arg_true()
+    if failed.is_empty():
+        return value.fill_nan(None)
+    cells = text.gather(failed)
+    grouped = cells.str.contains(_GROUPED)
+    plain = grouped.arg_true()
+    value = value.scatter(failed.gather(plain),
+                          cells.gather(plain).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False))
+    rest = (~grouped & cells.str.contains(r"\d")).arg_true()
+    if not rest.is_empty():
+        value = value.scatter(failed.gather(rest), pl.select(parse_number(pl.lit(cells.gather(rest)))).to_series())
+    return value.fill_nan(None)
 
 
 def parse_dims(col: str, prefix: str) -> list[pl.Expr]:
