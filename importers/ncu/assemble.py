@@ -25,8 +25,9 @@ def keyed(cells: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split long cells (launch_id, section, name, item, unit, text, stat) into rows and keys."""
     cells = cells.with_columns(pl.col(c).cast(pl.String) for c in KEY_COLUMNS)
     keys = cells.select(KEY_COLUMNS).unique(maintain_order=True).with_row_index("key")
-    rows = cells.join(keys, on=KEY_COLUMNS, how="left", nulls_equal=True, maintain_order="left")
-    return rows.select("launch_id", "key", "text", "stat"), keys
+    key = cells.select(KEY_COLUMNS).join(keys, on=KEY_COLUMNS, how="left", nulls_equal=True,
+                                         maintain_order="left")["key"]
+    return cells.select("launch_id", "text", "stat").insert_column(1, key.alias("key")), keys
 
 
 def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
@@ -90,6 +91,8 @@ def _dedupe(launch_id: pl.Series, metric: pl.Series, desc: pl.DataFrame, key: pl
 
     ``key_once_per_launch`` (the raw page: one column per key): only metrics that two keys
     map to can repeat, so only their rows are looked at."""
+    if not key_once_per_launch:     # it is, unless a row repeats (damage, body tables)
+        key_once_per_launch = _distinct_cells(launch_id, key, stat)
     if key_once_per_launch:
         aliased = desc.filter(pl.col("metric").is_not_null() & (pl.len().over("metric") > 1))
         idx = key.is_in(aliased["key"].implode()).arg_true()
@@ -106,9 +109,23 @@ def _dedupe(launch_id: pl.Series, metric: pl.Series, desc: pl.DataFrame, key: pl
     return metric.scatter(losers, None)
 
 
+def _distinct_cells(launch_id: pl.Series, key: pl.Series, stat: pl.Series) -> bool:
+    """No two rows share launch, key and stat (packed into one integer: a cheap count)."""
+    if launch_id.is_empty():
+        return True
+    if launch_id.min() < 0 or launch_id.max() >= 1 << 29 or key.max() >= 1 << 32:  # type: ignore[operator]
+        return not pl.DataFrame({"l": launch_id, "k": key, "s": stat}).is_duplicated().any()
+    packed = launch_id.cast(pl.UInt64) * (1 << 34) + key.cast(pl.UInt64) * 4
+    if stat.null_count() < stat.len():       # min/max/avg rows of a summary page
+        packed += stat.replace_strict({"min": 1, "max": 2, "avg": 3}, default=0,
+                                      return_dtype=pl.UInt64).fill_null(0)
+    return packed.n_unique() == packed.len()
+
+
 def _canonical(metrics: pl.DataFrame) -> pl.DataFrame:
-    """Wide frame: one row per launch, one column per canonical metric (the single value)."""
-    single = metrics.filter(pl.col("metric").is_not_null()
+    """Wide frame: one row per launch, one column per canonical metric that deriving and
+    the launch columns read (the single value)."""
+    single = metrics.filter(pl.col("metric").is_in(_READ_WIDE)
                             & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
     if single.is_empty():
         return pl.DataFrame(schema={"launch_id": pl.Int64})
@@ -161,6 +178,12 @@ LAUNCH_FROM_METRICS = {
     "registers_per_thread": pl.Int64, "static_shared_bytes": pl.Int64,
     "dynamic_shared_bytes": pl.Int64, "sm_count": pl.Int64, "duration_ns": pl.Float64,
 }
+# what _derived and _enrich_launches read: the pivot is over these only
+_READ_WIDE = sorted({*LAUNCH_FROM_METRICS, "divergent_branches", "divergent_branches_per_smsp",
+                     *(f"global_{k}_{m}" for k in ("load", "store")
+                       for m in ("sectors", "requests", "sectors_per_request")),
+                     *(f"shared_{k}_{m}" for k in ("load", "store")
+                       for m in ("wavefronts", "requests", "transactions_per_request"))})
 
 
 def _enrich_launches(launches: pl.DataFrame, wide: pl.DataFrame) -> pl.DataFrame:
