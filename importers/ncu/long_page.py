@@ -190,13 +190,18 @@ _SOL_CATEGORY = (("grid is too small", "launch_config"), ("low compute throughpu
                  ("Memory is more heavily utilized", "memory_bound"))
 
 
-def _category() -> pl.Expr:
-    by_rule = pl.col("Rule Name").replace_strict(RULE_CATEGORY, default=None, return_dtype=pl.String)
-    message = pl.col("Rule Description").fill_null("")
-    sol = pl.lit(None, dtype=pl.String)
-    for needle, category in reversed(_SOL_CATEGORY):
-        sol = pl.when(message.str.contains(needle, literal=True)).then(pl.lit(category)).otherwise(sol)
-    return pl.when(pl.col("Rule Name") == "SOLBottleneck").then(sol).otherwise(by_rule)
+def _category(rules: pl.DataFrame) -> pl.Series:
+    category = rules["Rule Name"].replace_strict(RULE_CATEGORY, default=None, return_dtype=pl.String)
+    sol = (rules["Rule Name"] == "SOLBottleneck").fill_null(False).arg_true()
+    if sol.is_empty():
+        return category
+    # only SOLBottleneck's messages are read (a search of every message costs real time)
+    message = rules["Rule Description"].gather(sol).fill_null("")
+    said = pl.Series([None] * len(sol), dtype=pl.String)
+    for needle, name in reversed(_SOL_CATEGORY):
+        said = pl.select(pl.when(pl.lit(message).str.contains(needle, literal=True)).then(pl.lit(name))
+                         .otherwise(pl.lit(said))).to_series()
+    return category.scatter(sol, said)
 
 
 def _findings(rules: pl.DataFrame) -> pl.DataFrame:
@@ -213,7 +218,7 @@ def _findings(rules: pl.DataFrame) -> pl.DataFrame:
         "launch_id",
         pl.lit("ncu").alias("origin"),
         pl.col("Rule Name").replace("", None).alias("rule_id"),
-        _category().alias("category"),
+        pl.lit(_category(rules)).alias("category"),
         pl.col("Rule Type").fill_null("").str.to_uppercase()
         .replace_strict(SEVERITY, default="info", return_dtype=pl.String).alias("severity"),
         pl.col("Section Name").alias("section"),

@@ -120,13 +120,12 @@ def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     if not rows.is_empty():
         printed = pl.col("text").str.strip_chars().cast(pl.Float64, strict=False)
         decimals = pl.col("text").str.extract(r"\.(\d+)\s*$").str.len_chars().fill_null(0)
-        rows = rows.with_columns(
-            (0.5 * pl.col("value") / printed * 10.0 ** (-decimals.cast(pl.Float64)))
-            .fill_nan(0.0).fill_null(0.0).alias("half"))
         values = rows.filter(pl.col("metric").is_in((*_FROM_METRICS, *_COMPARED))).pivot(
             on="metric", index="launch_id", values="value", aggregate_function="first")
         halves = (rows.filter(pl.col("metric").is_in(_SIZES))
-                  .with_columns(pl.col("metric") + "_half")
+                  .with_columns((0.5 * pl.col("value") / printed * 10.0 ** (-decimals.cast(pl.Float64)))
+                                .fill_nan(0.0).fill_null(0.0).alias("half"),
+                                pl.col("metric") + "_half")
                   .pivot(on="metric", index="launch_id", values="half", aggregate_function="first"))
         frame = frame.join(values, on="launch_id", how="left").join(halves, on="launch_id", how="left")
     return frame.with_columns(pl.lit(None, pl.Float64).alias(c)
