@@ -64,3 +64,28 @@ def test_cli_import_then_report_from_saved(tmp_path):
     from_csv = run_cli("report", str(H100 / "seed_full_raw.csv"), "--format", "json").stdout
     from_saved = run_cli("report", str(out), "--format", "json").stdout
     assert from_csv == from_saved and '"launch_id": 21' in from_saved
+
+
+def test_raw_metrics_are_lazy_and_checked(tmp_path, seed_raw):
+    """The raw page's unmapped columns are scanned lazily from the saved file; a damaged copy
+    is refused at load (checksum) with one line, not at the first query."""
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "p.parquet"
+    seed_raw.save(path)
+    back = Profile.load(path)
+    assert isinstance(back.raw_metrics, pl.LazyFrame)
+    one = back.raw_metrics.select("launch_id", "device__attribute_max_warps_per_multiprocessor").collect()
+    assert one.height == 22 and set(one[:, 1]) == {"64"}
+
+    table = pq.read_table(path)
+    meta = dict(table.schema.metadata)
+    blob = bytearray(meta[b"warpscope.raw_metrics"])
+    blob[len(blob) // 2] = ord("A") if blob[len(blob) // 2] != ord("A") else ord("B")
+    meta[b"warpscope.raw_metrics"] = bytes(blob)
+    damaged = tmp_path / "damaged.parquet"
+    pq.write_table(table.replace_schema_metadata(meta), damaged)
+    with pytest.raises(ValueError, match="raw_metrics.*damaged"):
+        Profile.load(damaged)
+    out = run_cli("report", str(damaged))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "damaged warpscope profile" in out.stderr

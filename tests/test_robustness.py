@@ -267,3 +267,42 @@ def test_fast_number_parsing_agrees_with_the_full_pattern(cells):
     cast = text.cast(pl.Float64, strict=False)   # what the plain cast accepts, it keeps
     expected = cast.fill_nan(None).zip_with(cast.is_not_null(), full)
     assert fast.to_list() == expected.to_list()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(["seed_full_details.csv", "seed_full_raw.csv"]),
+       how=st.sampled_from(["drop", "repeat", "swap", "flip"]), where=st.floats(0.05, 0.95),
+       byte=st.integers(32, 126))
+def test_direct_read_agrees_with_framed_read_on_damaged_pages(tmp_path_factory, name, how, where, byte):
+    """What the direct read accepts of a damaged page, the framed read imports the same way."""
+    from polars.testing import assert_frame_equal
+
+    from importers.ncu import direct
+    from importers import import_file
+
+    lines = (H100 / name).read_bytes().splitlines(keepends=True)
+    i = 2 + int(where * (len(lines) - 3))
+    if how == "drop":
+        del lines[i]
+    elif how == "repeat":
+        lines.insert(i, lines[i])
+    elif how == "swap":
+        lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    else:
+        line = bytearray(lines[i])
+        line[int(where * (len(line) - 2))] = byte
+        lines[i] = bytes(line)
+    path = tmp_path_factory.mktemp("damaged") / name
+    path.write_bytes(b"".join(lines))
+    fast = direct.import_direct(str(path)) if direct.eligible(str(path), path.read_bytes()[:1 << 20]) else None
+    if fast is None:
+        return
+    eligible, direct.eligible = direct.eligible, lambda *_: False
+    try:
+        framed = import_file(path)
+    finally:
+        direct.eligible = eligible
+    fast = import_file(path)
+    for table in ("launches", "metrics", "stalls", "findings", "rejected", "raw_units"):
+        assert_frame_equal(getattr(fast, table), getattr(framed, table))
+    assert fast.sources.rows() == framed.sources.rows()

@@ -11,6 +11,7 @@ columns it names. Round trips are lossless (types, nulls, order).
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import os
 import tempfile
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = "1"
 _META_PREFIX = b"warpscope."
+_DIGEST = b".blake2b"
 _MAX_META = 2**31 - 1
 
 
@@ -98,8 +100,11 @@ class Profile:
         for name, frame in self.tables().items():
             if name == "metrics":
                 continue
-            blob = (_to_parquet_bytes(frame.collect()) if isinstance(frame, pl.LazyFrame)
-                    else _to_ipc_bytes(frame))
+            if isinstance(frame, pl.LazyFrame):
+                blob = _to_parquet_bytes(frame.collect())
+                meta[_META_PREFIX + name.encode() + _DIGEST] = _digest(blob)
+            else:
+                blob = _to_ipc_bytes(frame)
             meta[_META_PREFIX + name.encode()] = base64.b64encode(blob)
         # one chunk, one dictionary per column: the IPC file format allows no replacements
         body = self.metrics.rechunk().to_arrow().unify_dictionaries().combine_chunks()
@@ -142,8 +147,9 @@ class Profile:
                 continue
             blob = meta.get(_META_PREFIX + name.encode())
             if name in schema.WIDE_TABLES:
-                tables[name] = (_wide_from_parquet_bytes(name, base64.b64decode(blob)) if blob is not None
-                                else schema.empty(name).lazy())
+                tables[name] = (_wide_from_parquet_bytes(name, base64.b64decode(blob),
+                                                         meta.get(_META_PREFIX + name.encode() + _DIGEST))
+                                if blob is not None else schema.empty(name).lazy())
                 continue
             tables[name] = (_checked(name, _from_ipc_bytes(base64.b64decode(blob))) if blob is not None
                             else schema.empty(name))
@@ -210,9 +216,16 @@ def _to_parquet_bytes(frame: pl.DataFrame) -> bytes:
     return sink.getvalue()
 
 
-def _wide_from_parquet_bytes(name: str, blob: bytes) -> pl.LazyFrame:
-    """A wide table, scanned lazily; its footer is read and checked here (pyarrow), so a
-    damaged or foreign one fails at load, not at the first query."""
+def _digest(blob: bytes) -> bytes:
+    return hashlib.blake2b(blob, digest_size=16).hexdigest().encode()
+
+
+def _wide_from_parquet_bytes(name: str, blob: bytes, digest: bytes | None) -> pl.LazyFrame:
+    """A wide table, scanned lazily. Its checksum and schema are checked here, so a damaged
+    or foreign one fails at load, not at the first query (Polars then reads only bytes it
+    wrote itself)."""
+    if digest != _digest(blob):
+        raise ValueError(f"table {name!r} is damaged (its checksum does not match)")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
