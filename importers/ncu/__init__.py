@@ -9,7 +9,7 @@ import polars as pl
 
 from importers.ncu import framing, text_page
 from importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, CsvBlock
-from importers.ncu.long_page import IDENTITY_REQUIRED, PageResult, import_long, required_columns
+from importers.ncu.long_page import CATEGORICAL_COLUMNS, IDENTITY_REQUIRED, PageResult, import_long, required_columns
 from importers.ncu.raw_page import import_raw
 from warpscope.errors import InputError
 from warpscope.model import schema
@@ -70,7 +70,7 @@ def _read_block(path: str, block: CsvBlock) -> pl.DataFrame:
         raise InputError(path, f"header of {header.count(b',') + 1:,} columns; an Nsight Compute page has "
                                f"at most a few thousand", line=block.header_line)
     try:
-        frame = pl.read_csv(block.body, has_header=True, infer_schema=False,
+        frame = pl.read_csv(block.body, has_header=True, infer_schema=False, schema_overrides=CATEGORICAL_COLUMNS,
                             truncate_ragged_lines=True, raise_if_empty=False)
     except pl.exceptions.PolarsError as e:
         raise _locate_csv_error(path, block, e) from None

@@ -22,6 +22,7 @@ from polars.exceptions import PanicException
 
 from importers.ncu import framing
 from importers.ncu.framing import DETAILS_HEADER, CsvBlock
+from importers.ncu.long_page import CATEGORICAL_COLUMNS
 from warpscope.model.profile import Profile
 
 WHOLE_READ_LIMIT = 1 << 30
@@ -57,8 +58,8 @@ def import_direct(path: str) -> Profile | None:
     from importers.ncu import MAX_COLUMNS, _import_block, _profile  # the package imports this module
 
     try:
-        frame = pl.read_csv(path, has_header=True, infer_schema=False, truncate_ragged_lines=True,
-                            raise_if_empty=False)
+        frame = pl.read_csv(path, has_header=True, infer_schema=False, schema_overrides=CATEGORICAL_COLUMNS,
+                            truncate_ragged_lines=True, raise_if_empty=False)
     except (pl.exceptions.PolarsError, PanicException, OSError):
         return None             # not UTF-8, a malformed row...: the framed path says where
     if frame.width >= MAX_COLUMNS or "ID" not in frame.columns or frame.is_empty():

@@ -17,6 +17,10 @@ from importers.ncu.launches import launch_columns
 from importers.ncu.values import parse_numbers
 from warpscope.model import schema
 
+#: read as Categorical: a few hundred texts repeated on every launch, and the metrics table
+#: keeps them as Categorical anyway (cheaper to read, to hold and to match as keys)
+CATEGORICAL_COLUMNS = {c: pl.Categorical() for c in ("Section Name", "Metric Name", "Body Item Label",
+                                                     "Metric Unit")}
 # in every header from 2019 to 2025, on every page that has launch rows
 IDENTITY_REQUIRED = ["Process ID", "Process Name", "Host Name", "Kernel Name"]
 VALUE_COLUMNS = {"Metric Value": None, "Minimum": "min", "Maximum": "max", "Average": "avg"}
