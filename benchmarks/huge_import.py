@@ -1,15 +1,16 @@
 """Huge exports (issue 9): a 2 GB Nsight Compute details export imports with bounded memory,
 shows progress, and Ctrl-C leaves no output file behind.
 
-The exports are synthesised by replicating the real H100 details export
-(sample_traces/h100/seed_full_details.csv) with fresh launch IDs, at 0.2 GB and 2 GB, and
+The exports are synthesised by replicating a real H100 export (sample_traces/h100/
+seed_full_details.csv, or seed_full_raw.csv with --page raw) with fresh launch IDs, at a
+tenth of the size and the full size (2 GB: 82,610 details launches or ~110,000 raw ones), and
 imported by the real CLI (`warpscope import FILE -o OUT.parquet`) in a fresh process each.
 Printed side by side: file size, wall time, the child's peak resident memory, and the
 rows of the resulting tables -- peak memory should grow with the tables, not with the file.
 Then the 2 GB import is interrupted with SIGINT halfway: exit 130 and no OUT.parquet nor
 temporary file may remain.
 
-    python benchmarks/huge_import.py [--gb 2]
+    python benchmarks/huge_import.py [--gb 2] [--page details|raw]
 """
 
 from __future__ import annotations
@@ -24,18 +25,20 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SEED = ROOT / "sample_traces" / "h100" / "seed_full_details.csv"
+SEEDS = {page: ROOT / "sample_traces" / "h100" / f"seed_full_{page}.csv" for page in ("details", "raw")}
 DATA = ROOT / "benchmarks" / "_data"
 _ID = re.compile(rb'^"(\d+)"', re.M)
 
 
-def synthesise(gigabytes: float) -> Path:
-    """The seed details export repeated until it is ``gigabytes`` large, launch IDs renumbered."""
-    path = DATA / f"details_{gigabytes:g}gb.csv"
+def synthesise(gigabytes: float, page: str = "details") -> Path:
+    """The seed export of ``page`` repeated until it is ``gigabytes`` large, launch IDs renumbered."""
+    path = DATA / f"{page}_{gigabytes:g}gb.csv"
     if path.exists():
         return path
     DATA.mkdir(parents=True, exist_ok=True)
-    header, body = SEED.read_bytes().split(b"\n", 1)
+    header_lines = 2 if page == "raw" else 1        # the raw page has a units row
+    *head, body = SEEDS[page].read_bytes().split(b"\n", header_lines)
+    header = b"\n".join(head)
     launches = len(set(_ID.findall(body)))
     target = int(gigabytes * 1e9)
     tmp = path.with_suffix(".tmp")
@@ -76,17 +79,20 @@ def table_rows(out: Path) -> str:
     import warpscope
 
     p = warpscope.load(out)
-    return f"{p.launches.height:,} launches, {p.metrics.height:,} metric rows, {p.findings.height:,} findings"
+    raw = p.raw_metrics.collect_schema().len() - 1
+    return (f"{p.launches.height:,} launches, {p.metrics.height:,} metric rows, {p.findings.height:,} findings"
+            + (f", {raw:,} unmapped raw columns" if raw else ""))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gb", type=float, default=2.0)
+    parser.add_argument("--page", choices=("details", "raw"), default="details")
     args = parser.parse_args()
     sizes = [args.gb / 10, args.gb]
     print(f"{'export':24} {'size':>9} {'wall':>8} {'peak RSS':>10}  result")
     for gb in sizes:
-        path = synthesise(gb)
+        path = synthesise(gb, args.page)
         out = DATA / f"{path.stem}.parquet"
         out.unlink(missing_ok=True)
         r = run_import(path, out)
@@ -99,7 +105,7 @@ def main() -> None:
     # Ctrl-C halfway through the big one
     out = DATA / "interrupted.parquet"
     out.unlink(missing_ok=True)
-    r = run_import(synthesise(args.gb), out, interrupt_after=full["wall_s"] / 2)
+    r = run_import(synthesise(args.gb, args.page), out, interrupt_after=full["wall_s"] / 2)
     leftovers = [p.name for p in DATA.iterdir() if p.name.startswith(f".{out.name}.")]
     print(f"\nSIGINT after {full['wall_s'] / 2:.1f} s: exit {r['rc']}, stderr {r['stderr'].strip().splitlines()[-1:]}, "
           f"{out.name} {'EXISTS' if out.exists() else 'absent'}, temporary files left: {leftovers or 'none'}")

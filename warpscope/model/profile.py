@@ -101,7 +101,7 @@ class Profile:
             if name == "metrics":
                 continue
             if isinstance(frame, pl.LazyFrame):
-                blob = _to_parquet_bytes(frame.collect())
+                blob = _to_parquet_bytes(frame)
                 meta[_META_PREFIX + name.encode() + _DIGEST] = _digest(blob)
             else:
                 blob = _to_ipc_bytes(frame)
@@ -210,9 +210,10 @@ def _plain(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(table.columns, names=[str(n) for n in table.column_names])
 
 
-def _to_parquet_bytes(frame: pl.DataFrame) -> bytes:
+def _to_parquet_bytes(frame: pl.LazyFrame) -> bytes:
+    """Streamed (a big raw page's chunks are never all decoded at once)."""
     sink = io.BytesIO()
-    frame.write_parquet(sink, compression="zstd")
+    frame.sink_parquet(sink, compression="zstd")
     return sink.getvalue()
 
 
