@@ -98,7 +98,8 @@ def main() -> None:
             base.append(child("polars", str(path)))
             ours.append(child("warpscope", str(path)))
         saved = {fmt: child("warpscope", str(path), str(work / f"{name}.{fmt}")) for fmt in ("parquet", "arrow")}
-        reopen = {fmt: child("reopen", str(work / f"{name}.{fmt}")) for fmt in ("parquet", "arrow")}
+        reopen = {fmt: _median([child("reopen", str(work / f"{name}.{fmt}")) for _ in range(args.repeat)])
+                  for fmt in ("parquet", "arrow")}
         rows.append((name, size, launches, _median(base), _median(ours), saved, reopen))
         if not (args.keep or args.reuse):
             path.unlink()

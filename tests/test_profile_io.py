@@ -89,3 +89,31 @@ def test_raw_metrics_are_lazy_and_checked(tmp_path, seed_raw):
         Profile.load(damaged)
     out = run_cli("report", str(damaged))
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "damaged warpscope profile" in out.stderr
+
+
+def test_profiles_saved_with_ipc_tables_still_load(tmp_path, rich_profile):
+    """Before the tables in the metadata went as checksummed Parquet they went as Arrow IPC
+    streams (no checksum): such files still load, to the same tables."""
+    import base64
+    import io
+
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "new.parquet"
+    rich_profile.save(path)
+    table = pq.read_table(path)
+    meta = {}
+    for key, value in table.schema.metadata.items():
+        name = key.decode().removeprefix("warpscope.")
+        if key.endswith(b".blake2b") and name != "raw_metrics.blake2b":
+            continue
+        if name in Profile.table_names() and name != "raw_metrics":
+            sink = io.BytesIO()
+            getattr(rich_profile, name).write_ipc(sink, compression="zstd")
+            value = base64.b64encode(sink.getvalue())
+        meta[key] = value
+    old = tmp_path / "old.parquet"
+    pq.write_table(table.replace_schema_metadata(meta), old)
+    back = Profile.load(old)
+    for name, frame in rich_profile.tables().items():
+        assert _eager(getattr(back, name)).equals(_eager(frame), null_equal=True), name

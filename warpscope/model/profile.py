@@ -2,10 +2,11 @@
 
 Saved as one file: the ``metrics`` table (the largest) is the file's body, so
 ``pl.read_parquet(path)`` / ``pl.read_ipc(path)`` give it directly; every other table
-travels in the schema metadata as a compressed Arrow IPC stream under
-``warpscope.<table>``, but ``raw_metrics`` (thousands of text columns) as compressed
-Parquet, which Polars scans lazily: loading does not decode it, and a query reads only the
-columns it names. Round trips are lossless (types, nulls, order).
+travels in the schema metadata as compressed Parquet under ``warpscope.<table>``, with a
+blake2b checksum under ``warpscope.<table>.blake2b``. ``raw_metrics`` (thousands of text
+columns) is scanned lazily: loading does not decode it, and a query reads only the columns
+it names. Profiles saved when the tables went as Arrow IPC streams still load. Round trips
+are lossless (types, nulls, order).
 """
 
 from __future__ import annotations
@@ -100,12 +101,9 @@ class Profile:
         for name, frame in self.tables().items():
             if name == "metrics":
                 continue
-            if isinstance(frame, pl.LazyFrame):
-                blob = _to_parquet_bytes(frame)
-                meta[_META_PREFIX + name.encode() + _DIGEST] = _digest(blob)
-            else:
-                blob = _to_ipc_bytes(frame)
+            blob = _to_parquet_bytes(frame)
             meta[_META_PREFIX + name.encode()] = base64.b64encode(blob)
+            meta[_META_PREFIX + name.encode() + _DIGEST] = _digest(blob)
         # one chunk, one dictionary per column: the IPC file format allows no replacements
         body = self.metrics.rechunk().to_arrow().unify_dictionaries().combine_chunks()
         body = body.replace_schema_metadata({**(body.schema.metadata or {}), **meta})
@@ -146,13 +144,14 @@ class Profile:
             if name == "metrics":
                 continue
             blob = meta.get(_META_PREFIX + name.encode())
-            if name in schema.WIDE_TABLES:
-                tables[name] = (_wide_from_parquet_bytes(name, base64.b64decode(blob),
-                                                         meta.get(_META_PREFIX + name.encode() + _DIGEST))
-                                if blob is not None else schema.empty(name).lazy())
-                continue
-            tables[name] = (_checked(name, _from_ipc_bytes(base64.b64decode(blob))) if blob is not None
-                            else schema.empty(name))
+            digest = meta.get(_META_PREFIX + name.encode() + _DIGEST)
+            wide = name in schema.WIDE_TABLES
+            if blob is None:
+                tables[name] = schema.empty(name).lazy() if wide else schema.empty(name)
+            elif digest is None and not wide:      # saved before tables went as Parquet
+                tables[name] = _checked(name, _from_ipc_bytes(base64.b64decode(blob)))
+            else:
+                tables[name] = _table_from_parquet_bytes(name, base64.b64decode(blob), digest)
         body = body.replace_schema_metadata(None)
         # checked before Polars sees the table: a damaged column name makes Polars' Arrow
         # import panic in a way that aborts the process instead of raising
@@ -195,12 +194,6 @@ def _is_parquet(path: Path) -> bool:
         return f.read(4) == b"PAR1"
 
 
-def _to_ipc_bytes(frame: pl.DataFrame) -> bytes:
-    sink = io.BytesIO()
-    frame.write_ipc(sink, compression="zstd")
-    return sink.getvalue()
-
-
 def _plain(table: pa.Table) -> pa.Table:
     """``table`` validated and without field metadata, fit to hand to Polars: its Arrow import
     panics (printing to stderr) on metadata that is not UTF-8."""
@@ -210,10 +203,13 @@ def _plain(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(table.columns, names=[str(n) for n in table.column_names])
 
 
-def _to_parquet_bytes(frame: pl.LazyFrame) -> bytes:
-    """Streamed (a big raw page's chunks are never all decoded at once)."""
+def _to_parquet_bytes(frame: pl.DataFrame | pl.LazyFrame) -> bytes:
+    """A lazy (wide) table is streamed: a big raw page's chunks are never decoded all at once."""
     sink = io.BytesIO()
-    frame.sink_parquet(sink, compression="zstd")
+    if isinstance(frame, pl.LazyFrame):
+        frame.sink_parquet(sink, compression="zstd")
+    else:
+        frame.write_parquet(sink, compression="zstd")
     return sink.getvalue()
 
 
@@ -221,25 +217,22 @@ def _digest(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).hexdigest().encode()
 
 
-def _wide_from_parquet_bytes(name: str, blob: bytes, digest: bytes | None) -> pl.LazyFrame:
-    """A wide table, scanned lazily. Its checksum and schema are checked here, so a damaged
-    or foreign one fails at load, not at the first query (Polars then reads only bytes it
-    wrote itself)."""
+def _table_from_parquet_bytes(name: str, blob: bytes, digest: bytes | None) -> pl.DataFrame | pl.LazyFrame:
+    """A table saved in the metadata, checked by its checksum first: Polars then reads only
+    bytes it wrote itself (its readers trust lengths; a damaged one can abort the process).
+    A wide table is scanned lazily and its schema checked here, so a foreign one fails at
+    load, not at the first query."""
     if digest != _digest(blob):
         raise ValueError(f"table {name!r} is damaged (its checksum does not match)")
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+    if name not in schema.WIDE_TABLES:
+        return _checked(name, pl.read_parquet(io.BytesIO(blob)))
     fixed = schema.TABLES[name]
-    found = pq.read_schema(pa.BufferReader(blob))
-    for column in found:
-        ok = (column.type == pa.int64() if column.name in fixed else
-              pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
-              or pa.types.is_string_view(column.type))
-        if not ok:
-            raise ValueError(f"table {name!r}: column {column.name[:80]!r} is {column.type}, not what warpscope writes")
-    if [c for c in fixed if c not in found.names]:
+    found = pl.read_parquet_schema(io.BytesIO(blob))
+    if any(c not in found for c in fixed):
         raise ValueError(f"table {name!r} lacks its key column")
+    for column, dtype in found.items():
+        if dtype != (fixed[column] if column in fixed else pl.String()):
+            raise ValueError(f"table {name!r}: column {column[:80]!r} is {dtype}, not what warpscope writes")
     return pl.scan_parquet(io.BytesIO(blob))
 
 
