@@ -1,9 +1,9 @@
 """A plain ``--csv`` details or raw page, read by Polars straight from the file.
 
 Polars reads a file it is given by path with every core and without a copy in Python
-(memory-mapped): three times faster than framing the bytes in Python first
-(``framing.py``), which only stdout captures, several processes, damaged rows and cut
-files need. So the file is read directly first, and the result is kept only when it shows
+(memory-mapped), where framing the bytes in Python first (``framing.py``) costs several
+passes and copies (a 300 MB details page: 1.0 s this way, 1.5 s framed in chunks), and only
+stdout captures, several processes, damaged rows and cut files need that. So the file is read directly first, and the result is kept only when it shows
 that the file is exactly one clean page: every row a launch row (and the raw page's units
 row), nothing rejected, the last line whole. Anything else returns None, and the framed
 path reads the file again, with its line numbers and messages; tests check that both ways

@@ -54,8 +54,8 @@ def import_stream(path: str, import_chunk: Callable[[str, bytes], Profile],
     total = os.path.getsize(path)
     parts: list[Profile] = []
     # Chunks are independent (launch ids are renumbered when the parts are merged), and Polars
-    # releases the GIL: one chunk is imported while the next is read and framed, so both
-    # cores work. At most IN_FLIGHT chunks are held at once.
+    # releases the GIL: chunks are imported on worker threads while this one reads and cuts
+    # the next, so both cores work. At most IN_FLIGHT chunks are held at once.
     in_flight: deque[tuple[Future[Profile], int]] = deque()
     with open(path, "rb") as raw, ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="import") as pool:
         stream: BinaryIO = gzip.open(raw) if _is_gzip(path) else raw  # type: ignore[assignment]
@@ -179,10 +179,10 @@ def _shifted(path: str, import_chunk: Callable[[str, bytes], Profile], body: byt
 def _packed(wide: pl.LazyFrame) -> pl.LazyFrame:
     """A raw page's unmapped columns, held as LZ4 Parquet in memory and scanned lazily.
 
-    Polars' CSV reader gives each of a raw page's two thousand text columns buffers with
-    room to spare: a 64 MiB chunk's frame holds ~200 MB. Kept as read, a 2 GB raw export's
-    chunks added up to 7 GB; packed, what is kept is a few MB per chunk (the columns are
-    mostly constant), for ~0.09 s of writing per chunk."""
+    A text column holds 16 bytes per cell however short the text, so a 64 MiB chunk of a raw
+    page's two thousand columns is ~200 MB in memory: kept as read, a 2 GB raw export's chunks
+    added up to 7 GB. Packed, a chunk keeps a few MB (the columns are mostly constant), for
+    ~0.09 s of writing per chunk."""
     if wide.collect_schema().len() <= 1:
         return wide
     sink = io.BytesIO()
