@@ -203,11 +203,16 @@ def _plain(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(table.columns, names=[str(n) for n in table.column_names])
 
 
+#: launches per row group of a saved wide table: the writer holds a row group of ~2,000 text
+#: columns at a time (unbounded, a 2 GB raw export's took 1.8 GiB; this way 0.1 GiB)
+_WIDE_ROW_GROUP = 16_384
+
+
 def _to_parquet_bytes(frame: pl.DataFrame | pl.LazyFrame) -> bytes:
     """A lazy (wide) table is streamed: a big raw page's chunks are never decoded all at once."""
     sink = io.BytesIO()
     if isinstance(frame, pl.LazyFrame):
-        frame.sink_parquet(sink, compression="zstd")
+        frame.sink_parquet(sink, compression="zstd", row_group_size=_WIDE_ROW_GROUP)
     else:
         frame.write_parquet(sink, compression="zstd")
     return sink.getvalue()
