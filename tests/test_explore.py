@@ -87,8 +87,31 @@ def test_name_filter_and_expression_filter(seed_raw):
     assert names == waves | {"heavyRegisters"}
 
 
+def test_filter_by_the_names_the_file_exported(seed_raw):
+    """Any Nsight Compute metric name of the file filters, in base units: an unmapped raw
+    column (Mbyte in this export) and a mapped one, against the CSV's own cells."""
+    from tests.conftest import H100
+    from tests.reference import rows
+    from warpscope.model.units import to_base
+
+    header, units, *data = rows(H100 / "seed_full_raw.csv")
+    col = header.index("dram__bytes_read.sum")
+    factor = to_base(units[col])[0]
+    assert units[col] == "Mbyte" and factor == 1e6
+    expected = {r[header.index("Kernel Name")].split("(")[0] for r in data if float(r[col]) * factor > 2e6}
+    assert 0 < len(expected) < 22
+    view = TableView(KernelTable.of(seed_raw))
+    view.set_expression("dram__bytes_read.sum > 2e6")
+    shown = {k.strip() for k in view.rows()[0]["Kernel"].to_list()}
+    short = dict(zip(seed_raw.launches["kernel"].str.split("(").list.first(), seed_raw.launches["kernel_short"]))
+    assert shown == {short[k] for k in expected}
+    view.set_expression("launch__registers_per_thread == 40 and smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio >= 0")
+    assert [k.strip() for k in view.rows()[0]["Kernel"].to_list()] == ["heavyRegisters"]
+
+
 @pytest.mark.parametrize("text, message", [
     ("foo < 3", "unknown name 'foo'"),
+    ("dram__bytes_read.summ > 3", "unknown name 'dram__bytes_read.summ'"),
     ("achieved_occupancy_pct <", "ends early"),
     ("achieved_occupancy_pct ~ 3", "is a number"),
     ("kernel < 3", "is text"),

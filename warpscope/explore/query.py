@@ -8,9 +8,10 @@ A tiny grammar compiled to a Polars expression, never evaluated as Python:
     OP     := < <= > >= == = !=          (numbers; == and != also compare text)
 
 NAME is a column of the table (``duration_ns``, ``launches``, ``registers_per_thread``,
-``block_size``, ``grid_size``, ``kernel``, ``top_stall``...) or any canonical metric id
-(``warpscope metrics``); ``~`` is a case-insensitive substring test. A launch without
-the metric does not match. Hand-written because no library parses this small a
+``block_size``, ``grid_size``, ``kernel``, ``top_stall``...), any canonical metric id
+(``warpscope metrics``), or a metric name as the file exported it
+(``dram__bytes_read.sum``; in base units, like the canonical ones); ``~`` is a
+case-insensitive substring test. A launch without the metric does not match. Hand-written because no library parses this small a
 language more simply, and an ``eval`` of user text is not an option.
 """
 
@@ -129,9 +130,10 @@ class _Parser:
             if op in ("==", "=", "!="):
                 return (column == value) if op != "!=" else (column != value)
             raise ValueError(f"{name} is text: use ~, == or != (column {op_at + 1})")
-        if name not in _NUMERIC_COLUMNS and name not in CATALOG:
+        if name not in _NUMERIC_COLUMNS and not self.table.has_metric(name):
             raise ValueError(f"unknown name {name!r} at column {at + 1}: use a canonical metric id "
-                             "(press g for the glossary) or a table column such as duration_ns")
+                             "(press g for the glossary), a metric name the file has, or a table "
+                             "column such as duration_ns")
         if op == "~":
             raise ValueError(f"{name} is a number: compare it with <, <=, >, >=, == or != (column {op_at + 1})")
         if kind != "num":

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from warpscope.analysis import SEVERITY_RANK
+from warpscope.explore.stated import StatedMetrics
+from warpscope.model.catalog import BY_ID as CATALOG
 from warpscope.model.profile import Profile
 from warpscope.report.escape import visible
 
@@ -70,24 +72,33 @@ class KernelTable:
     launches: pl.DataFrame
     metrics: pl.DataFrame = field(repr=False)     # the profile's metrics (for on-demand columns)
     _extra: dict[str, pl.Series] = field(default_factory=dict, repr=False)
+    stated: StatedMetrics | None = field(default=None, repr=False)   # metrics by exported name
 
     @classmethod
     def of(cls, profile: Profile) -> KernelTable:
-        return cls(launch_frame(profile), profile.metrics)
+        return cls(launch_frame(profile), profile.metrics, stated=StatedMetrics.of(profile))
+
+    def has_metric(self, name: str) -> bool:
+        """A canonical metric id, or a name the profile's file gave a metric."""
+        return name in CATALOG or (self.stated is not None and name in self.stated.names())
 
     def with_findings(self, findings: pl.DataFrame) -> KernelTable:
         """The table with each launch's worst finding (from an analysed profile's findings)."""
         worst = worst_findings(findings)
         frame = self.launches.drop("worst_finding", "worst_rank").join(worst, on="launch_id", how="left")
         frame = _shown_literally(frame.with_columns(pl.col("worst_rank").fill_null(NO_RANK)), ("worst_finding",))
-        return KernelTable(frame.select(self.launches.columns), self.metrics, self._extra)
+        return KernelTable(frame.select(self.launches.columns), self.metrics, self._extra, self.stated)
 
     def metric(self, metric_id: str) -> pl.Series:
-        """One canonical metric per launch, in the order of ``launches`` (null where absent)."""
+        """One metric per launch, in the order of ``launches`` (null where absent): a canonical
+        id, else a name as the file exported it, in base units."""
         if metric_id in self.launches.columns:
             return self.launches[metric_id]
         if metric_id not in self._extra:
-            values = _pivot(self.metrics, (metric_id,))
+            if metric_id not in CATALOG and self.stated is not None:
+                values = self.stated.values(metric_id).rename({"value": metric_id})
+            else:
+                values = _pivot(self.metrics, (metric_id,))
             joined = self.launches.select("launch_id").join(values, on="launch_id", how="left",
                                                             maintain_order="left")
             self._extra[metric_id] = (joined[metric_id] if metric_id in joined.columns

@@ -13,7 +13,7 @@ HELP = """\
 
 **Kernel table** — `Enter` open the kernel · `s` sort by the column under the cursor (again: reverse;
 clicking a header sorts too) · `/` find by name · `f` filter by expression, e.g.
-`achieved_occupancy_pct < 50 and kernel ~ reduce` (names: any canonical metric, `duration_ns`,
+`achieved_occupancy_pct < 50 and kernel ~ reduce` (names: any canonical metric or ncu metric name, `duration_ns`,
 `registers_per_thread`, `block_size`, `grid_size`, `kernel`, `top_stall`...; `and`, `or`, `not`,
 parentheses) · `Escape` close or clear the filters · `Space` show or hide a kernel's launches ·
 `l` kernels or every launch · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
