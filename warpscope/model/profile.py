@@ -18,7 +18,6 @@ import os
 import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import polars as pl
