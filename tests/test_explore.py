@@ -208,3 +208,13 @@ def test_glossary_explains_every_metric_and_stall():
     assert lookup("stall_memory_dependency") is None
     assert "stall_memory_dependency" in lookup("long_scoreboard").nvprof
     assert lookup("registers").kind == "limiter"
+
+
+def test_exported_names_give_one_value_per_launch_when_units_repeat(seed_raw):
+    """Several processes in one file repeat the raw page's units row: still one value a launch."""
+    from warpscope.explore.stated import StatedMetrics
+
+    stated = StatedMetrics(seed_raw.metrics, seed_raw.raw_metrics, pl.concat([seed_raw.raw_units] * 2),
+                           seed_raw.launches.select("launch_id", "source_file"))
+    values = stated.values("dram__bytes_read.sum")
+    assert values.height == 22 and values["launch_id"].is_unique().all()

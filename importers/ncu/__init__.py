@@ -142,7 +142,8 @@ def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames:
         sources=sources, rejected=rejected_df,
         raw_metrics=(pl.concat(raw_metrics, how="diagonal") if raw_metrics
                      else schema.empty("raw_metrics")).lazy(),
-        raw_units=schema.conform("raw_units", pl.concat(raw_units)) if raw_units else schema.empty("raw_units"),
+        raw_units=(schema.conform("raw_units", pl.concat(raw_units).unique(maintain_order=True)) if raw_units
+                   else schema.empty("raw_units")),
     )
 
 

@@ -50,7 +50,9 @@ class StatedMetrics:
         if name not in self.raw_metrics.collect_schema().names():
             return pl.DataFrame(schema={"launch_id": pl.Int64, "value": pl.Float64})
         cells = self.raw_metrics.select("launch_id", pl.col(name).alias("text")).collect()
-        units = self.raw_units.filter(pl.col("name") == name).select("source_file", "unit")
+        # one unit per file (several processes in one file each repeat the units row)
+        units = (self.raw_units.filter(pl.col("name") == name).select("source_file", "unit")
+                 .unique("source_file", keep="first", maintain_order=True))
         factors = {u: to_base(u)[0] for u in units["unit"].fill_null("").unique().to_list()}
         scale = units.with_columns(pl.col("unit").fill_null("").replace_strict(factors, return_dtype=pl.Float64)
                                    .alias("scale"))
