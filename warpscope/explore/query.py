@@ -11,8 +11,9 @@ NAME is a column of the table (``duration_ns``, ``launches``, ``registers_per_th
 ``block_size``, ``grid_size``, ``kernel``, ``top_stall``...), any canonical metric id
 (``warpscope metrics``), or a metric name as the file exported it
 (``dram__bytes_read.sum``; in base units, like the canonical ones); ``~`` is a
-case-insensitive substring test. A launch without the metric does not match. Hand-written because no library parses this small a
-language more simply, and an ``eval`` of user text is not an option.
+case-insensitive substring test. A launch without the metric does not match.
+Hand-written because no library parses this small a language more simply, and an
+``eval`` of user text is not an option.
 """
 
 from __future__ import annotations
