@@ -68,6 +68,20 @@ def test_inputs_that_once_broke_import_report_and_diff(corpus, name, seed):
     assert outcome.kind in ("profile", "input_error"), (mutations, outcome.detail)
 
 
+#: inputs that once crashed, kept byte for byte: they stay regressions if the mutations change
+FUZZ_FIXTURES = ROOT / "tests" / "data" / "fuzz"
+
+
+@pytest.mark.parametrize("path", sorted(FUZZ_FIXTURES.iterdir()), ids=lambda p: p.name)
+def test_fuzz_fixture_imports_and_reports(path):
+    base = (H100 / "seed_details.txt").read_bytes()
+    outcome = fuzz_inputs.run_one(path.read_bytes(), base, suffix=".txt")
+    assert outcome.kind == "profile", outcome.detail
+    profile = warpscope.load(path)
+    # the damaged launch is kept with the configuration its header line states
+    assert profile.launches.select("block_x", "grid_x").row(0) == (64, 16384)
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           derandomize=True)
 @given(index=st.integers(0, 10_000), seed=st.integers(0, 2**31))
