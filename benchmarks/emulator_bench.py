@@ -50,8 +50,14 @@ def kernel_file(import_line: str) -> str:
 
 
 def run(path: Path, blocks: int, env: dict[str, str]) -> float:
-    out = subprocess.run([sys.executable, str(path), str(blocks)], capture_output=True, text=True,
-                         cwd=ROOT, env=env, timeout=600)
+    out = subprocess.run(
+        [sys.executable, str(path), str(blocks)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+    )
     if out.returncode != 0:
         raise SystemExit(f"{path.name} failed:\n{out.stderr}")
     return float(out.stdout.strip().splitlines()[-1])
@@ -60,15 +66,23 @@ def run(path: Path, blocks: int, env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed-blocks", type=int, default=4096)
-    parser.add_argument("--sim-blocks", type=int, default=1024,
-                        help="grid for numba's simulator (it must finish in under a minute)")
+    parser.add_argument(
+        "--sim-blocks",
+        type=int,
+        default=1024,
+        help="grid for numba's simulator (it must finish in under a minute)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="warpscope runs per size; the best is kept")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         ours = Path(tmp) / "ours.py"
         # functional layer only: numba's simulator has no timing model to compare with
-        ours.write_text(kernel_file("from warpscope.emulator import cuda\nfrom warpscope.emulator.kernel import SETTINGS\nSETTINGS.timing = False"))
+        ours.write_text(
+            kernel_file(
+                "from warpscope.emulator import cuda\nfrom warpscope.emulator.kernel import SETTINGS\nSETTINGS.timing = False"
+            )
+        )
         theirs = Path(tmp) / "theirs.py"
         theirs.write_text(kernel_file("from numba import cuda"))
         seed_s = min(run(ours, args.seed_blocks, env) for _ in range(args.repeat))
@@ -82,14 +96,20 @@ def main() -> None:
     seed_threads, sim_threads = args.seed_blocks * 256, args.sim_blocks * 256
     print(f"withDivergence (100-iteration loop), 256 threads per block; {os.cpu_count()} CPUs")
     print(f"{'run':44} {'threads':>9} {'seconds':>8} {'threads/s':>11} {'target':>10}")
-    print(f"{'warpscope, seed size':44} {seed_threads:9,} {seed_s:8.2f} {seed_threads / seed_s:11,.0f} {'<= 10 s':>10}")
+    print(
+        f"{'warpscope, seed size':44} {seed_threads:9,} {seed_s:8.2f} {seed_threads / seed_s:11,.0f} {'<= 10 s':>10}"
+    )
     print(f"{'warpscope, simulator size':44} {sim_threads:9,} {small_s:8.3f} {sim_threads / small_s:11,.0f}")
     if sim_s is None:
         print("numba is not installed (pip install numba numba-cuda): no simulator baseline")
         return
-    print(f"{'numba CUDA simulator (NUMBA_ENABLE_CUDASIM=1)':44} {sim_threads:9,} {sim_s:8.2f} "
-          f"{sim_threads / sim_s:11,.0f} {'< 60 s':>10}")
-    print(f"thread throughput, warpscope / numba simulator, same size: {sim_s / small_s:,.0f}x (target >= 100x)")
+    print(
+        f"{'numba CUDA simulator (NUMBA_ENABLE_CUDASIM=1)':44} {sim_threads:9,} {sim_s:8.2f} "
+        f"{sim_threads / sim_s:11,.0f} {'< 60 s':>10}"
+    )
+    print(
+        f"thread throughput, warpscope / numba simulator, same size: {sim_s / small_s:,.0f}x (target >= 100x)"
+    )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def synthesise(gigabytes: float, page: str = "details") -> Path:
     if path.exists():
         return path
     DATA.mkdir(parents=True, exist_ok=True)
-    header_lines = 2 if page == "raw" else 1        # the raw page has a units row
+    header_lines = 2 if page == "raw" else 1  # the raw page has a units row
     *head, body = SEEDS[page].read_bytes().split(b"\n", header_lines)
     header = b"\n".join(head)
     launches = len(set(_ID.findall(body)))
@@ -47,7 +47,7 @@ def synthesise(gigabytes: float, page: str = "details") -> Path:
         copy = 0
         while out.tell() < target:
             offset = copy * launches
-            out.write(_ID.sub(lambda m: b'"%d"' % (int(m.group(1)) + offset), body))
+            out.write(_ID.sub(lambda m, offset=offset: b'"%d"' % (int(m.group(1)) + offset), body))
             copy += 1
     tmp.rename(path)
     return path
@@ -60,9 +60,13 @@ def run_import(path: Path, out: Path, interrupt_after: float | None = None) -> d
     with open(DATA / "stderr.txt", "wb") as err:
         # SIGINT as a terminal sends it, even when this script runs in the background (where
         # the shell has children ignore it)
-        child = subprocess.Popen([sys.executable, "-m", "warpscope", "import", str(path), "-o", str(out)],
-                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
-                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        child = subprocess.Popen(
+            [sys.executable, "-m", "warpscope", "import", str(path), "-o", str(out)],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         if interrupt_after is not None:
             time.sleep(interrupt_after)
             child.send_signal(signal.SIGINT)
@@ -70,8 +74,12 @@ def run_import(path: Path, out: Path, interrupt_after: float | None = None) -> d
     wall = time.perf_counter() - started
     rc = os.waitstatus_to_exitcode(status)
     child.returncode = rc
-    return {"rc": rc, "wall_s": wall, "peak_mib": usage.ru_maxrss / 1024,
-            "stderr": (DATA / "stderr.txt").read_text(errors="replace")}
+    return {
+        "rc": rc,
+        "wall_s": wall,
+        "peak_mib": usage.ru_maxrss / 1024,
+        "stderr": (DATA / "stderr.txt").read_text(errors="replace"),
+    }
 
 
 def table_rows(out: Path) -> str:
@@ -80,8 +88,10 @@ def table_rows(out: Path) -> str:
 
     p = warpscope.load(out)
     raw = p.raw_metrics.collect_schema().len() - 1
-    return (f"{p.launches.height:,} launches, {p.metrics.height:,} metric rows, {p.findings.height:,} findings"
-            + (f", {raw:,} unmapped raw columns" if raw else ""))
+    return (
+        f"{p.launches.height:,} launches, {p.metrics.height:,} metric rows, {p.findings.height:,} findings"
+        + (f", {raw:,} unmapped raw columns" if raw else "")
+    )
 
 
 def main() -> None:
@@ -99,16 +109,20 @@ def main() -> None:
         if r["rc"] != 0:
             raise SystemExit(f"import failed ({r['rc']}): {r['stderr'][-2000:]}")
         progress = [line for line in r["stderr"].splitlines() if line.startswith("importing:")]
-        print(f"{path.name:24} {path.stat().st_size / 1e9:7.2f}GB {r['wall_s']:7.1f}s {r['peak_mib']:8.0f}MiB  "
-              f"{table_rows(out)}; {len(progress)} progress lines")
+        print(
+            f"{path.name:24} {path.stat().st_size / 1e9:7.2f}GB {r['wall_s']:7.1f}s {r['peak_mib']:8.0f}MiB  "
+            f"{table_rows(out)}; {len(progress)} progress lines"
+        )
         full = r
     # Ctrl-C halfway through the big one
     out = DATA / "interrupted.parquet"
     out.unlink(missing_ok=True)
     r = run_import(synthesise(args.gb, args.page), out, interrupt_after=full["wall_s"] / 2)
     leftovers = [p.name for p in DATA.iterdir() if p.name.startswith(f".{out.name}.")]
-    print(f"\nSIGINT after {full['wall_s'] / 2:.1f} s: exit {r['rc']}, stderr {r['stderr'].strip().splitlines()[-1:]}, "
-          f"{out.name} {'EXISTS' if out.exists() else 'absent'}, temporary files left: {leftovers or 'none'}")
+    print(
+        f"\nSIGINT after {full['wall_s'] / 2:.1f} s: exit {r['rc']}, stderr {r['stderr'].strip().splitlines()[-1:]}, "
+        f"{out.name} {'EXISTS' if out.exists() else 'absent'}, temporary files left: {leftovers or 'none'}"
+    )
     if r["rc"] != 130 or out.exists() or leftovers:
         sys.exit(1)
 

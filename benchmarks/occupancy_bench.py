@@ -31,19 +31,32 @@ from warpscope.occupancy.calculator import evaluate  # noqa: E402
 def _configs(n: int) -> list[tuple]:
     rng = random.Random(7)
     archs = sorted(ARCHS)
-    return [(rng.choice(archs), rng.choice(range(32, 1025, 32)), rng.randint(0, 255),
-             rng.choice((0, 1024, 4096, 16384)), rng.choice((0, 0, 8192, 40000, 98304)))
-            for _ in range(n)]
+    return [
+        (
+            rng.choice(archs),
+            rng.choice(range(32, 1025, 32)),
+            rng.randint(0, 255),
+            rng.choice((0, 1024, 4096, 16384)),
+            rng.choice((0, 0, 8192, 40000, 98304)),
+        )
+        for _ in range(n)
+    ]
 
 
 def _bench_batch(configs: list[tuple]) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "configs.csv"
-        path.write_text("arch,block_size,registers_per_thread,static_smem,dynamic_smem\n"
-                        + "".join(",".join(map(str, c)) + "\n" for c in configs))
+        path.write_text(
+            "arch,block_size,registers_per_thread,static_smem,dynamic_smem\n"
+            + "".join(",".join(map(str, c)) + "\n" for c in configs)
+        )
         start = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "warpscope", "occupancy", "--batch", str(path),
-                              "--json"], cwd=ROOT, capture_output=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "warpscope", "occupancy", "--batch", str(path), "--json"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
         elapsed = time.perf_counter() - start
     assert out.stdout.count(b"\n") == len(configs)
     return len(configs) / elapsed
@@ -58,15 +71,30 @@ def _bench_evaluate(configs: list[tuple]) -> float:
 
 def _bench_cuda() -> float | None:
     cuda = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda"))
-    header = next((p for p in [cuda / "include", *Path("/usr/local").glob("cuda*/include")]
-                   if (p / "cuda_occupancy.h").exists()), None)
+    header = next(
+        (
+            p
+            for p in [cuda / "include", *Path("/usr/local").glob("cuda*/include")]
+            if (p / "cuda_occupancy.h").exists()
+        ),
+        None,
+    )
     if header is None or shutil.which("g++") is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         exe = Path(tmp) / "occref"
-        subprocess.run(["g++", "-O2", "-std=c++17", f"-I{header}",
-                        str(ROOT / "tools" / "occupancy_reference" / "generate.cpp"), "-o", str(exe)],
-                       check=True)
+        subprocess.run(
+            [
+                "g++",
+                "-O2",
+                "-std=c++17",
+                f"-I{header}",
+                str(ROOT / "tools" / "occupancy_reference" / "generate.cpp"),
+                "-o",
+                str(exe),
+            ],
+            check=True,
+        )
         start = time.perf_counter()
         out = subprocess.run([str(exe)], capture_output=True, check=True)
         elapsed = time.perf_counter() - start

@@ -64,7 +64,8 @@ def main() -> None:
             "load (baseline)": py + [CHILD["load"].format(path=str(path))],
             "load + analyze": py + [CHILD["analyze"].format(path=str(path))],
             "report --format md": cli + ["report", str(path), "-o", str(Path(tmp) / "r.md")],
-            "report --format json": cli + ["report", str(path), "-f", "json", "-o", str(Path(tmp) / "r.json")],
+            "report --format json": cli
+            + ["report", str(path), "-f", "json", "-o", str(Path(tmp) / "r.json")],
             "diff (itself)": cli + ["diff", str(path), str(path), "-o", str(Path(tmp) / "d.md")],
         }
         times = {name: min(timed(cmd) for _ in range(args.repeat)) for name, cmd in runs.items()}

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from warpscope.emulator.kernel import recording  # noqa: E402
-from warpscope.emulator.workloads import seed  # noqa: E402
+from warpscope.emulator.kernel import recording
+from warpscope.emulator.workloads import seed
 
 ACCEL_SIM = 12_500
 TARGET = 100_000
@@ -39,7 +39,9 @@ def main() -> None:
     print(f"timing model        {rate:>12,.0f} warp instructions/s  ({issued:,} in {timing_s:.2f} s)")
     print(f"target              {TARGET:>12,}  -> {rate / TARGET:.1f}x")
     print(f"Accel-Sim (publ.)   {ACCEL_SIM:>12,}  -> {rate / ACCEL_SIM:.1f}x")
-    print(f"seed suite: timing {timing_s:.1f} s (target < 60 s); whole run incl. functional layer {total:.1f} s")
+    print(
+        f"seed suite: timing {timing_s:.1f} s (target < 60 s); whole run incl. functional layer {total:.1f} s"
+    )
 
 
 if __name__ == "__main__":

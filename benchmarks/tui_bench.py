@@ -48,8 +48,11 @@ APPS = {
     "empty Textual app (floor)": dict(setup="", base="App", mount="pass", make="Bench()"),
     "warpscope": dict(
         setup="import warpscope\nfrom warpscope.explore.workspace import Workspace\n"
-              "from warpscope.tui import WarpscopeApp\nws = Workspace(warpscope.load({path!r}))",
-        base="WarpscopeApp", mount="super().on_mount()", make="Bench(ws)"),
+        "from warpscope.tui import WarpscopeApp\nws = Workspace(warpscope.load({path!r}))",
+        base="WarpscopeApp",
+        mount="super().on_mount()",
+        make="Bench(ws)",
+    ),
 }
 
 
@@ -82,9 +85,10 @@ def first_frame(app: str, path: Path, repeat: int) -> tuple[float, float]:
     walls, inner = [], []
     for _ in range(repeat):
         started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
-        line = child.stdout.readline() if child.stdout else ""   # printed right after the first frame
+        child = subprocess.Popen(
+            [sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        line = child.stdout.readline() if child.stdout else ""  # printed right after the first frame
         walls.append(time.perf_counter() - started)
         child.kill()
         _, err = child.communicate()
@@ -94,7 +98,9 @@ def first_frame(app: str, path: Path, repeat: int) -> tuple[float, float]:
     return min(walls), min(inner)
 
 
-async def keystrokes(path: Path, size: tuple[int, int]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+async def keystrokes(
+    path: Path, size: tuple[int, int]
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Per keystroke kind: (Pilot round trips, app work = handler + drawing every visible row)."""
     sys.path.insert(0, str(ROOT))
     import warpscope
@@ -116,17 +122,17 @@ async def keystrokes(path: Path, size: tuple[int, int]) -> tuple[dict[str, list[
     def by_hand(label: str, screen, grid, action) -> None:
         started = time.perf_counter()
         action()
-        if grid._require_update_dimensions:    # what the table does on its next idle
+        if grid._require_update_dimensions:  # what the table does on its next idle
             grid._require_update_dimensions = False
             grid._update_dimensions([])
-        for y in range(grid.size.height):      # every line the terminal shows
+        for y in range(grid.size.height):  # every line the terminal shows
             grid.render_line(y)
         screen.query_one("#status").render()
         work_times.setdefault(label, []).append(time.perf_counter() - started)
 
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        await by_pilot(NOOP, pilot, *["z"] * 10)   # a key nothing is bound to: Pilot's own round trip
+        await by_pilot(NOOP, pilot, *["z"] * 10)  # a key nothing is bound to: Pilot's own round trip
         screen = app.screen
         grid = screen.query_one(Grid)
         view = app.workspace.view
@@ -134,7 +140,7 @@ async def keystrokes(path: Path, size: tuple[int, int]) -> tuple[dict[str, list[
             label = f"sort, {'kernels' if mode == 'kernels' else 'all-launches'} view (s)"
             if view.mode != mode:
                 by_hand("switch to all launches (l)", screen, grid, screen.action_toggle_mode)
-            for column in (2, 4, 0, 9):           # Time µs, Occ ach%, Kernel, Worst finding
+            for column in (2, 4, 0, 9):  # Time µs, Occ ach%, Kernel, Worst finding
                 grid.move_cursor(column=column)
                 await by_pilot(label, pilot, "s", "s")
                 for _ in range(2):
@@ -142,18 +148,22 @@ async def keystrokes(path: Path, size: tuple[int, int]) -> tuple[dict[str, list[
         await pilot.press("slash")
         await by_pilot("name filter, per character", pilot, *"reduce", *["backspace"] * 6)
         for prefix in ("r", "re", "red", "redu", "reduc", "reduce", "reduc", "redu", "red", "re", "r", ""):
+
             def type_name(prefix=prefix) -> None:
                 view.name_filter = prefix
                 screen.refresh_rows()
+
             by_hand("name filter, per character", screen, grid, type_name)
         await pilot.press("escape")
         expression = "achieved_occupancy_pct < 50 and registers_per_thread >= 32"
         await pilot.press("f", *expression)
         await by_pilot("expression filter (Enter)", pilot, "enter")
         for text in (expression, "kernel ~ transpose or bank_conflicts > 1000", ""):
+
             def apply(text=text) -> None:
                 view.set_expression(text)
                 screen.refresh_rows()
+
             by_hand("expression filter (Enter)", screen, grid, apply)
     return pilot_times, work_times
 
@@ -178,7 +188,9 @@ def polars_sort(path: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per first-frame figure (best kept)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="fresh processes per first-frame figure (best kept)"
+    )
     parser.add_argument("--size", default="160x50", help="terminal size for the keystrokes (WxH)")
     args = parser.parse_args()
     big = build(args.launches)
@@ -186,14 +198,20 @@ def main() -> None:
     print(f"{'first frame':38} {'process':>9} {'in-process':>11} {'target':>8}")
     floor, floor_in = first_frame("empty Textual app (floor)", SEED, args.repeat)
     print(f"{'empty Textual app (floor)':38} {floor:8.3f}s {floor_in:10.3f}s {'':>8}")
-    for label, path, target in (("warpscope open seed_full_raw.csv", SEED, 1.0),
-                                (f"warpscope open {args.launches // 1000}k-launch profile", big, 2.0)):
+    for label, path, target in (
+        ("warpscope open seed_full_raw.csv", SEED, 1.0),
+        (f"warpscope open {args.launches // 1000}k-launch profile", big, 2.0),
+    ):
         wall, inner = first_frame("warpscope", path, args.repeat)
         verdict = "ok" if wall <= target else "MISSED"
-        print(f"{label:38} {wall:8.3f}s {inner:10.3f}s {target:7.1f}s {verdict}  ({wall / floor:.1f}x the floor)")
-    print(f"\nkeystroke on {args.launches:,} launches at {args.size}. work: the key's handler plus drawing every visible "
-          "row (what the app does per key);\npilot: Textual's test harness from key press to idle, next to "
-          "its round trip for a key nothing is bound to")
+        print(
+            f"{label:38} {wall:8.3f}s {inner:10.3f}s {target:7.1f}s {verdict}  ({wall / floor:.1f}x the floor)"
+        )
+    print(
+        f"\nkeystroke on {args.launches:,} launches at {args.size}. work: the key's handler plus drawing every visible "
+        "row (what the app does per key);\npilot: Textual's test harness from key press to idle, next to "
+        "its round trip for a key nothing is bound to"
+    )
     print(f"{'':38} {'work med':>9} {'work max':>9} {'pilot med':>10} {'target':>7}")
     print(f"{'Polars sort of the launch table':38} {polars_sort(big) * 1e3:7.1f}ms")
     width, height = (int(x) for x in args.size.split("x"))

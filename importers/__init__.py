@@ -9,13 +9,11 @@ from pathlib import Path
 import polars as pl
 from polars.exceptions import PanicException
 
-from importers import _input
-from importers import ncu, nvprof
+from importers import _input, ncu, nvprof
 from importers.ncu import direct, source_page, stream, text_page
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
-
 
 
 def import_file(path: str | os.PathLike[str], progress: stream.Progress | None = None) -> Profile:
@@ -28,10 +26,13 @@ def import_file(path: str | os.PathLike[str], progress: stream.Progress | None =
         return _import(path, progress)
     except InputError:
         raise
-    except (Exception, PanicException) as e:  # noqa: BLE001 - see docstring (a Polars panic is a BaseException)
+    except (Exception, PanicException) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        raise InputError(str(path), f"could not be imported ({type(e).__name__}: {first}); "
-                                    "please report this file to the warpscope developers") from e
+        raise InputError(
+            str(path),
+            f"could not be imported ({type(e).__name__}: {first}); "
+            "please report this file to the warpscope developers",
+        ) from e
 
 
 def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> Profile:
@@ -39,13 +40,13 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> P
     if is_saved_profile(path):
         try:
             return Profile.load(path)
-        except (Exception, PanicException) as e:  # noqa: BLE001 - Arrow/Parquet/Polars readers raise many kinds
+        except (Exception, PanicException) as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise InputError(name, f"damaged warpscope profile ({first})") from None
     head = _input.read_head(path)
     if direct.eligible(name, head) and (profile := direct.import_direct(name)) is not None:
         return _with_occupancy(profile)
-    if stream.should_stream(name, head):       # big details/raw pages: bounded memory
+    if stream.should_stream(name, head):  # big details/raw pages: bounded memory
         return _with_occupancy(stream.import_stream(name, ncu.import_csv, progress))
     data = _input.read_bytes(path)
     _input.check_text(name, data)
@@ -55,7 +56,7 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> P
         return _with_occupancy(ncu.import_text(name, _input.decode(name, data)))
     if source_page.looks_like_source(data):
         return source_page.import_source(name, _input.decode(name, data))
-    if nvprof.looks_like_nvprof(data[:1 << 16]):
+    if nvprof.looks_like_nvprof(data[: 1 << 16]):
         return _with_occupancy(nvprof.import_nvprof(name, _input.decode(name, data)))
     raise _unknown(name, data)
 
@@ -64,10 +65,11 @@ def _with_occupancy(profile: Profile) -> Profile:
     """Theoretical occupancy from the calculator where the file lacks it; disagreements noted."""
     derived, notes = occupancy_check(profile.launches, profile.metrics)
     sources = profile.sources.with_columns(
-        pl.col("notes").fill_null(pl.lit([], dtype=pl.List(pl.String)))
-        .list.concat(pl.lit(notes, dtype=pl.List(pl.String))))
-    return replace(profile, metrics=pl.concat([profile.metrics, derived], how="vertical"),
-                   sources=sources)
+        pl.col("notes")
+        .fill_null(pl.lit([], dtype=pl.List(pl.String)))
+        .list.concat(pl.lit(notes, dtype=pl.List(pl.String)))
+    )
+    return replace(profile, metrics=pl.concat([profile.metrics, derived], how="vertical"), sources=sources)
 
 
 def import_files(paths: list[str] | list[Path], progress: stream.Progress | None = None) -> Profile:
@@ -76,12 +78,20 @@ def import_files(paths: list[str] | list[Path], progress: stream.Progress | None
 
 
 def _unknown(path: str, data: bytes) -> InputError:
-    head = data[:1 << 16]
+    head = data[: 1 << 16]
     lines = [l for l in head.split(b"\n") if l.strip()]
     if lines and all(l.startswith((b"==ERROR==", b"==PROF==", b"==WARNING==")) for l in lines[:50]):
         first = next((l for l in lines if l.startswith(b"==ERROR==")), lines[0])
-        return InputError(path, "no profile table found: only Nsight Compute messages, the first "
-                                f"being: {first.decode('utf-8', 'replace').strip()}", line=1)
+        return InputError(
+            path,
+            "no profile table found: only Nsight Compute messages, the first "
+            f"being: {first.decode('utf-8', 'replace').strip()}",
+            line=1,
+        )
     _input.decode(path, head)
-    return InputError(path, 'not a profiler export: expected an Nsight Compute CSV header '
-                            '("ID","Process ID",... or "Process ID","Process Name",...)', line=1)
+    return InputError(
+        path,
+        "not a profiler export: expected an Nsight Compute CSV header "
+        '("ID","Process ID",... or "Process ID","Process Name",...)',
+        line=1,
+    )

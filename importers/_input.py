@@ -64,8 +64,11 @@ def check_text(path: str, data: bytes) -> None:
         raise InputError(path, "empty file, expected a profiler export", line=1)
     nul = data.find(b"\x00", 0, 1 << 20)
     if nul >= 0:
-        raise InputError(path, "binary data (NUL byte), expected a text export from Nsight Compute "
-                               "or nvprof", line=line_of(data, nul))
+        raise InputError(
+            path,
+            "binary data (NUL byte), expected a text export from Nsight Compute or nvprof",
+            line=line_of(data, nul),
+        )
 
 
 def decode(path: str, data: bytes, base_line: int = 1) -> str:
@@ -74,8 +77,9 @@ def decode(path: str, data: bytes, base_line: int = 1) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = base_line + data.count(b"\n", 0, e.start)
-        raise InputError(path, f"not UTF-8 text (byte 0x{data[e.start]:02x}); "
-                               "expected a UTF-8 profiler export", line=line) from None
+        raise InputError(
+            path, f"not UTF-8 text (byte 0x{data[e.start]:02x}); expected a UTF-8 profiler export", line=line
+        ) from None
 
 
 def text_lines(text: str) -> list[str]:

@@ -13,14 +13,16 @@ H100 = ROOT / "sample_traces" / "h100"
 SHARED = ROOT.parent / "shared"
 PUBLIC_NCU = SHARED / "public_samples" / "ncu"
 
-needs_shared = pytest.mark.skipif(not PUBLIC_NCU.is_dir(),
-                                  reason="../shared/public_samples is not beside this checkout")
+needs_shared = pytest.mark.skipif(
+    not PUBLIC_NCU.is_dir(), reason="../shared/public_samples is not beside this checkout"
+)
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """Run the real ``warpscope`` entry point in a fresh interpreter."""
-    return subprocess.run([sys.executable, "-m", "warpscope", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "warpscope", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from warpscope.model.units import to_base
 def rows(path: Path) -> list[list[str]]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as f:  # type: ignore[operator]
-        return [r for r in csv.reader(line for line in f if line.startswith('"'))]
+        return list(csv.reader(line for line in f if line.startswith('"')))
 
 
 def number(text: str) -> float | None:
@@ -55,6 +55,7 @@ def details_expectations(path: Path) -> dict[tuple[int, str], float]:
         if key in labels and number(row[col["Metric Value"]]) is not None:
             metric, alias_factor = labels[key]
             factor, _ = to_base(row[col["Metric Unit"]])
-            out.setdefault((int(row[col["ID"]]), metric),
-                           number(row[col["Metric Value"]]) * factor * alias_factor)
+            out.setdefault(
+                (int(row[col["ID"]]), metric), number(row[col["Metric Value"]]) * factor * alias_factor
+            )
     return out

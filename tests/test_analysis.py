@@ -49,7 +49,9 @@ def views(seed_raw):
 
 def _ours(profile, kernel: str) -> pl.DataFrame:
     ids = profile.launches.filter(pl.col("kernel_short") == kernel)["launch_id"]
-    return profile.findings.filter(pl.col("launch_id").is_in(ids.implode()) & (pl.col("origin") == "warpscope"))
+    return profile.findings.filter(
+        pl.col("launch_id").is_in(ids.implode()) & (pl.col("origin") == "warpscope")
+    )
 
 
 def _fired(views, kernel: str, rule: str):
@@ -94,7 +96,7 @@ def test_uncoalesced_access_names_the_operation_and_excess(views):
     assert "tile" in f.fix
     (g,) = _fired(views, "copyStrided", "uncoalesced_global_access")
     assert "loads" in g.title and g.severity == "high"
-    (h,) = _fired(views, "copyOffset", "uncoalesced_global_access")   # 5 sectors: misaligned by one float
+    (h,) = _fired(views, "copyOffset", "uncoalesced_global_access")  # 5 sectors: misaligned by one float
     assert h.severity == "low" and "align" in h.fix
     assert not _fired(views, "reduceShuffle", "uncoalesced_global_access")  # 1 lane storing: 1 sector
 
@@ -112,7 +114,9 @@ def test_register_limit_with_the_32_register_what_if(views):
 
 def test_shared_memory_limit_at_25_percent(views):
     (f,) = _fired(views, "bigShared", "occupancy_limited")
-    assert f.severity == "high" and "shared memory" in f.title and f.evidence["theoretical_occupancy_pct"] == 25
+    assert (
+        f.severity == "high" and "shared memory" in f.title and f.evidence["theoretical_occupancy_pct"] == 25
+    )
     assert "B shared memory per block" in f.fix and "2 -> 3 blocks" in f.fix
     assert not _fired(views, "bigShared", "occupancy_not_limiting")
 
@@ -201,11 +205,15 @@ def test_ncu_rows_are_counted_once(seed_details):
     assert heavy["covered_by"].to_list() == ["occupancy_limited"]
     ours = profile.findings.filter(pl.col("origin") == "warpscope")
     fired = set(ours.select("launch_id", "rule_id").iter_rows())
-    for lid, covered in ncu.filter(pl.col("covered_by").is_not_null()).select("launch_id", "covered_by").iter_rows():
+    for lid, covered in (
+        ncu.filter(pl.col("covered_by").is_not_null()).select("launch_id", "covered_by").iter_rows()
+    ):
         assert (lid, covered) in fired
     # the details page lacks the memory tables: bank conflicts come from ncu's own rows, uncovered
     conflicts = ncu.filter((pl.col("launch_id") == 9) & (pl.col("rule_id") == "SharedMemoryConflicts"))
-    assert conflicts["category"].to_list() == ["bank_conflicts"] and conflicts["covered_by"].to_list() == [None]
+    assert conflicts["category"].to_list() == ["bank_conflicts"] and conflicts["covered_by"].to_list() == [
+        None
+    ]
     small = ncu.filter((pl.col("launch_id") == 21) & (pl.col("rule_id") == "SOLBottleneck"))
     assert small["category"].to_list() == ["launch_config"]  # "grid is too small", not memory
 
@@ -217,8 +225,12 @@ def test_analyze_replaces_its_earlier_findings(analysed):
 
 @needs_shared
 def test_transfer_rules_on_a_real_nvprof_trace():
-    profile = analyze(warpscope.load(SHARED / "public_samples" / "nvprof" / "ieee2017_p100_gputrace_text_noncsv.txt"))
-    run = {r["rule_id"]: r for r in profile.findings.filter(pl.col("launch_id").is_null()).iter_rows(named=True)}
+    profile = analyze(
+        warpscope.load(SHARED / "public_samples" / "nvprof" / "ieee2017_p100_gputrace_text_noncsv.txt")
+    )
+    run = {
+        r["rule_id"]: r for r in profile.findings.filter(pl.col("launch_id").is_null()).iter_rows(named=True)
+    }
     assert set(run) == {"pageable_transfers", "transfers_not_overlapped"}
     assert "2 copies from or to pageable host memory (512 MiB" in run["pageable_transfers"]["message"]
     assert "cudaMallocHost" in run["pageable_transfers"]["fix"]
@@ -226,11 +238,15 @@ def test_transfer_rules_on_a_real_nvprof_trace():
     assert "overlap for 0 ns" in overlap["message"] and "stream 7" in overlap["message"]
     kernel_ns = profile.launches["duration_ns"].sum()
     copy_ns = profile.transfers.filter(pl.col("kind").is_in(["HtoD", "DtoH"]))["duration_ns"].sum()
-    assert overlap["estimated_speedup_pct"] == pytest.approx(100 * kernel_ns / (kernel_ns + copy_ns), abs=0.01)
+    assert overlap["estimated_speedup_pct"] == pytest.approx(
+        100 * kernel_ns / (kernel_ns + copy_ns), abs=0.01
+    )
 
 
 def test_pinned_copies_are_not_flagged():
-    profile = analyze(warpscope.load(H100.parent.parent / "tests" / "data" / "nvprof" / "gputrace_20col_handmade.csv"))
+    profile = analyze(
+        warpscope.load(H100.parent.parent / "tests" / "data" / "nvprof" / "gputrace_20col_handmade.csv")
+    )
     assert "pageable_transfers" not in set(profile.findings["rule_id"].drop_nulls())
 
 

@@ -28,16 +28,25 @@ CASES = {
     "blank.csv": (b"\n\n  \n", "empty file", 1),
     "binary.csv": (b"PK\x03\x04" + bytes(range(256)) * 4, "binary data", 1),
     "truncated.csv": (DETAILS[: len(DETAILS) // 2 + 7], "ends inside a row", None),
-    "error_only.csv": (b"==ERROR== Option '--section X' did not match any section.\n"
-                       b"==ERROR== Use --list-sections to see the list of available sections.\n",
-                       "no profile table found", 1),
-    "wrong_header.csv": (b'"ID","Process ID","Kernel Name","Something"\n"0","1","k","v"\n',
-                         'lacks column(s) "Process Name", "Host Name"', 1),
+    "error_only.csv": (
+        b"==ERROR== Option '--section X' did not match any section.\n"
+        b"==ERROR== Use --list-sections to see the list of available sections.\n",
+        "no profile table found",
+        1,
+    ),
+    "wrong_header.csv": (
+        b'"ID","Process ID","Kernel Name","Something"\n"0","1","k","v"\n',
+        'lacks column(s) "Process Name", "Host Name"',
+        1,
+    ),
     "details_without_metric_name.csv": (
         b'"ID","Process ID","Process Name","Host Name","Kernel Name","Section Name","Metric Unit",'
-        b'"Metric Value"\n"0","1","p","h","k","s","u","1"\n', 'lacks column(s) "Metric Name"', 1),
+        b'"Metric Value"\n"0","1","p","h","k","s","u","1"\n',
+        'lacks column(s) "Metric Name"',
+        1,
+    ),
     "not_a_profile.csv": (b"a,b,c\n1,2,3\n", "not a profiler export", 1),
-    "latin1.csv": ("\"ID\",\"Process ID\"\nkernel ñ\n".encode("latin-1"), "not UTF-8", 2),
+    "latin1.csv": ('"ID","Process ID"\nkernel ñ\n'.encode("latin-1"), "not UTF-8", 2),
     "bad_gzip.csv.gz": (b"\x1f\x8b\x08\x00garbage", "damaged gzip", None),
 }
 

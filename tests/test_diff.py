@@ -20,7 +20,11 @@ def _changed(tmp_path, name: str, **scale: float) -> str:
     lid = profile.launches.filter(pl.col("kernel_short") == name)["launch_id"][0]
     value = pl.col("value")
     for metric, factor in scale.items():
-        value = pl.when((pl.col("launch_id") == lid) & (pl.col("metric") == metric)).then(value * factor).otherwise(value)
+        value = (
+            pl.when((pl.col("launch_id") == lid) & (pl.col("metric") == metric))
+            .then(value * factor)
+            .otherwise(value)
+        )
     metrics = profile.metrics.with_columns(value.alias("value"))
     path = tmp_path / f"{name}.parquet"
     type(profile)(**{**profile.tables(), "metrics": metrics}).save(path)
@@ -40,15 +44,21 @@ def test_slower_kernel_crosses_the_threshold(tmp_path):
     result = run_cli("diff", SEED, slower, "--fail-on", "duration_ns>+5%")
     assert result.returncode == 1
     assert "transposeShared<0> (launch 9 -> 9) crossed duration_ns>+5%" in result.stderr
-    assert "| transposeShared\\<0\\> | 9 → 9 | duration\\_ns\\>+5% | 11,680 | 12,848 | +10% |" in result.stdout
+    assert (
+        "| transposeShared\\<0\\> | 9 → 9 | duration\\_ns\\>+5% | 11,680 | 12,848 | +10% |" in result.stdout
+    )
     # the same change under a looser threshold passes
     assert run_cli("diff", SEED, slower, "--fail-on", "duration_ns>+15%").returncode == 0
 
 
 def test_findings_that_appear_are_listed(tmp_path):
     # transposeShared<1> with <0>'s conflict count: the bank-conflict finding appears
-    worse = _changed(tmp_path, "transposeShared<1>", shared_load_bank_conflicts=1016034 / 586,
-                     shared_load_wavefronts=1048802 / 33354)
+    worse = _changed(
+        tmp_path,
+        "transposeShared<1>",
+        shared_load_bank_conflicts=1016034 / 586,
+        shared_load_wavefronts=1048802 / 33354,
+    )
     out = json.loads(run_cli("diff", SEED, worse, "--format", "json").stdout)
     (pair,) = out["changed"]
     assert pair["kernel"] == "transposeShared<1>"

@@ -32,9 +32,10 @@ def test_checklist_lists_every_rule_as_registered():
     doc = (ROOT / "docs" / "checklist.md").read_text()
     table = doc.split("## All rules", 1)[1]
     rows = re.findall(r"^\| `(\w+)` \| (\w+) \| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$", table, re.M)
-    expected = [(r.id, r.category, ", ".join(r.checklist), ", ".join(r.ncu) or "–", r.doc,
-                 r.speedup_formula or "–")
-                for r in sorted(RULES.values(), key=lambda r: (CATEGORIES.index(r.category), r.id))]
+    expected = [
+        (r.id, r.category, ", ".join(r.checklist), ", ".join(r.ncu) or "–", r.doc, r.speedup_formula or "–")
+        for r in sorted(RULES.values(), key=lambda r: (CATEGORIES.index(r.category), r.id))
+    ]
     assert [tuple(c.strip() for c in row) for row in rows] == expected
     for r in RULES.values():  # each rule is named under the checklist items it implements
         for item in r.checklist:

@@ -34,7 +34,9 @@ def test_emulate_saves_a_profile_with_source_lines(tmp_path):
     assert out.returncode == 0, out.stderr
     profile = warpscope.load(target)
     assert profile.launches["registers_per_thread"].to_list() == [64, 64]
-    gather_line = profile.source.filter((pl.col("launch_id") == 1) & (pl.col("counter") == "global_load_sectors"))
+    gather_line = profile.source.filter(
+        (pl.col("launch_id") == 1) & (pl.col("counter") == "global_load_sectors")
+    )
     assert gather_line["code"].str.contains("src\\[i \\* stride").all()
     # the profile reports the same way again
     again = run_cli("report", str(target))

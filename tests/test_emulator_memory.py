@@ -36,7 +36,7 @@ def _wavefronts_reference(warps, itemsize):
             ideal += max(1, -(-len(active) * itemsize // 128))
         for p in range(0, 32, per_phase):
             banks: dict[int, set[int]] = {}
-            for a in w[p:p + per_phase]:
+            for a in w[p : p + per_phase]:
                 if a is None:
                     continue
                 first = a * itemsize // 4
@@ -55,17 +55,19 @@ def test_global_sectors_match_lane_by_lane_count(warps, itemsize):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(lanes, min_size=1, max_size=4), st.sampled_from([4, 8, 16]))
 def test_shared_wavefronts_match_lane_by_lane_count(warps, itemsize):
-    assert memory.shared_wavefronts(_rows(warps, itemsize), itemsize) == _wavefronts_reference(warps, itemsize)
+    assert memory.shared_wavefronts(_rows(warps, itemsize), itemsize) == _wavefronts_reference(
+        warps, itemsize
+    )
 
 
 def test_textbook_patterns():
     lane = np.arange(32, dtype=np.int64)[None, :]
-    assert memory.global_sectors(lane * 4, 4) == 4            # coalesced float
-    assert memory.global_sectors(lane * 128, 4) == 32         # stride 32 floats
-    assert memory.global_sectors(lane * 0 + 64, 4) == 1       # broadcast
-    assert memory.global_sectors(lane * 4 + 4, 4) == 5        # misaligned by one float
+    assert memory.global_sectors(lane * 4, 4) == 4  # coalesced float
+    assert memory.global_sectors(lane * 128, 4) == 32  # stride 32 floats
+    assert memory.global_sectors(lane * 0 + 64, 4) == 1  # broadcast
+    assert memory.global_sectors(lane * 4 + 4, 4) == 5  # misaligned by one float
     assert memory.shared_wavefronts(lane * 4, 4) == (1, 1)
-    assert memory.shared_wavefronts(lane * 128, 4) == (32, 1)     # column of a [32][32] tile
-    assert memory.shared_wavefronts(lane * 132, 4) == (1, 1)      # column of a [32][33] tile
-    assert memory.shared_wavefronts(lane * 0, 4) == (1, 1)        # all lanes one word
-    assert memory.shared_wavefronts(lane * 8, 4) == (2, 1)        # stride 2 words: 2-way
+    assert memory.shared_wavefronts(lane * 128, 4) == (32, 1)  # column of a [32][32] tile
+    assert memory.shared_wavefronts(lane * 132, 4) == (1, 1)  # column of a [32][33] tile
+    assert memory.shared_wavefronts(lane * 0, 4) == (1, 1)  # all lanes one word
+    assert memory.shared_wavefronts(lane * 8, 4) == (2, 1)  # stride 2 words: 2-way

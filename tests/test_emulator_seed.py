@@ -39,12 +39,15 @@ def ncu():
         pytest.skip(f"{SASS} not present (shared samples are outside the repository)")
     lines = SASS.read_text().splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
-    frame = pl.read_csv(io.StringIO("\n".join([lines[header], *lines[header + 2:]])), infer_schema=False)
+    frame = pl.read_csv(io.StringIO("\n".join([lines[header], *lines[header + 2 :]])), infer_schema=False)
     out = {}
     for row in frame.iter_rows(named=True):
         name = row["Kernel Name"].split("(")[0].removeprefix("void ")
-        out[name] = {k: float(v.replace(",", "")) for k, v in row.items()
-                     if k.startswith("smsp__") and k.endswith((".sum", ".ratio")) and v not in (None, "", "n/a")}
+        out[name] = {
+            k: float(v.replace(",", ""))
+            for k, v in row.items()
+            if k.startswith("smsp__") and k.endswith((".sum", ".ratio")) and v not in (None, "", "n/a")
+        }
     return out
 
 
@@ -56,7 +59,8 @@ def _emulated(launch) -> dict[str, int]:
         "smsp__sass_sectors_mem_global.sum": t.global_load_sectors + t.global_store_sectors,
         "smsp__sass_inst_executed_op_shared_ld.sum": t.shared_load_requests,
         "smsp__sass_inst_executed_op_shared_st.sum": t.shared_store_requests,
-        "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum": t.shared_load_wavefronts + t.shared_store_wavefronts,
+        "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum": t.shared_load_wavefronts
+        + t.shared_store_wavefronts,
     }
 
 
@@ -77,15 +81,27 @@ def test_memory_counters_equal_the_h100s(seed_run, ncu):
 def test_bank_conflicts_equal_the_h100s(seed_run, ncu):
     # no ideal-wavefront counter in the export: conflicts = wavefronts - one per request
     launches, _ = seed_run
-    for kernel in ("transposeShared<0>", "transposeShared<1>", "matmulTiled<32, 1>", "reduceInterleaved",
-                   "reduceSequential", "bigShared"):
+    for kernel in (
+        "transposeShared<0>",
+        "transposeShared<1>",
+        "matmulTiled<32, 1>",
+        "reduceInterleaved",
+        "reduceSequential",
+        "bigShared",
+    ):
         t = launches[kernel].counters.total()
         real = ncu[kernel]
-        real_conflicts = (real["smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum"]
-                          - real["smsp__sass_inst_executed_op_shared_ld.sum"]
-                          - real["smsp__sass_inst_executed_op_shared_st.sum"])
-        mine = (t.shared_load_wavefronts - t.shared_load_ideal_wavefronts
-                + t.shared_store_wavefronts - t.shared_store_ideal_wavefronts)
+        real_conflicts = (
+            real["smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum"]
+            - real["smsp__sass_inst_executed_op_shared_ld.sum"]
+            - real["smsp__sass_inst_executed_op_shared_st.sum"]
+        )
+        mine = (
+            t.shared_load_wavefronts
+            - t.shared_load_ideal_wavefronts
+            + t.shared_store_wavefronts
+            - t.shared_store_ideal_wavefronts
+        )
         assert mine == real_conflicts, kernel
     assert launches["transposeShared<0>"].counters.total().shared_load_wavefronts == 32 * 32768
 
@@ -95,7 +111,11 @@ def test_warp_execution_efficiency_within_5_points(seed_run, ncu, kernel):
     t = seed_run[0][kernel].counters.total()
     mine = 100 * t.thread_instructions / (32 * t.warp_instructions)
     real = ncu[kernel]
-    theirs = 100 * real["smsp__sass_thread_inst_executed_pred_on.sum"] / (32 * real["smsp__sass_inst_executed.sum"])
+    theirs = (
+        100
+        * real["smsp__sass_thread_inst_executed_pred_on.sum"]
+        / (32 * real["smsp__sass_inst_executed.sum"])
+    )
     assert abs(mine - theirs) <= 5, (mine, theirs)
 
 
@@ -110,8 +130,10 @@ def test_seed_lessons(seed_run):
     assert total["mathKernel1"].divergent_branches == total["mathKernel1"].branches > 0
     assert total["mathKernel2"].divergent_branches == 0
     # random data: both kernels run the 100-iteration path in every warp; sorted data halves it
-    loop = {k: launches[k].counters.sites[_line_of(launches[k], "math.sqrt")].warp_instructions
-            for k in ("withDivergence", "noDivergence", "withDivergence_sorted")}
+    loop = {
+        k: launches[k].counters.sites[_line_of(launches[k], "math.sqrt")].warp_instructions
+        for k in ("withDivergence", "noDivergence", "withDivergence_sorted")
+    }
     assert loop["withDivergence"] == loop["noDivergence"]
     assert 0.45 <= loop["withDivergence_sorted"] / loop["withDivergence"] <= 0.55
     # transposes: 32-way conflicts on the column read with a 32x32 tile, none with 32x33
@@ -162,11 +184,14 @@ def test_results_equal_numpy(seed_run):
     sums = a.reshape(-1, 256).astype(np.float64).sum(axis=1)
     for key in ("reduceSingleThread", "reduceInterleaved", "reduceStridedIndex", "reduceSequential"):
         np.testing.assert_allclose(out[key], sums, rtol=1e-5)
-    np.testing.assert_allclose(out["reduceShuffle"], a.reshape(-1, 32).astype(np.float64).sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(
+        out["reduceShuffle"], a.reshape(-1, 32).astype(np.float64).sum(axis=1), rtol=1e-5
+    )
     k = np.arange(48)
     r = a[(tid[:, None] + k * 977) % n]
-    np.testing.assert_allclose(out["heavyRegisters"], (r * r[:, (k * 7) % 48]).astype(np.float64).sum(axis=1),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        out["heavyRegisters"], (r * r[:, (k * 7) % 48]).astype(np.float64).sum(axis=1), rtol=1e-5
+    )
     blocks = a.reshape(-1, 256)
     np.testing.assert_array_equal(out["bigShared"], np.roll(blocks, -1, axis=1).ravel())
     np.testing.assert_array_equal(out["tinyBlocks"], np.arange(1280, dtype=f32) * f32(2) + f32(1))
@@ -194,8 +219,8 @@ def test_timing_reproduces_the_h100_comparisons(seed_run):
     H100 hold, and durations rank like the H100's (docs/emulator-validation.md has the table)."""
     launches, _ = seed_run
     us = {k: l.timing.duration_ns / 1000 for k, l in launches.items()}
-    assert abs(us["withDivergence"] / us["noDivergence"] - 1) <= 0.10      # H100: 62.5 vs 62.0
-    assert us["withDivergence_sorted"] < 0.8 * us["withDivergence"]        # H100: 35.7
+    assert abs(us["withDivergence"] / us["noDivergence"] - 1) <= 0.10  # H100: 62.5 vs 62.0
+    assert us["withDivergence_sorted"] < 0.8 * us["withDivergence"]  # H100: 35.7
     assert us["transposeShared<1>"] < us["transposeShared<0>"] < us["transposeNaive"]
     assert max(us["matmulTiled<16, 0>"], us["matmulTiled<32, 1>"]) < us["matmulNaive"]
     if not RAW.exists():

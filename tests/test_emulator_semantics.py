@@ -29,12 +29,12 @@ def control_flow(out, n):
     if i >= n:
         return
     total = 0
-    for k in range(i % 7):            # lane-varying trip count
+    for k in range(i % 7):  # lane-varying trip count
         if k == 3:
             continue
         total += k
     j = 0
-    while True:                       # break in a divergent loop
+    while True:  # break in a divergent loop
         j += 1
         if j * j > i:
             break
@@ -111,10 +111,10 @@ def test_atomics_serialise_per_address():
     values = np.zeros(256, dtype=np.int64)
     atomics[2, 128](counts, hist, best, lock, values)
     assert counts[0] == 256
-    assert sorted(values.tolist()) == list(range(256))   # every lane saw a distinct old value
+    assert sorted(values.tolist()) == list(range(256))  # every lane saw a distinct old value
     assert hist.tolist() == [96.0] * 4
     assert best[0] == max(i * 7 % 101 for i in range(256))
-    assert lock[0] == 1                                   # only the first CAS finds 0
+    assert lock[0] == 1  # only the first CAS finds 0
     assert atomics.last_launch.counters.total().global_atomic_requests == 4 * 8
 
 
@@ -168,7 +168,7 @@ def test_eight_byte_shared_accesses_in_half_warp_phases(stride, wavefronts):
 @cuda.jit
 def oob(a, n):
     i = cuda.grid(1)
-    if i <= n:            # off by one
+    if i <= n:  # off by one
         a[i] = 1.0
 
 
@@ -224,7 +224,7 @@ def early_exit_barrier(a, n):
     if i >= n:
         return
     a[i] = i
-    cuda.syncthreads()   # the exited threads do not count
+    cuda.syncthreads()  # the exited threads do not count
     a[i] += a[(i + 1) % n]
 
 
@@ -272,16 +272,19 @@ def _unsupported(body: str) -> str:
     return str(e.value)
 
 
-@pytest.mark.parametrize("body,expected", [
-    ("a[0] = [1, 2][0]\n", "lists are not supported"),
-    ("for x in a:\n    a[0] = x\n", "only 'for name in range(...)' loops"),
-    ("try:\n    a[0] = 1\nexcept Exception:\n    pass\n", "'Try' statements are not supported"),
-    ("a[0] = len('abc')\n", "strings are not supported"),
-    ("a[0:2] = 1\n", "slices are not supported"),
-    ("print(a)\n", "print() is not supported"),
-    ("return 1\n", "cannot return a value"),
-    ("a[0] = undefined_name\n", "name 'undefined_name' is not defined"),
-])
+@pytest.mark.parametrize(
+    "body,expected",
+    [
+        ("a[0] = [1, 2][0]\n", "lists are not supported"),
+        ("for x in a:\n    a[0] = x\n", "only 'for name in range(...)' loops"),
+        ("try:\n    a[0] = 1\nexcept Exception:\n    pass\n", "'Try' statements are not supported"),
+        ("a[0] = len('abc')\n", "strings are not supported"),
+        ("a[0:2] = 1\n", "slices are not supported"),
+        ("print(a)\n", "print() is not supported"),
+        ("return 1\n", "cannot return a value"),
+        ("a[0] = undefined_name\n", "name 'undefined_name' is not defined"),
+    ],
+)
 def test_outside_the_subset_is_rejected_with_its_line(body, expected):
     msg = _unsupported(body)
     assert expected in msg and ":3:" in msg, msg
@@ -294,6 +297,7 @@ def test_grid_strided_2d_and_uniform_loads():
         w, h = cuda.gridsize(2)
         if x < m.shape[1] and y < m.shape[0]:
             m[y, x] = m[y, x] * factor[0] + w * 0 + h * 0
+
     m = np.arange(12 * 20, dtype=np.float64).reshape(12, 20)
     ref = m * 2.5
     scale2d[(2, 2), (16, 8)](m, np.array([2.5]))

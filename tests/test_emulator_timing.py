@@ -4,6 +4,7 @@ tools/emulator_validation.py -> docs/emulator-validation.md)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -47,12 +48,12 @@ def test_every_resident_warp_cycle_is_in_exactly_one_state():
         assert sum(sm.state_cycles) == sm.resident_warp_cycles
         assert sm.state_cycles[STATES.index("selected")] == sm.issued
         spans = {}
-        for slot, block, warp, smsp, start, end, state in sm.timeline:
+        for slot, block, warp, smsp, start, end, _state in sm.timeline:
             assert end > start and smsp == slot % 4
             spans.setdefault((block, warp), []).append((start, end))
         for runs in spans.values():  # one warp's runs never overlap and leave no gaps
             runs.sort()
-            assert all(a[1] == b[0] for a, b in zip(runs, runs[1:]))
+            assert all(a[1] == b[0] for a, b in itertools.pairwise(runs))
 
 
 def test_issue_is_one_per_cycle_per_scheduler():
@@ -61,7 +62,7 @@ def test_issue_is_one_per_cycle_per_scheduler():
     sm = r.simulated[0]
     assert sm.issued <= 4 * sm.cycles
     per_cycle = {}
-    for slot, block, warp, smsp, start, end, state in sm.timeline:
+    for _slot, _block, _warp, smsp, start, end, state in sm.timeline:
         if state == STATES.index("selected"):
             for c in range(start, end):
                 per_cycle[(smsp, c)] = per_cycle.get((smsp, c), 0) + 1
@@ -76,17 +77,24 @@ def test_stalls_table_is_cycles_per_issued_instruction():
     metrics = dict(zip(p.metrics["metric"], p.metrics["value"]))
     assert stalls["selected"] == pytest.approx(1.0)
     assert sum(stalls.values()) == pytest.approx(metrics["warp_cycles_per_issued_instruction"])
-    assert max(stalls, key=stalls.get) == "long_scoreboard"   # a memory-bound copy
+    assert max(stalls, key=stalls.get) == "long_scoreboard"  # a memory-bound copy
     assert math.isclose(p.stalls["share_pct"].sum(), 100.0)
-    for key in ("duration_ns", "elapsed_cycles", "ipc_active", "issue_slot_utilization_pct",
-                "achieved_occupancy_pct", "eligible_warps_per_scheduler", "sm_frequency_hz"):
+    for key in (
+        "duration_ns",
+        "elapsed_cycles",
+        "ipc_active",
+        "issue_slot_utilization_pct",
+        "achieved_occupancy_pct",
+        "eligible_warps_per_scheduler",
+        "sm_frequency_hz",
+    ):
         assert key in metrics
     assert 0 < metrics["issue_slot_utilization_pct"] <= 100
     assert p.launches["duration_ns"][0] == pytest.approx(metrics["duration_ns"])
 
 
 def test_compute_bound_loop_is_issue_bound_and_divergence_costs_nothing_on_random_data():
-    n = 132 * 8 * 256   # a full SM: 8 blocks of 8 warps, 16 warps per scheduler
+    n = 132 * 8 * 256  # a full SM: 8 blocks of 8 warps, 16 warps per scheduler
     data = seed.seed_input(n)
     div = _launch(seed.withDivergence, n // 256, 256, data.copy(), n).timing
     nodiv = _launch(seed.noDivergence, n // 256, 256, data.copy(), n).timing
@@ -107,7 +115,7 @@ def test_bank_conflicts_and_padding():
     padded = _launch(seed.transposeShared1, (t // 32, t // 32), (32, 32), out, src, t, t).timing
     assert padded.duration_ns < conflicted.duration_ns
     c, p = conflicted.state_cycles(), padded.state_cycles()
-    assert c["short_scoreboard"] > 2 * p["short_scoreboard"]   # waiting on the 32-way LDS
+    assert c["short_scoreboard"] > 2 * p["short_scoreboard"]  # waiting on the 32-way LDS
     assert naive.state_cycles()["barrier"] == 0 and c["barrier"] > 0
 
 
@@ -128,7 +136,7 @@ def test_small_grid_is_timed_per_block_and_launch_overhead_dominates():
     assert r.duration_ns > t.launch_overhead_ns
     p = _profile(_launch(seed.tinyBlocks, 40, 32, c, c.size))
     occ = p.metrics.filter(pl.col("metric") == "achieved_occupancy_pct")["value"][0]
-    assert occ == pytest.approx(100 / 64)        # one warp on a 64-warp SM, as ncu measures
+    assert occ == pytest.approx(100 / 64)  # one warp on a 64-warp SM, as ncu measures
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -172,7 +180,7 @@ def test_every_architecture_has_parameters():
     for arch in ("sm_70", "sm_80", "sm_86", "sm_89", "sm_90"):
         t = timing_for(arch)
         assert t.arch == arch and t.clock_hz > 0 and t.dram_sectors_per_cycle > 0
-    assert timing_for("sm_120").arch == "sm_120"          # nearest older parameters
+    assert timing_for("sm_120").arch == "sm_120"  # nearest older parameters
     SETTINGS.arch = "sm_80"
     a = seed.seed_input(256 * 256)
     r = _launch(seed.saxpyCoalesced, 256, 256, a, a.copy(), np.zeros_like(a), f32(2), a.size).timing

@@ -36,8 +36,12 @@ def test_kernel_rows_agree_with_the_report_for_every_kernel(analysed):
         assert row["kernel_short"] == k.kernel_short
         assert row["duration_ns"] == pytest.approx(k.total_ns)
         assert row["time_share_pct"] == pytest.approx(k.time_share_pct)
-        for metric in ("theoretical_occupancy_pct", "achieved_occupancy_pct", "warp_execution_efficiency_pct",
-                       "global_load_sectors_per_request"):
+        for metric in (
+            "theoretical_occupancy_pct",
+            "achieved_occupancy_pct",
+            "warp_execution_efficiency_pct",
+            "global_load_sectors_per_request",
+        ):
             assert row[metric] == pytest.approx(k.metrics.get(metric), nan_ok=True), (k.kernel_short, metric)
         conflicts = [k.metrics.get(f"shared_{op}_bank_conflicts") for op in ("load", "store")]
         assert row["bank_conflicts"] == pytest.approx(sum(c or 0 for c in conflicts))
@@ -51,7 +55,7 @@ def test_kernel_rows_agree_with_the_report_for_every_kernel(analysed):
 
 def test_sort_by_every_column_and_reverse(seed_raw):
     view = TableView(KernelTable.of(seed_raw))
-    display, keys = view.rows()
+    display, _keys = view.rows()
     durations = display["Time µs"].to_list()
     assert durations == sorted(durations, reverse=True)
     for column in COLUMNS:
@@ -70,7 +74,12 @@ def test_name_filter_and_expression_filter(seed_raw):
     view.name_filter = "REDUCE"
     display, _ = view.rows()
     assert sorted(display["Kernel"].str.strip_chars().to_list()) == [
-        "reduceInterleaved", "reduceSequential", "reduceShuffle", "reduceSingleThread", "reduceStridedIndex"]
+        "reduceInterleaved",
+        "reduceSequential",
+        "reduceShuffle",
+        "reduceSingleThread",
+        "reduceStridedIndex",
+    ]
     view.name_filter = ""
     view.set_expression("theoretical_occupancy_pct < 80")
     display, _ = view.rows()
@@ -81,9 +90,13 @@ def test_name_filter_and_expression_filter(seed_raw):
     # a metric the table does not show is joined on demand
     view.set_expression("registers_per_thread >= 40 or (waves_per_sm > 30 and not kernel ~ math)")
     names = set(view.rows()[0]["Kernel"].str.strip_chars().to_list())
-    waves = {r["kernel_short"] for r in seed_raw.launches.join(
-        seed_raw.metrics.filter(pl.col("metric") == "waves_per_sm"), on="launch_id").iter_rows(named=True)
-        if r["value"] > 30 and "math" not in r["kernel_short"].lower()}
+    waves = {
+        r["kernel_short"]
+        for r in seed_raw.launches.join(
+            seed_raw.metrics.filter(pl.col("metric") == "waves_per_sm"), on="launch_id"
+        ).iter_rows(named=True)
+        if r["value"] > 30 and "math" not in r["kernel_short"].lower()
+    }
     assert names == waves | {"heavyRegisters"}
 
 
@@ -103,21 +116,28 @@ def test_filter_by_the_names_the_file_exported(seed_raw):
     view = TableView(KernelTable.of(seed_raw))
     view.set_expression("dram__bytes_read.sum > 2e6")
     shown = {k.strip() for k in view.rows()[0]["Kernel"].to_list()}
-    short = dict(zip(seed_raw.launches["kernel"].str.split("(").list.first(), seed_raw.launches["kernel_short"]))
+    short = dict(
+        zip(seed_raw.launches["kernel"].str.split("(").list.first(), seed_raw.launches["kernel_short"])
+    )
     assert shown == {short[k] for k in expected}
-    view.set_expression("launch__registers_per_thread == 40 and smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio >= 0")
+    view.set_expression(
+        "launch__registers_per_thread == 40 and smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio >= 0"
+    )
     assert [k.strip() for k in view.rows()[0]["Kernel"].to_list()] == ["heavyRegisters"]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("foo < 3", "unknown name 'foo'"),
-    ("dram__bytes_read.summ > 3", "unknown name 'dram__bytes_read.summ'"),
-    ("achieved_occupancy_pct <", "ends early"),
-    ("achieved_occupancy_pct ~ 3", "is a number"),
-    ("kernel < 3", "is text"),
-    ("achieved_occupancy_pct < 3 )", "unexpected ')'"),
-    ("__import__('os')", "expected a comparison at column 11"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("foo < 3", "unknown name 'foo'"),
+        ("dram__bytes_read.summ > 3", "unknown name 'dram__bytes_read.summ'"),
+        ("achieved_occupancy_pct <", "ends early"),
+        ("achieved_occupancy_pct ~ 3", "is a number"),
+        ("kernel < 3", "is text"),
+        ("achieved_occupancy_pct < 3 )", "unexpected ')'"),
+        ("__import__('os')", "expected a comparison at column 11"),
+    ],
+)
 def test_bad_expressions_say_what_is_wrong(seed_raw, text, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         compile_filter(text, KernelTable.of(seed_raw))
@@ -135,7 +155,7 @@ def test_expanding_a_kernel_lists_its_launches_under_it(seed_raw):
     assert children["group"].to_list() == [group] * children.height
     assert children.height == KernelTable.of(two).launches.filter(pl.col("group") == group).height
     first_child = keys["is_kernel"].to_list().index(False)
-    assert keys["group"][first_child - 1] == group   # right under its kernel
+    assert keys["group"][first_child - 1] == group  # right under its kernel
     view.mode = "launches"
     assert view.rows()[0].height == two.launches.height
 
@@ -144,7 +164,7 @@ def test_kernel_detail_has_what_every_tab_needs(analysed):
     heavy = analysed.launches.filter(pl.col("kernel_short") == "heavyRegisters")["launch_id"].to_list()
     d = kernel_detail(analysed, heavy)
     assert d.occupancy is not None and d.occupancy.limiter == "registers"
-    assert d.occupancy.active_blocks_per_sm == 6                     # DESIGN.md §10: 6 blocks, 75%
+    assert d.occupancy.active_blocks_per_sm == 6  # DESIGN.md §10: 6 blocks, 75%
     assert any("40 -> 32 registers" in c.text for c in d.what_if)
     assert d.sweep("registers").filter(pl.col("current"))["occupancy_pct"].to_list() == [75.0]
     assert d.stall_shares["share_pct"].sum() == pytest.approx(100.0)
@@ -214,7 +234,11 @@ def test_exported_names_give_one_value_per_launch_when_units_repeat(seed_raw):
     """Several processes in one file repeat the raw page's units row: still one value a launch."""
     from warpscope.explore.stated import StatedMetrics
 
-    stated = StatedMetrics(seed_raw.metrics, seed_raw.raw_metrics, pl.concat([seed_raw.raw_units] * 2),
-                           seed_raw.launches.select("launch_id", "source_file"))
+    stated = StatedMetrics(
+        seed_raw.metrics,
+        seed_raw.raw_metrics,
+        pl.concat([seed_raw.raw_units] * 2),
+        seed_raw.launches.select("launch_id", "source_file"),
+    )
     values = stated.values("dram__bytes_read.sum")
     assert values.height == 22 and values["launch_id"].is_unique().all()

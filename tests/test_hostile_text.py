@@ -62,7 +62,7 @@ def _hostile_export(tmp_path, text: str):
         row[p] = text
         if len(row) > r and row[r]:
             row[r] = text
-        elif row[header.index("Metric Name")] == "DRAM Frequency":   # a metric's unit and text value
+        elif row[header.index("Metric Name")] == "DRAM Frequency":  # a metric's unit and text value
             row[u], row[v] = text, text
     sink = _io.StringIO()
     _csv.writer(sink, quoting=_csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
@@ -79,7 +79,9 @@ def test_hostile_text_is_verbatim_in_the_profile_and_inert_in_reports(tmp_path, 
     launch = profile.launches.row(0, named=True)
     assert launch["kernel"] == text and launch["process_name"] == text
     assert text in profile.findings["message"].to_list()
-    dram = profile.metrics.filter((pl.col("launch_id") == 0) & (pl.col("name") == "DRAM Frequency")).row(0, named=True)
+    dram = profile.metrics.filter((pl.col("launch_id") == 0) & (pl.col("name") == "DRAM Frequency")).row(
+        0, named=True
+    )
     assert dram["unit"] == text and dram["text"] == text and dram["value"] is None
     md = run_cli("report", str(path))
     js = run_cli("report", str(path), "--format", "json")
@@ -90,7 +92,7 @@ def test_hostile_text_is_verbatim_in_the_profile_and_inert_in_reports(tmp_path, 
     assert "<script>" not in md.stdout
     table = md.stdout.split("## Kernels", 1)[1].split("\n\n", 2)[1]
     rows = [line for line in table.splitlines() if not line.startswith("|---")]
-    assert all(line.count(" | ") == 9 for line in rows), kind   # no '|' or newline adds a column
+    assert all(line.count(" | ") == 9 for line in rows), kind  # no '|' or newline adds a column
     # saved and reopened: still verbatim
     saved = tmp_path / "saved.parquet"
     assert run_cli("import", str(path), "-o", str(saved)).returncode == 0
@@ -133,18 +135,20 @@ async def test_hostile_text_is_literal_in_the_tui(tmp_path, kind):
         await settle(pilot)
         grid = app.screen.query_one(Grid)
         names = [str(grid.get_cell_at(Coordinate(r, 0))) for r in range(grid.row_count)]
-        row = next(i for i, name in enumerate(names) if name.strip() == visible(short_name(text) or text).strip())
+        row = next(
+            i for i, name in enumerate(names) if name.strip() == visible(short_name(text) or text).strip()
+        )
         screens = [app.export_screenshot()]
         grid.move_cursor(row=row, column=0)
         await pilot.press("enter")
         await pilot.pause()
         title = app.screen.query_one("#kernel-title").content
-        assert visible(" ".join(text.split()))[:60] in title.plain, kind     # shown literally, on one line
+        assert visible(" ".join(text.split()))[:60] in title.plain, kind  # shown literally, on one line
         await pilot.press("7")
         await pilot.pause()
         options = app.screen.query_one(OptionList)
         prompts = " ".join(_plain(options.get_option_at_index(i).prompt) for i in range(options.option_count))
-        assert visible(" ".join(text.split()))[:60] in prompts, kind          # the ncu rule message
+        assert visible(" ".join(text.split()))[:60] in prompts, kind  # the ncu rule message
         screens.append(app.export_screenshot())
     for svg in screens:
         assert not any(ch in svg for ch in _RAW), kind

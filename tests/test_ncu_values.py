@@ -23,13 +23,17 @@ def _assert_match(expected, stored):
     assert expected, "the reference found no values"
     missing = [k for k in expected if k not in stored]
     assert not missing, f"canonical values not imported: {missing[:10]}"
-    wrong = [(k, expected[k], stored[k]) for k in expected
-             if not math.isclose(expected[k], stored[k], rel_tol=1e-12, abs_tol=1e-12)]
+    wrong = [
+        (k, expected[k], stored[k])
+        for k in expected
+        if not math.isclose(expected[k], stored[k], rel_tol=1e-12, abs_tol=1e-12)
+    ]
     assert not wrong, f"values differ from the file: {wrong[:10]}"
 
 
-@pytest.mark.parametrize("name", ["seed_full_raw.csv", "seed_raw_base.csv", "seed_raw_auto.csv",
-                                  "seed_sass_counters_raw.csv"])
+@pytest.mark.parametrize(
+    "name", ["seed_full_raw.csv", "seed_raw_base.csv", "seed_raw_auto.csv", "seed_sass_counters_raw.csv"]
+)
 def test_raw_page_values_equal_file(name):
     profile = warpscope.load(H100 / name)
     assert profile.launches.height == 22
@@ -51,8 +55,10 @@ def test_known_seed_facts(seed_raw, seed_details):
         assert regs.pop("heavyRegisters") == 40
         assert regs.pop("copyStrided") == 18 and regs.pop("matmulNaive") == 32
         values = canonical_values(profile)
-        occ = {k: values[lid]["theoretical_occupancy_pct"] for lid, k in
-               zip(launches["launch_id"], launches["kernel_short"])}
+        occ = {
+            k: values[lid]["theoretical_occupancy_pct"]
+            for lid, k in zip(launches["launch_id"], launches["kernel_short"])
+        }
         assert (occ["heavyRegisters"], occ["bigShared"], occ["tinyBlocks"]) == (75, 25, 50)
         heavy = values[launches.filter(pl.col("kernel_short") == "heavyRegisters")["launch_id"][0]]
         assert heavy["block_limit_registers"] == 6  # the seed notes' 79.7% is wrong: 6 x 8 warps = 75%
@@ -64,8 +70,11 @@ def test_units_auto_and_base_agree():
     base = _stored(warpscope.load(H100 / "seed_raw_base.csv"))
     auto = _stored(warpscope.load(H100 / "seed_raw_auto.csv"))
     assert base.keys() == auto.keys()
-    off = [(k, base[k], auto[k]) for k in base
-           if not math.isclose(base[k], auto[k], rel_tol=2e-3, abs_tol=0.0051)]
+    off = [
+        (k, base[k], auto[k])
+        for k in base
+        if not math.isclose(base[k], auto[k], rel_tol=2e-3, abs_tol=0.0051)
+    ]
     assert not off, off[:10]
 
 
@@ -143,10 +152,13 @@ def test_source_pages():
     sass = warpscope.load(H100 / "seed_source_sass.csv.gz")
     assert sass.launches.height == 22
     assert sass.sources["rows_in"][0] == sass.sources["rows_imported"][0]
-    conflicts = sass.source.filter(pl.col("counter") == "L1 Conflicts Shared N-Way",
-                                   pl.col("code").str.contains("LDS"))
+    conflicts = sass.source.filter(
+        pl.col("counter") == "L1 Conflicts Shared N-Way", pl.col("code").str.contains("LDS")
+    )
     by_kernel = dict(zip(sass.launches["launch_id"], sass.launches["kernel_short"]))
-    worst = {by_kernel[lid]: v for lid, v in conflicts.group_by("launch_id").agg(pl.col("value").max()).iter_rows()}
+    worst = {
+        by_kernel[lid]: v for lid, v in conflicts.group_by("launch_id").agg(pl.col("value").max()).iter_rows()
+    }
     assert worst["transposeShared<0>"] == 32 and worst["transposeShared<1>"] == 1  # the padding fixes it
     cuda = warpscope.load(H100 / "seed_source_cuda_sass.csv")
     assert cuda.launches["kernel_short"].to_list() == ["transposeShared<0>", "transposeShared<1>"]
@@ -171,8 +183,7 @@ def test_shared_transactions_per_request_derived_like_nvprof(seed_raw):
     m = seed_raw.metrics.join(seed_raw.launches.select("launch_id", "kernel_short"), on="launch_id")
 
     def value(kernel: str, name: str) -> float:
-        return m.filter((pl.col("kernel_short") == kernel)
-                        & (pl.col("metric") == name))["value"].item()
+        return m.filter((pl.col("kernel_short") == kernel) & (pl.col("metric") == name))["value"].item()
 
     for kernel, low, high in (("transposeShared<0>", 31.9, 32.1), ("transposeShared<1>", 1.0, 1.05)):
         ratio = value(kernel, "shared_load_transactions_per_request")
@@ -192,8 +203,15 @@ def test_raw_page_keeps_every_cell_once(name):
     wide = profile.raw_metrics.collect()
     wide_units = dict(zip(profile.raw_units["name"], profile.raw_units["unit"]))
     stated = profile.metrics.filter(pl.col("section").is_null())  # not derived
-    long = {(lid, n): (t, u) for lid, n, t, u in zip(stated["launch_id"], stated["name"].cast(pl.String),
-                                                      stated["text"], stated["unit"].cast(pl.String))}
+    long = {
+        (lid, n): (t, u)
+        for lid, n, t, u in zip(
+            stated["launch_id"],
+            stated["name"].cast(pl.String),
+            stated["text"],
+            stated["unit"].cast(pl.String),
+        )
+    }
     assert len(long) == stated.height
     columns = [c for c in header if c not in IDENTITY_COLUMNS]
     assert set(wide.columns) - {"launch_id"} == set(wide_units) and len(wide_units) > 0

@@ -55,8 +55,12 @@ def _file_metrics(path) -> dict[str, dict[str, str]]:
     return out
 
 
-METRIC_SAMPLES = ["ieee2017_k20c_jacobi_metrics.csv", "magus_heartwall_metrics_gtx1080ti.csv",
-                  "magus_interval_metrics_gtx950.csv", "thrust2d_gtx1070_metrics_text_noncsv.txt"]
+METRIC_SAMPLES = [
+    "ieee2017_k20c_jacobi_metrics.csv",
+    "magus_heartwall_metrics_gtx1080ti.csv",
+    "magus_interval_metrics_gtx950.csv",
+    "thrust2d_gtx1070_metrics_text_noncsv.txt",
+]
 
 
 @needs_nvprof
@@ -75,7 +79,9 @@ def test_report_json_states_every_kernels_values(name):
             if nv not in stated:
                 continue
             assert got[canonical] == pytest.approx(float(stated[nv].rstrip("%")) * factor, rel=1e-9), (
-                kernel, nv)
+                kernel,
+                nv,
+            )
             checked += 1
         assert checked >= 4, (kernel, checked)
         for must in ("branch_efficiency", "achieved_occupancy"):
@@ -91,10 +97,12 @@ def test_min_max_avg_all_kept_with_per_cell_units():
     assert set(rows) == {"min", "max", "avg"}
     for row in rows.values():  # each cell keeps its own unit, converted with 1024-based prefixes
         number, unit = re.match(r"([\d.]+)([KMG]?B/s)", row["text"]).groups()
-        scale = {"B/s": 1, "KB/s": 1024, "MB/s": 1024 ** 2, "GB/s": 1024 ** 3}[unit]
+        scale = {"B/s": 1, "KB/s": 1024, "MB/s": 1024**2, "GB/s": 1024**3}[unit]
         assert row["value"] == pytest.approx(float(number) * scale)
         assert row["metric"] == "dram_read_bytes_per_second" and row["base_unit"] == "byte/s"
-    level = profile.metrics.filter(pl.col("name") == "dram_utilization", pl.col("stat") == "avg").row(0, named=True)
+    level = profile.metrics.filter(pl.col("name") == "dram_utilization", pl.col("stat") == "avg").row(
+        0, named=True
+    )
     assert re.fullmatch(r"\w+ \((\d+)\)", level["text"])
     assert level["value"] == float(re.search(r"\((\d+)\)", level["text"])[1])
 
@@ -110,22 +118,37 @@ def test_stall_reasons_map_onto_ncu_taxonomy():
 
 
 @needs_nvprof
-@pytest.mark.parametrize("name, kernels, copies", [
-    ("ieee2017_k20c_jacobi_gputrace.csv", 12, 6),
-    ("magus_cpp11cuda_gputrace.csv", 2, 3),
-    ("magus_vectorAdd_gputrace.csv", 1, 3),
-    ("ieee2017_p100_gputrace_text_noncsv.txt", 1, 2),
-])
+@pytest.mark.parametrize(
+    "name, kernels, copies",
+    [
+        ("ieee2017_k20c_jacobi_gputrace.csv", 12, 6),
+        ("magus_cpp11cuda_gputrace.csv", 2, 3),
+        ("magus_vectorAdd_gputrace.csv", 1, 3),
+        ("ieee2017_p100_gputrace_text_noncsv.txt", 1, 2),
+    ],
+)
 def test_gpu_trace_lists_every_kernel_and_copy(name, kernels, copies):
     profile = warpscope.load(NVPROF / name)
     launches = profile.launches
     assert launches.height == kernels
-    for col in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
-                "static_shared_bytes", "dynamic_shared_bytes", "duration_ns"):
+    for col in (
+        "grid_x",
+        "grid_y",
+        "grid_z",
+        "block_x",
+        "block_y",
+        "block_z",
+        "registers_per_thread",
+        "static_shared_bytes",
+        "dynamic_shared_bytes",
+        "duration_ns",
+    ):
         assert launches[col].is_not_null().all(), col
     assert profile.transfers.height == copies
     copies_only = profile.transfers.filter(pl.col("kind") != "memset")
-    assert copies_only["bytes"].is_not_null().all() and copies_only["throughput_bytes_per_s"].is_not_null().all()
+    assert (
+        copies_only["bytes"].is_not_null().all() and copies_only["throughput_bytes_per_s"].is_not_null().all()
+    )
 
 
 @needs_nvprof
@@ -136,10 +159,12 @@ def test_vector_add_trace_in_bytes_and_per_second():
     assert h2d.height == 2 and (h2d["bytes"] == 200_000).all()
     first = h2d.row(0, named=True)
     assert first["duration_ns"] == pytest.approx(511_803.0)
-    assert first["throughput_bytes_per_s"] == pytest.approx(372.672421 * 1024 ** 2)
+    assert first["throughput_bytes_per_s"] == pytest.approx(372.672421 * 1024**2)
     kernel = profile.launches.row(0, named=True)
     assert (kernel["kernel"], kernel["profiler_launch_id"]) == (
-        "vectorAdd(float const *, float const *, float*, int)", "1168")
+        "vectorAdd(float const *, float const *, float*, int)",
+        "1168",
+    )
     assert (kernel["grid_x"], kernel["block_x"], kernel["registers_per_thread"]) == (196, 256, 8)
     assert kernel["duration_ns"] == pytest.approx(2208.0)
     assert kernel["compute_capability"] == "6.1"  # GeForce GTX 1080 Ti
@@ -149,10 +174,14 @@ def test_vector_add_trace_in_bytes_and_per_second():
 def test_text_trace_memory_types_and_calculated_occupancy():
     profile = warpscope.load(NVPROF / "ieee2017_p100_gputrace_text_noncsv.txt")
     assert profile.transfers.select("kind", "src_mem", "dst_mem").rows() == [
-        ("HtoD", "Pageable", "Device"), ("DtoH", "Device", "Pageable")]
-    assert profile.transfers["bytes"].to_list() == [256 * 1024 ** 2] * 2
-    values = {r["metric"]: r["value"] for r in profile.metrics.filter(pl.col("section") == "derived")
-              .iter_rows(named=True)}
+        ("HtoD", "Pageable", "Device"),
+        ("DtoH", "Device", "Pageable"),
+    ]
+    assert profile.transfers["bytes"].to_list() == [256 * 1024**2] * 2
+    values = {
+        r["metric"]: r["value"]
+        for r in profile.metrics.filter(pl.col("section") == "derived").iter_rows(named=True)
+    }
     # P100 (sm_60): 128 threads x 34 registers -> 1280 per warp, 2 sub-partitions of 32768
     assert values["theoretical_occupancy_pct"] == 75.0 and values["block_limit_registers"] == 12
 
@@ -161,8 +190,12 @@ def test_text_trace_memory_types_and_calculated_occupancy():
 def test_summaries_with_and_without_type_and_unified_memory():
     old = warpscope.load(NVPROF / "ieee2017_k20c_jacobi_summary_old.csv")
     assert old.launches.height == 5 and old.api_calls.height == 17
-    assert old.api_calls.filter(pl.col("name") == "cudaLaunch")["min_ns"].item() == pytest.approx(6678.0)  # 6.678000e-03 ms
-    flux = old.launches.filter(pl.col("kernel").str.starts_with("__kernel___forma_kernel__0__")).row(0, named=True)
+    assert old.api_calls.filter(pl.col("name") == "cudaLaunch")["min_ns"].item() == pytest.approx(
+        6678.0
+    )  # 6.678000e-03 ms
+    flux = old.launches.filter(pl.col("kernel").str.starts_with("__kernel___forma_kernel__0__")).row(
+        0, named=True
+    )
     assert (flux["invocations"], flux["duration_ns"]) == (3, pytest.approx(21.296766e6))
     new = warpscope.load(NVPROF / "nvprofresult_titanxp_summary_api_um.csv")
     flux = new.launches.filter(pl.col("kernel_short") == "cuda_compute_flux")
@@ -170,7 +203,7 @@ def test_summaries_with_and_without_type_and_unified_memory():
     mx = new.metrics.filter((pl.col("launch_id") == flux["launch_id"].item()) & (pl.col("stat") == "max"))
     assert mx["value"].item() == pytest.approx(1.963533e6)  # Max in ms while Avg is in us
     um = new.transfers.filter(pl.col("kind") == "um_HtoD").row(0, named=True)
-    assert (um["count"], um["bytes"]) == (133, pytest.approx(6.304688 * 1024 ** 2))
+    assert (um["count"], um["bytes"]) == (133, pytest.approx(6.304688 * 1024**2))
     src = new.sources.row(0, named=True)
     assert src["lines_set_aside"] == 1  # "Total CPU Page faults: 49"
     assert new.api_calls.height == 19
@@ -178,8 +211,13 @@ def test_summaries_with_and_without_type_and_unified_memory():
 
 @needs_nvprof
 def test_nvprof_and_ncu_in_one_report():
-    out = run_cli("report", str(NVPROF / "magus_interval_metrics_gtx950.csv"),
-                  str(H100 / "seed_full_raw.csv"), "--format", "json")
+    out = run_cli(
+        "report",
+        str(NVPROF / "magus_interval_metrics_gtx950.csv"),
+        str(H100 / "seed_full_raw.csv"),
+        "--format",
+        "json",
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert len(report["launches"]) == 23
@@ -190,31 +228,47 @@ def test_nvprof_and_ncu_in_one_report():
 
 def test_hand_made_events_and_newer_trace():
     events = warpscope.load(FIXTURES / "events_handmade.csv")
-    conflicts = events.metrics.filter(pl.col("metric") == "shared_load_bank_conflicts", pl.col("stat") == "avg")
+    conflicts = events.metrics.filter(
+        pl.col("metric") == "shared_load_bank_conflicts", pl.col("stat") == "avg"
+    )
     assert conflicts["value"].to_list() == [31744.0]
     total = events.metrics.filter(pl.col("name") == "shared_ld_bank_conflict", pl.col("stat") == "total")
     assert total["value"].to_list() == [317440.0]
     trace = warpscope.load(FIXTURES / "gputrace_20col_handmade.csv")
     assert trace.transfers.select("kind", "src_mem", "dst_mem", "correlation_id").rows() == [
-        ("HtoD", "Pinned", "Device", "117"), ("memset", "Device", None, "118")]
-    assert trace.transfers["bytes"].to_list() == [4 * 1024 ** 2, 1024.0]
-    assert trace.launches.select("profiler_launch_id", "kernel").rows() == [("121", "transposeNaive(float*, float const*, int)")]
+        ("HtoD", "Pinned", "Device", "117"),
+        ("memset", "Device", None, "118"),
+    ]
+    assert trace.transfers["bytes"].to_list() == [4 * 1024**2, 1024.0]
+    assert trace.launches.select("profiler_launch_id", "kernel").rows() == [
+        ("121", "transposeNaive(float*, float const*, int)")
+    ]
 
 
 def test_hand_made_text_summary():
     profile = warpscope.load(FIXTURES / "summary_text_handmade.txt")
-    assert profile.launches.select("kernel_short", "invocations").rows() == [("matmulTiled", 10), ("reduce", 10)]
+    assert profile.launches.select("kernel_short", "invocations").rows() == [
+        ("matmulTiled", 10),
+        ("reduce", 10),
+    ]
     assert profile.launches["duration_ns"].to_list() == [pytest.approx(1.2345e6), pytest.approx(45.6e3)]
     assert profile.api_calls.select("name", "calls").rows() == [("cudaMalloc", 3), ("cudaMemcpy", 4)]
     assert profile.transfers.select("kind", "count").rows() == [("HtoD", 2)]
 
 
-@pytest.mark.parametrize("content, line, message", [
-    ("==12== NVPROF is profiling process 12, command: ./a\n==12== Profiling application: ./a\n"
-     "==12== Profiling result:\nNo kernels were profiled.\n", 1, "no nvprof result table found"),
-    ('==7== Profiling result:\n"Alpha","Beta","Gamma"\n1,2,3\n', 2, "unknown nvprof table"),
-    ("==7== Error: unified memory profiling failed.\n", 1, "nvprof said: Error: unified memory"),
-])
+@pytest.mark.parametrize(
+    "content, line, message",
+    [
+        (
+            "==12== NVPROF is profiling process 12, command: ./a\n==12== Profiling application: ./a\n"
+            "==12== Profiling result:\nNo kernels were profiled.\n",
+            1,
+            "no nvprof result table found",
+        ),
+        ('==7== Profiling result:\n"Alpha","Beta","Gamma"\n1,2,3\n', 2, "unknown nvprof table"),
+        ("==7== Error: unified memory profiling failed.\n", 1, "nvprof said: Error: unified memory"),
+    ],
+)
 def test_malformed_files_are_one_line_exit_2(tmp_path, content, line, message):
     path = tmp_path / "bad.csv"
     path.write_text(content)
@@ -226,8 +280,10 @@ def test_malformed_files_are_one_line_exit_2(tmp_path, content, line, message):
 
 def test_a_bad_row_is_rejected_and_counted(tmp_path):
     good = (FIXTURES / "events_handmade.csv").read_text()
-    broken = good.replace('"Tesla V100-SXM2-16GB (0)","transposeShared(float*, float const*, int)",10,"shared_st',
-                          '"Tesla V100-SXM2-16GB (0)","transposeShared(float*, float const*, int),10,"shared_st')
+    broken = good.replace(
+        '"Tesla V100-SXM2-16GB (0)","transposeShared(float*, float const*, int)",10,"shared_st',
+        '"Tesla V100-SXM2-16GB (0)","transposeShared(float*, float const*, int),10,"shared_st',
+    )
     path = tmp_path / "events.csv"
     path.write_text(broken)
     profile = warpscope.load(path)
@@ -240,8 +296,9 @@ def test_a_bad_row_is_rejected_and_counted(tmp_path):
 @needs_nvprof
 def test_kepler_trace_says_why_occupancy_is_missing():
     profile = warpscope.load(NVPROF / "ieee2017_k20c_jacobi_gputrace.csv")
-    assert profile.sources["notes"].to_list() == [[
-        "occupancy: not calculated for compute capability 3.5: the calculator covers sm_50 to sm_121"]]
+    assert profile.sources["notes"].to_list() == [
+        ["occupancy: not calculated for compute capability 3.5: the calculator covers sm_50 to sm_121"]
+    ]
     assert profile.metrics.filter(pl.col("metric") == "theoretical_occupancy_pct").is_empty()
 
 
@@ -250,7 +307,8 @@ def test_hand_made_api_trace_from_a_log_file():
     assert profile.api_calls.select("name", "calls", "start_ns", "total_ns").rows() == [
         ("cudaMalloc", 1, 101_250.0, pytest.approx(150_321_700.0)),
         ("cudaMemcpy", 1, pytest.approx(150_430_100.0), 812_500.0),
-        ("cudaLaunchKernel", 1, pytest.approx(151_250_900.0), 9_250.0)]
+        ("cudaLaunchKernel", 1, pytest.approx(151_250_900.0), 9_250.0),
+    ]
     src = profile.sources.row(0, named=True)
     assert src["format"] == "nvprof-api-trace" and src["launches"] == 0
     assert any("invalid timestamps" in m for m in src["messages"])

@@ -11,19 +11,20 @@ import pytest
 import warpscope
 from tests.conftest import PUBLIC_NCU, needs_shared, run_cli
 from tests.test_occupancy_reference import REFERENCE
+from warpscope.model.values import canonical_values
 from warpscope.occupancy.advice import what_would_help
 from warpscope.occupancy.calculator import calculate
 from warpscope.occupancy.profile_check import FORMULA, check
 from warpscope.occupancy.sweeps import runs, sweep
-from warpscope.model.values import canonical_values
 
 NCU_LIMITS = ("warps", "registers", "shared_mem", "blocks")
 
 
 def _raw_metric(profile, launch_id: int, name: str) -> float:
     """The raw page's own cell: a metrics row where the catalog maps it, else raw_metrics."""
-    row = profile.metrics.filter((pl.col("launch_id") == launch_id)
-                                 & (pl.col("name").cast(pl.String) == name))
+    row = profile.metrics.filter(
+        (pl.col("launch_id") == launch_id) & (pl.col("name").cast(pl.String) == name)
+    )
     if row.height:
         return row["value"][0]
     from warpscope.model.units import to_base
@@ -42,20 +43,27 @@ def test_reproduces_ncu_on_every_h100_seed_launch(seed_raw):
         lid = row["launch_id"]
         occ = calculate(
             f"sm_{row['compute_capability'].replace('.', '')}",
-            row["block_x"] * row["block_y"] * row["block_z"], row["registers_per_thread"],
-            row["static_shared_bytes"], row["dynamic_shared_bytes"],
+            row["block_x"] * row["block_y"] * row["block_z"],
+            row["registers_per_thread"],
+            row["static_shared_bytes"],
+            row["dynamic_shared_bytes"],
             barriers=int(_raw_metric(seed_raw, lid, "launch__barrier_count")),
-            shared_mem_config=int(_raw_metric(seed_raw, lid, "launch__shared_mem_config_size")))
+            shared_mem_config=int(_raw_metric(seed_raw, lid, "launch__shared_mem_config_size")),
+        )
         stated = _raw_metric(seed_raw, lid, "sm__maximum_warps_per_active_cycle_pct")
         assert occ.occupancy_pct == pytest.approx(stated, abs=0.006), row["kernel_short"]
         assert occ.active_warps_per_sm == _raw_metric(seed_raw, lid, "sm__maximum_warps_avg_per_active_cycle")
         for limit in NCU_LIMITS:
             assert occ.limits[limit] == _raw_metric(seed_raw, lid, f"launch__occupancy_limit_{limit}"), (
-                row["kernel_short"], limit)
+                row["kernel_short"],
+                limit,
+            )
         assert occ.allocated_shared_mem_per_block == _raw_metric(
-            seed_raw, lid, "launch__shared_mem_per_block_allocated")
+            seed_raw, lid, "launch__shared_mem_per_block_allocated"
+        )
         assert occ.allocated_registers_per_warp // 32 == _raw_metric(
-            seed_raw, lid, "launch__registers_per_thread_allocated")
+            seed_raw, lid, "launch__registers_per_thread_allocated"
+        )
 
 
 def test_seed_occupancy_lessons_on_h100(seed_raw):
@@ -63,8 +71,9 @@ def test_seed_occupancy_lessons_on_h100(seed_raw):
     heavy = by_kernel["heavyRegisters"]
     occ = calculate("sm_90", heavy["block_x"], heavy["registers_per_thread"])
     assert occ.occupancy_pct == 75.0
-    assert [c.text for c in what_would_help(occ)][0] == (
-        "40 -> 32 registers: 6 -> 8 blocks, 75% -> 100% (__launch_bounds__(256, 8) or -maxrregcount=32)")
+    assert next(c.text for c in what_would_help(occ)) == (
+        "40 -> 32 registers: 6 -> 8 blocks, 75% -> 100% (__launch_bounds__(256, 8) or -maxrregcount=32)"
+    )
     tiny = calculate("sm_90", by_kernel["tinyBlocks"]["block_x"], 16)
     assert (tiny.occupancy_pct, tiny.limiter) == (50.0, "blocks")
     assert what_would_help(tiny)[0].lever == "block_size" and what_would_help(tiny)[0].proposed == 64
@@ -81,20 +90,28 @@ def test_nothing_helps_a_full_sm_or_a_tie():
     assert [c.lever for c in what_would_help(tie)] == []
 
 
-@pytest.mark.parametrize("over, fixed, column, common", [
-    ("registers", dict(block_size=256), "registers_per_thread", 256),
-    ("block_size", dict(registers_per_thread=32), "block_size", 6),  # reference steps: 1, then 7
-])
+@pytest.mark.parametrize(
+    "over, fixed, column, common",
+    [
+        ("registers", dict(block_size=256), "registers_per_thread", 256),
+        ("block_size", dict(registers_per_thread=32), "block_size", 6),  # reference steps: 1, then 7
+    ],
+)
 def test_sweeps_equal_cuda_on_the_dense_reference_rows(over, fixed, column, common):
     for arch in ("sm_75", "sm_86", "sm_90"):
         base = dict(block_size=256, registers_per_thread=32) | fixed
         table = sweep(calculate(arch, base["block_size"], base["registers_per_thread"]), over)
-        ref = REFERENCE.filter((pl.col("arch") == arch) & (pl.col("static_smem") == 0)
-                               & (pl.col("dynamic_smem") == 0) & (pl.col("carveout") == -1)
-                               & (pl.col("barriers") == 1),
-                               *[pl.col(k) == v for k, v in fixed.items()])
-        joined = table.join(ref.unique(column).select(pl.col(column).alias("value"), "active_blocks"),
-                            on="value")
+        ref = REFERENCE.filter(
+            (pl.col("arch") == arch)
+            & (pl.col("static_smem") == 0)
+            & (pl.col("dynamic_smem") == 0)
+            & (pl.col("carveout") == -1)
+            & (pl.col("barriers") == 1),
+            *[pl.col(k) == v for k, v in fixed.items()],
+        )
+        joined = table.join(
+            ref.unique(column).select(pl.col(column).alias("value"), "active_blocks"), on="value"
+        )
         assert joined.height >= common
         assert (joined["active_blocks_per_sm"] == joined["active_blocks"]).all()
         assert table.filter("current").height == 1
@@ -103,21 +120,31 @@ def test_sweeps_equal_cuda_on_the_dense_reference_rows(over, fixed, column, comm
 def test_register_sweep_runs_on_sm_90():
     table = runs(sweep(calculate("sm_90", 256, 40), "registers"))
     assert table.select("first", "last", "active_blocks_per_sm").rows()[:3] == [
-        (0, 32, 8), (33, 40, 6), (41, 48, 5)]
+        (0, 32, 8),
+        (33, 40, 6),
+        (41, 48, 5),
+    ]
     assert table.filter("current")["first"].to_list() == [33]
 
 
 def test_import_derives_occupancy_a_file_lacks(seed_raw):
-    names = ("theoretical_occupancy_pct", "theoretical_active_warps", "block_limit_warps",
-             "block_limit_registers", "block_limit_shared_mem", "block_limit_blocks",
-             "block_limit_barriers")
+    names = (
+        "theoretical_occupancy_pct",
+        "theoretical_active_warps",
+        "block_limit_warps",
+        "block_limit_registers",
+        "block_limit_shared_mem",
+        "block_limit_blocks",
+        "block_limit_barriers",
+    )
     stripped = seed_raw.metrics.filter(~pl.col("metric").is_in(names) | pl.col("metric").is_null())
     derived, notes = check(seed_raw.launches, stripped)
     assert notes == []
     assert set(derived["name"].unique()) == {FORMULA}
     assert derived.height == 22 * len(names)
-    original = canonical_values(replace(seed_raw, metrics=seed_raw.metrics.filter(
-        pl.col("metric").is_in(names))))
+    original = canonical_values(
+        replace(seed_raw, metrics=seed_raw.metrics.filter(pl.col("metric").is_in(names)))
+    )
     ours = canonical_values(replace(seed_raw, metrics=derived))
     assert ours.keys() == original.keys()
     for launch_id, values in ours.items():
@@ -127,11 +154,16 @@ def test_import_derives_occupancy_a_file_lacks(seed_raw):
 def test_import_notes_a_disagreement(seed_raw):
     bent = seed_raw.metrics.with_columns(
         pl.when((pl.col("launch_id") == 19) & (pl.col("metric") == "block_limit_registers"))
-        .then(7.0).otherwise(pl.col("value")).alias("value"))
+        .then(7.0)
+        .otherwise(pl.col("value"))
+        .alias("value")
+    )
     derived, notes = check(seed_raw.launches, bent)
     assert derived.is_empty()
-    assert notes == ["occupancy: launch 19 (heavyRegisters): the file says block_limit_registers 7, "
-                     "the calculator 6 (sm_90, 256 threads, 40 registers, 0+0 B shared)"]
+    assert notes == [
+        "occupancy: launch 19 (heavyRegisters): the file says block_limit_registers 7, "
+        "the calculator 6 (sm_90, 256 threads, 40 registers, 0+0 B shared)"
+    ]
 
 
 def test_rounded_details_export_agrees(seed_details):
@@ -153,8 +185,13 @@ def test_public_v100_exports_match_sm_70():
             v = values[row["launch_id"]]
             if "block_size" not in v:
                 continue
-            occ = calculate("sm_70", int(v["block_size"]), row["registers_per_thread"],
-                            row["static_shared_bytes"], row["dynamic_shared_bytes"])
+            occ = calculate(
+                "sm_70",
+                int(v["block_size"]),
+                row["registers_per_thread"],
+                row["static_shared_bytes"],
+                row["dynamic_shared_bytes"],
+            )
             assert occ.occupancy_pct == pytest.approx(v["theoretical_occupancy_pct"], abs=0.006)
             for limit in ("warps", "registers", "blocks"):
                 assert occ.limits[limit] == v[f"block_limit_{limit}"]
@@ -180,7 +217,10 @@ def test_cli_explains_the_seed_example():
     js = run_cli("occupancy", "-a", "9.0", "-b", "256", "-r", "40", "--json", "--sweep", "registers")
     data = json.loads(js.stdout)
     assert (data["active_blocks_per_sm"], data["limiter"], data["what_would_help"][0]["proposed"]) == (
-        6, "registers", 32)
+        6,
+        "registers",
+        32,
+    )
     assert len(data["sweeps"]["registers"]) == 256
 
 
@@ -196,8 +236,9 @@ def test_cli_reports_a_launch_that_cannot_run():
 def test_batch_mode_equals_the_reference(tmp_path):
     sample = REFERENCE.filter(pl.col("carveout") == -1).gather_every(20)
     configs = tmp_path / "configs.csv"
-    sample.select("arch", "block_size", "registers_per_thread", "static_smem", "dynamic_smem",
-                  "barriers").write_csv(configs)
+    sample.select(
+        "arch", "block_size", "registers_per_thread", "static_smem", "dynamic_smem", "barriers"
+    ).write_csv(configs)
     out = run_cli("occupancy", "--batch", str(configs), "--json")
     assert out.returncode == 0, out.stderr
     lines = [json.loads(l) for l in out.stdout.splitlines()]
@@ -205,7 +246,9 @@ def test_batch_mode_equals_the_reference(tmp_path):
     for got, ref in zip(lines, sample.iter_rows(named=True)):
         assert got["active_blocks_per_sm"] == ref["active_blocks"]
         for k in ("registers", "shared_mem", "warps", "blocks"):
-            assert (got[f"block_limit_{k}"] if got[f"block_limit_{k}"] is not None else -1) == ref[f"limit_{k}"]
+            assert (got[f"block_limit_{k}"] if got[f"block_limit_{k}"] is not None else -1) == ref[
+                f"limit_{k}"
+            ]
         assert (got["error"] is None) == (ref["active_blocks"] > 0)
 
 

@@ -26,10 +26,15 @@ REFERENCE = _reference()
 
 
 def _args(row: dict) -> dict:
-    return dict(arch=row["arch"], block_size=row["block_size"],
-                registers_per_thread=row["registers_per_thread"], static_smem=row["static_smem"],
-                dynamic_smem=row["dynamic_smem"],
-                carveout=None if row["carveout"] < 0 else row["carveout"], barriers=row["barriers"])
+    return dict(
+        arch=row["arch"],
+        block_size=row["block_size"],
+        registers_per_thread=row["registers_per_thread"],
+        static_smem=row["static_smem"],
+        dynamic_smem=row["dynamic_smem"],
+        carveout=None if row["carveout"] < 0 else row["carveout"],
+        barriers=row["barriers"],
+    )
 
 
 def test_every_architecture_is_covered():
@@ -75,18 +80,21 @@ def test_seed_errata_example():
     assert occ.allocated_registers_per_warp == 1280
 
 
-@pytest.mark.parametrize("args, kwargs, blocks, limiter", [
-    (("sm_90", 256, 33), {}, 6, "registers"),         # naive 65536/(33*256) = 7
-    (("sm_90", 32, 200), {}, 8, "registers"),         # naive 65536/6400 = 10
-    (("sm_90", 640, 32), {}, 3, "warps"),             # 20 warps: 3 blocks = 93.75%
-    (("sm_90", 128, 16, 20480), {}, 10, "shared_mem"),  # 20 KB + 1 KB reserve: 10, not 11
-    (("sm_90", 128, 16, 20480), {"carveout": 50}, 6, "shared_mem"),  # 114 KB -> 132 KB
-    (("sm_90", 64, 16), {"barriers": 16}, 4, "barriers"),  # 64 barriers per SM / 16
-    (("sm_86", 128, 16, 0, 0), {}, 12, "warps"),
-    (("sm_75", 128, 16, 0, 0), {"carveout": 0}, 8, "warps"),  # Turing: 0% still gets 32 KB
-    (("sm_80", 256, 16, 0, 49152), {"carveout": 25}, 1, "shared_mem"),  # 41 KB -> 64 KB
-    (("sm_80", 256, 16, 0, 49152), {"carveout": 0}, 1, "shared_mem"),  # 0 KB grown to fit a block
-])
+@pytest.mark.parametrize(
+    "args, kwargs, blocks, limiter",
+    [
+        (("sm_90", 256, 33), {}, 6, "registers"),  # naive 65536/(33*256) = 7
+        (("sm_90", 32, 200), {}, 8, "registers"),  # naive 65536/6400 = 10
+        (("sm_90", 640, 32), {}, 3, "warps"),  # 20 warps: 3 blocks = 93.75%
+        (("sm_90", 128, 16, 20480), {}, 10, "shared_mem"),  # 20 KB + 1 KB reserve: 10, not 11
+        (("sm_90", 128, 16, 20480), {"carveout": 50}, 6, "shared_mem"),  # 114 KB -> 132 KB
+        (("sm_90", 64, 16), {"barriers": 16}, 4, "barriers"),  # 64 barriers per SM / 16
+        (("sm_86", 128, 16, 0, 0), {}, 12, "warps"),
+        (("sm_75", 128, 16, 0, 0), {"carveout": 0}, 8, "warps"),  # Turing: 0% still gets 32 KB
+        (("sm_80", 256, 16, 0, 49152), {"carveout": 25}, 1, "shared_mem"),  # 41 KB -> 64 KB
+        (("sm_80", 256, 16, 0, 49152), {"carveout": 0}, 1, "shared_mem"),  # 0 KB grown to fit a block
+    ],
+)
 def test_granularity_reserve_carveout_and_barrier_cases(args, kwargs, blocks, limiter):
     occ = calculate(*args, **kwargs)
     assert occ.active_blocks_per_sm == blocks
@@ -113,7 +121,13 @@ def test_equals_the_h100_driver():
     assert driver.height == 17024 and driver["error"].is_null().all()
     assert sorted(driver["registers_per_thread"].unique()) == [8, 12, 16, 32, 56, 127]
     for row in driver.iter_rows(named=True):
-        occ = evaluate("sm_90", row["block_size"], row["registers_per_thread"], row["static_smem"],
-                       row["dynamic_smem"], None if row["carveout"] < 0 else row["carveout"],
-                       barriers=1 if row["kernel"].startswith("tiled") else 0)
+        occ = evaluate(
+            "sm_90",
+            row["block_size"],
+            row["registers_per_thread"],
+            row["static_smem"],
+            row["dynamic_smem"],
+            None if row["carveout"] < 0 else row["carveout"],
+            barriers=1 if row["kernel"].startswith("tiled") else 0,
+        )
         assert occ.active_blocks_per_sm == row["active_blocks"], row

@@ -15,9 +15,16 @@ from warpscope.model.profile import Profile
 def rich_profile():
     # findings, stalls, metrics with items and stats, source rows, messages, rejections, and two
     # raw pages with different columns and units (wide raw_metrics, raw_units)
-    return warpscope.load([H100 / "seed_details_all.csv.gz", H100 / "seed_source_cuda_sass.csv",
-                           H100 / "seed_summary_per_kernel.csv", H100 / "seed_live_stdout.log.gz",
-                           H100 / "seed_raw_auto.csv", H100 / "seed_sass_counters_raw.csv"])
+    return warpscope.load(
+        [
+            H100 / "seed_details_all.csv.gz",
+            H100 / "seed_source_cuda_sass.csv",
+            H100 / "seed_summary_per_kernel.csv",
+            H100 / "seed_live_stdout.log.gz",
+            H100 / "seed_raw_auto.csv",
+            H100 / "seed_sass_counters_raw.csv",
+        ]
+    )
 
 
 def _eager(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
@@ -43,8 +50,8 @@ def test_tables_follow_the_schema(rich_profile):
     for name, frame in rich_profile.tables().items():
         found = dict(_eager(frame).schema)
         fixed = schema.TABLES[name]
-        if name in schema.WIDE_TABLES:    # the fixed columns, then any number of text ones
-            assert list(found.items())[:len(fixed)] == list(fixed.items())
+        if name in schema.WIDE_TABLES:  # the fixed columns, then any number of text ones
+            assert list(found.items())[: len(fixed)] == list(fixed.items())
             assert {t for c, t in found.items() if c not in fixed} == {pl.String()}
         else:
             assert found == fixed, name
@@ -85,7 +92,7 @@ def test_raw_metrics_are_lazy_and_checked(tmp_path, seed_raw):
     meta[b"warpscope.raw_metrics"] = bytes(blob)
     damaged = tmp_path / "damaged.parquet"
     pq.write_table(table.replace_schema_metadata(meta), damaged)
-    with pytest.raises(ValueError, match="raw_metrics.*damaged"):
+    with pytest.raises(ValueError, match=r"raw_metrics.*damaged"):
         Profile.load(damaged)
     out = run_cli("report", str(damaged))
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "damaged warpscope profile" in out.stderr

@@ -34,16 +34,26 @@ def test_imports_every_row(name):
 
 def test_thousands_separators_and_old_labels():
     profile = warpscope.load(PUBLIC_NCU / "xplacer_v100_cfd_details_thousands_sep.log")
-    grouped = profile.metrics.filter(pl.col("text").str.contains(r"^\d{1,3}(,\d{3})+(\.\d+)?$"),
-                                     pl.col("unit").cast(pl.String).is_in(["", "cycle", "inst", "nsecond"]))
+    grouped = profile.metrics.filter(
+        pl.col("text").str.contains(r"^\d{1,3}(,\d{3})+(\.\d+)?$"),
+        pl.col("unit").cast(pl.String).is_in(["", "cycle", "inst", "nsecond"]),
+    )
     assert grouped.height > 100  # "795,373,665.48", "97,152": 1,000s separators, units of factor 1
     assert (grouped["value"] == grouped["text"].str.replace_all(",", "").cast(pl.Float64)).all()
     assert profile.launches["kernel_short"].unique().sort().to_list() == [
-        "cuda_compute_flux", "cuda_compute_step_factor", "cuda_time_step"]
+        "cuda_compute_flux",
+        "cuda_compute_step_factor",
+        "cuda_time_step",
+    ]
     old = canonical_values(warpscope.load(PUBLIC_NCU / "xplacer_v100_hotspot_details_2019.log"))[0]
     assert old["duration_ns"] == 6624  # "Duration","nsecond","6624" (2019 spelling)
-    assert {"dram_throughput_pct", "sm_throughput_pct", "memory_throughput_pct",
-            "theoretical_occupancy_pct", "sm_frequency_hz"} <= old.keys()  # SOL FB, SM [%], cycle/second
+    assert {
+        "dram_throughput_pct",
+        "sm_throughput_pct",
+        "memory_throughput_pct",
+        "theoretical_occupancy_pct",
+        "sm_frequency_hz",
+    } <= old.keys()  # SOL FB, SM [%], cycle/second
 
 
 def test_na_and_text_values_are_kept_not_invented():

@@ -7,11 +7,30 @@ import json
 from tests.conftest import H100, run_cli
 
 SEED = H100 / "seed_full_raw.csv"
-KERNELS = ["mathKernel1", "mathKernel2", "withDivergence", "noDivergence", "vecAddTail",
-           "saxpyCoalesced", "copyStrided", "copyOffset", "transposeNaive", "transposeShared<0>",
-           "transposeShared<1>", "matmulNaive", "matmulTiled<16, 0>", "matmulTiled<32, 1>",
-           "reduceSingleThread", "reduceInterleaved", "reduceStridedIndex", "reduceSequential",
-           "reduceShuffle", "heavyRegisters", "bigShared", "tinyBlocks"]
+KERNELS = [
+    "mathKernel1",
+    "mathKernel2",
+    "withDivergence",
+    "noDivergence",
+    "vecAddTail",
+    "saxpyCoalesced",
+    "copyStrided",
+    "copyOffset",
+    "transposeNaive",
+    "transposeShared<0>",
+    "transposeShared<1>",
+    "matmulNaive",
+    "matmulTiled<16, 0>",
+    "matmulTiled<32, 1>",
+    "reduceSingleThread",
+    "reduceInterleaved",
+    "reduceStridedIndex",
+    "reduceSequential",
+    "reduceShuffle",
+    "heavyRegisters",
+    "bigShared",
+    "tinyBlocks",
+]
 
 
 def test_json_report_of_seed_export():
@@ -19,16 +38,32 @@ def test_json_report_of_seed_export():
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert list(report) == ["sources", "run_findings", "launches"]
-    assert report["sources"] == [{"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0,
-                                  "notes": []}]
+    assert report["sources"] == [
+        {"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0, "notes": []}
+    ]
     assert report["run_findings"] == []
     launches = report["launches"]
     assert [l["kernel_short"] for l in launches] == KERNELS
-    keys = ["launch_id", "source", "kernel", "kernel_short", "device", "compute_capability", "grid",
-            "block", "metrics", "stalls", "occupancy_limiter", "findings"]
+    keys = [
+        "launch_id",
+        "source",
+        "kernel",
+        "kernel_short",
+        "device",
+        "compute_capability",
+        "grid",
+        "block",
+        "metrics",
+        "stalls",
+        "occupancy_limiter",
+        "findings",
+    ]
     assert all(list(l) == keys for l in launches)
     by = {l["kernel_short"]: l for l in launches}
-    assert by["matmulTiled<32, 1>"]["kernel"] == "void matmulTiled<32, 1>(const float *, const float *, float *, int)"
+    assert (
+        by["matmulTiled<32, 1>"]["kernel"]
+        == "void matmulTiled<32, 1>(const float *, const float *, float *, int)"
+    )
     assert by["transposeNaive"]["grid"] == [32, 32, 1] and by["transposeNaive"]["block"] == [32, 32, 1]
     assert by["tinyBlocks"]["grid"] == [40, 1, 1] and by["tinyBlocks"]["block"] == [32, 1, 1]
     assert by["matmulTiled<16, 0>"]["block"] == [16, 16, 1]
@@ -38,9 +73,12 @@ def test_json_report_of_seed_export():
     assert sum(r == 16 for r in regs.values()) == 16
     occ = {k: l["metrics"]["theoretical_occupancy_pct"] for k, l in by.items()}
     assert (occ["heavyRegisters"], occ["bigShared"], occ["tinyBlocks"]) == (75, 25, 50)
-    assert (by["heavyRegisters"]["occupancy_limiter"], by["bigShared"]["occupancy_limiter"],
-            by["tinyBlocks"]["occupancy_limiter"], by["mathKernel1"]["occupancy_limiter"]) == (
-        "registers", "shared_mem", "blocks", "warps")
+    assert (
+        by["heavyRegisters"]["occupancy_limiter"],
+        by["bigShared"]["occupancy_limiter"],
+        by["tinyBlocks"]["occupancy_limiter"],
+        by["mathKernel1"]["occupancy_limiter"],
+    ) == ("registers", "shared_mem", "blocks", "warps")
     for l in launches:
         assert l["device"] == "NVIDIA H100 80GB HBM3" and l["compute_capability"] == "9.0"
         assert len(l["stalls"]) == 19 and l["stalls"]["selected"] > 0
@@ -51,8 +89,10 @@ def test_reports_are_deterministic():
     a = run_cli("report", str(SEED))
     b = run_cli("report", str(SEED))
     assert a.returncode == 0 and a.stdout == b.stdout
-    assert ("| 6 | heavyRegisters | 1 | 45.79 µs | 9.2% | 4096×1×1 | 256×1×1 | 75% / 67.9% | 100% | "
-            "low: occupancy limited by registers |") in a.stdout
+    assert (
+        "| 6 | heavyRegisters | 1 | 45.79 µs | 9.2% | 4096×1×1 | 256×1×1 | 75% / 67.9% | 100% | "
+        "low: occupancy limited by registers |"
+    ) in a.stdout
 
 
 def test_report_writes_file_atomically(tmp_path):
@@ -75,7 +115,16 @@ def test_json_findings_carry_rule_fix_and_evidence():
     report = json.loads(run_cli("report", str(SEED), "--format", "json").stdout)
     by = {l["kernel_short"]: l for l in report["launches"]}
     (f,) = [f for f in by["transposeShared<0>"]["findings"] if f["rule"] == "shared_bank_conflicts"]
-    for key in ("rule", "category", "origin", "severity", "message", "fix", "estimated_speedup_pct", "evidence"):
+    for key in (
+        "rule",
+        "category",
+        "origin",
+        "severity",
+        "message",
+        "fix",
+        "estimated_speedup_pct",
+        "evidence",
+    ):
         assert key in f
     assert (f["category"], f["origin"], f["severity"]) == ("bank_conflicts", "warpscope", "high")
     assert {"metric": "shared_load_wavefronts", "value": 1048802.0} in f["evidence"]

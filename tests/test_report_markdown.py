@@ -19,7 +19,7 @@ def _tables(markdown: str) -> list[list[str]]:
     """Each table's source lines, as markdown-it (GFM tables) found them."""
     md = MarkdownIt("commonmark").enable("table")
     lines = markdown.splitlines()
-    return [lines[t.map[0]:t.map[1]] for t in md.parse(markdown) if t.type == "table_open"]
+    return [lines[t.map[0] : t.map[1]] for t in md.parse(markdown) if t.type == "table_open"]
 
 
 def _cells(line: str) -> int:
@@ -64,7 +64,8 @@ def nasty_report(tmp_path_factory):
     first = pl.col("launch_id") == 0
     launches = profile.launches.with_columns(
         pl.when(first).then(pl.lit(NASTY)).otherwise(pl.col("kernel")).alias("kernel"),
-        pl.when(first).then(pl.lit(NASTY)).otherwise(pl.col("kernel_short")).alias("kernel_short"))
+        pl.when(first).then(pl.lit(NASTY)).otherwise(pl.col("kernel_short")).alias("kernel_short"),
+    )
     path = tmp_path_factory.mktemp("nasty") / "nasty.parquet"
     type(profile)(**{**profile.tables(), "launches": launches}).save(path)
     result = run_cli("report", str(path))
@@ -97,4 +98,6 @@ def test_report_lists_findings_with_evidence():
     assert first[0].startswith("1. **high** · `bank_conflicts` · `shared_bank_conflicts` · origin warpscope")
     assert "(est. gain 61.8%)" in first[0]
     assert any(line.startswith("   - fix:") and "`tile[32][33]`" in line for line in first)
-    assert any(line.startswith("   - evidence:") and "`shared_load_wavefronts` = 1,048,802" in line for line in first)
+    assert any(
+        line.startswith("   - evidence:") and "`shared_load_wavefronts` = 1,048,802" in line for line in first
+    )

@@ -21,29 +21,29 @@ from tests.conftest import H100, ROOT, SHARED
 from warpscope.errors import InputError
 
 sys.path.insert(0, str(ROOT / "tools"))
-import fuzz_inputs  # noqa: E402
+import fuzz_inputs
 
 #: (sample, fuzz seed) that raised, hung or printed a multi-line error before it was fixed
 REGRESSIONS = [
-    ("ieee2017_p100_gputrace_text_noncsv.txt", 1001842),   # 1e308 grid dimension: Int64 overflow
+    ("ieee2017_p100_gputrace_text_noncsv.txt", 1001842),  # 1e308 grid dimension: Int64 overflow
     ("ieee2017_p100_gputrace_text_noncsv.txt", 1002002),
     ("nvprofresult_titanxp_print-gpu-summary.csv", 1002155),  # diff JSON: infinite delta
     ("thrust2d_gtx1070_metrics_text_noncsv.txt", 1003533),  # 3 MB device name: seconds per regex
-    ("seed_summary_per_gpu.csv", 1001307),         # lone CR inside a field: csv.Error escaped
-    ("seed_raw_base.csv", 1000795),                # a field of 3M commas: 3M-column header
-    ("seed_details_all.csv.gz", 1000493),          # lone CR: csv.Error while locating the bad line
+    ("seed_summary_per_gpu.csv", 1001307),  # lone CR inside a field: csv.Error escaped
+    ("seed_raw_base.csv", 1000795),  # a field of 3M commas: 3M-column header
+    ("seed_details_all.csv.gz", 1000493),  # lone CR: csv.Error while locating the bad line
     ("llmperfopt_rtx50_cublasgemv_details_2025.1.csv", 2000891),  # line lookup past a multi-line row
-    ("seed_full_details.csv", 2001138),            # "Rule Description" column missing
-    ("seed_raw_base.csv", 2001778),                # line lookup past a multi-line row
-    ("seed_details.txt", 2000214),                 # sm_count 1e23: Int64 cast failed
+    ("seed_full_details.csv", 2001138),  # "Rule Description" column missing
+    ("seed_raw_base.csv", 2001778),  # line lookup past a multi-line row
+    ("seed_details.txt", 2000214),  # sm_count 1e23: Int64 cast failed
     ("ieee2017_k20c_jacobi_gputrace.csv", 2003789),  # 3 MB of escape sequences: seconds to escape
     ("nvprofresult_titanxp_print-gpu-summary.csv", 2006278),  # 23-digit call count: i128
     ("nvprofresult_titanxp_print-gpu-summary.csv", 2006480),
     ("ieee2017_k20c_jacobi_summary_old.csv", 2005100),
     ("ieee2017_k20c_jacobi_summary_old.csv", 2005298),
-    ("seed_sass_counters.parquet", 2007426),       # saved profile with a damaged column name
-    ("seed_details.txt", 3000671),                 # block size "-5": a division by zero in a rule
-    ("seed_details.txt", 3002391),                 # infinite shared-memory size: round(inf)
+    ("seed_sass_counters.parquet", 2007426),  # saved profile with a damaged column name
+    ("seed_details.txt", 3000671),  # block size "-5": a division by zero in a rule
+    ("seed_details.txt", 3002391),  # infinite shared-memory size: round(inf)
     ("seed_details.txt", 3003271),
     ("seed_details.txt", 3005423),
 ]
@@ -82,8 +82,7 @@ def test_fuzz_fixture_imports_and_reports(path):
     assert profile.launches.select("block_x", "grid_x").row(0) == (64, 16384)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          derandomize=True)
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(index=st.integers(0, 10_000), seed=st.integers(0, 2**31))
 def test_mutated_samples_are_a_profile_or_one_line_error(corpus, index, seed):
     formats = sorted(corpus)
@@ -95,11 +94,20 @@ def test_mutated_samples_are_a_profile_or_one_line_error(corpus, index, seed):
 
 
 def _real_samples() -> list:
-    files = [p for p in sorted(H100.iterdir()) if p.suffix not in (".md", ".cu")
-             and p.name not in ("versions.txt", "ncu_help.txt", "make_samples_log.txt")]
+    files = [
+        p
+        for p in sorted(H100.iterdir())
+        if p.suffix not in (".md", ".cu")
+        and p.name not in ("versions.txt", "ncu_help.txt", "make_samples_log.txt")
+    ]
     if SHARED.is_dir():
-        files += sorted(p for d in (SHARED / "public_samples").iterdir() if d.is_dir()
-                        for p in d.iterdir() if p.suffix != ".md" and "error_only" not in p.name)
+        files += sorted(
+            p
+            for d in (SHARED / "public_samples").iterdir()
+            if d.is_dir()
+            for p in d.iterdir()
+            if p.suffix != ".md" and "error_only" not in p.name
+        )
     return files
 
 
@@ -116,8 +124,9 @@ def test_every_real_sample_accounts_for_every_row(path):
         assert set(table["launch_id"].unique().drop_nulls().to_list()) <= ids
 
 
-@pytest.mark.parametrize("name", ["seed_full_details.csv", "seed_details.txt", "seed_full_raw.csv",
-                                  "seed_summary_per_kernel.csv"])
+@pytest.mark.parametrize(
+    "name", ["seed_full_details.csv", "seed_details.txt", "seed_full_raw.csv", "seed_summary_per_kernel.csv"]
+)
 def test_truncation_at_any_line_never_half_imports_a_launch(tmp_path, name):
     full = warpscope.load(H100 / name)
     complete = dict(full.metrics.group_by("launch_id").len().iter_rows())
@@ -133,15 +142,18 @@ def test_truncation_at_any_line_never_half_imports_a_launch(tmp_path, name):
         assert src["rows_in"] == src["rows_imported"] + src["rows_rejected"]
         counts = dict(part.metrics.group_by("launch_id").len().iter_rows())
         if len(counts) < 2:
-            continue   # a lone launch has no other launch to say what complete is
+            continue  # a lone launch has no other launch to say what complete is
         for launch_id, n in counts.items():
             assert n == complete[launch_id], (cut, launch_id, n, complete[launch_id])
 
 
-@pytest.mark.parametrize("declare, launch", [
-    ("cuda.shared.array(100000000, np.float32)", "k[1, 32](a)"),          # 400 MB static
-    ("cuda.shared.array(0, np.float32)", "k[1, 32, 0, 1 << 20](a)"),      # 1 MiB dynamic
-])
+@pytest.mark.parametrize(
+    "declare, launch",
+    [
+        ("cuda.shared.array(100000000, np.float32)", "k[1, 32](a)"),  # 400 MB static
+        ("cuda.shared.array(0, np.float32)", "k[1, 32, 0, 1 << 20](a)"),  # 1 MiB dynamic
+    ],
+)
 def test_absurd_shared_memory_stops_with_kernel_line_block_thread(tmp_path, declare, launch):
     from tests.conftest import run_cli
 
@@ -166,8 +178,16 @@ def main():
     assert "shared memory per block" in out.stderr and "232,448 B" in out.stderr
 
 
-@pytest.mark.parametrize("name", ["seed_full_details.csv", "seed_full_raw.csv", "seed_two_processes_raw.log",
-                                  "seed_live_stdout.log.gz", "seed_details_all.csv.gz"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "seed_full_details.csv",
+        "seed_full_raw.csv",
+        "seed_two_processes_raw.log",
+        "seed_live_stdout.log.gz",
+        "seed_details_all.csv.gz",
+    ],
+)
 def test_chunked_import_gives_the_same_tables_as_a_whole_read(monkeypatch, name):
     """Large files are read in chunks cut at launch boundaries (importers/ncu/stream.py); tiny
     chunks here make every sample take that path: same launches, rows and accounting."""
@@ -211,9 +231,11 @@ def test_a_damaged_saved_profile_never_takes_the_process_down():
     Run in a child so a regression fails this test instead of killing the suite."""
     import subprocess
 
-    code = ("import sys; sys.path.insert(0, 'tools'); import fuzz_inputs as F; "
-            "base = F.samples()['warpscope-profile'][0][1]; data, _ = F.mutate(base, 3121882); "
-            "print(F.run_one(data, base, '.parquet').kind)")
+    code = (
+        "import sys; sys.path.insert(0, 'tools'); import fuzz_inputs as F; "
+        "base = F.samples()['warpscope-profile'][0][1]; data, _ = F.mutate(base, 3121882); "
+        "print(F.run_one(data, base, '.parquet').kind)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() in ("profile", "input_error")
@@ -238,7 +260,7 @@ def test_direct_read_gives_the_same_tables_as_the_framed_read(monkeypatch):
 
     accepted, declined = [], []
     for path in _real_ncu_samples():
-        head = path.read_bytes()[:1 << 20]
+        head = path.read_bytes()[: 1 << 20]
         fast = direct.import_direct(str(path)) if direct.eligible(str(path), head) else None
         (accepted if fast is not None else declined).append(path.name)
         if fast is None:
@@ -246,11 +268,13 @@ def test_direct_read_gives_the_same_tables_as_the_framed_read(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(direct, "eligible", lambda *_: False)
             framed = import_file(path)
-        fast = import_file(path)              # with the occupancy step, as users get it
+        fast = import_file(path)  # with the occupancy step, as users get it
         for table in ("launches", "metrics", "stalls", "findings", "rejected", "sources", "raw_units"):
             assert_frame_equal(getattr(fast, table), getattr(framed, table)), (path.name, table)
         assert_frame_equal(fast.raw_metrics.collect(), framed.raw_metrics.collect())
-    assert {"seed_full_details.csv", "seed_full_raw.csv", "seed_raw_auto.csv", "seed_raw_base.csv"} <= set(accepted)
+    assert {"seed_full_details.csv", "seed_full_raw.csv", "seed_raw_auto.csv", "seed_raw_base.csv"} <= set(
+        accepted
+    )
     assert {"seed_two_processes_raw.log", "seed_sass_counters_raw.csv"} <= set(declined)  # captures
 
 
@@ -259,40 +283,54 @@ def test_direct_read_declines_a_cut_file(tmp_path, cut):
     from importers.ncu import direct
 
     data = (H100 / "seed_full_details.csv").read_bytes()
-    end = {"mid_field": data.rfind(b'"', 0, len(data) - 2) + 2, "mid_line": len(data) - 40,
-           "no_newline": len(data) - 1}[cut]
+    end = {
+        "mid_field": data.rfind(b'"', 0, len(data) - 2) + 2,
+        "mid_line": len(data) - 40,
+        "no_newline": len(data) - 1,
+    }[cut]
     path = tmp_path / "cut.csv"
     path.write_bytes(data[:end])
-    assert not direct.eligible(str(path), data[:1 << 20])
+    assert not direct.eligible(str(path), data[: 1 << 20])
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(
-    st.from_regex(r"[-+]?\d{1,3}(,\d{3}){0,3}(\.\d{1,3})?", fullmatch=True),
-    st.from_regex(r" ?\d{1,4}(\.\d+)?(e-?\d)? \(\d{1,3}(,\d{3})?; \d+\)", fullmatch=True),
-    st.sampled_from(["n/a", "", "nan", "65,77", "27.595.520", "1,2345", ",123", "inf", " 12 ", "(1)"]),
-    st.text(max_size=8)), max_size=40))
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[-+]?\d{1,3}(,\d{3}){0,3}(\.\d{1,3})?", fullmatch=True),
+            st.from_regex(r" ?\d{1,4}(\.\d+)?(e-?\d)? \(\d{1,3}(,\d{3})?; \d+\)", fullmatch=True),
+            st.sampled_from(
+                ["n/a", "", "nan", "65,77", "27.595.520", "1,2345", ",123", "inf", " 12 ", "(1)"]
+            ),
+            st.text(max_size=8),
+        ),
+        max_size=40,
+    )
+)
 def test_fast_number_parsing_agrees_with_the_full_pattern(cells):
     from importers.ncu.values import parse_number, parse_numbers
 
     text = pl.Series(cells, dtype=pl.String)
     fast = parse_numbers(text)
     full = pl.select(parse_number(pl.lit(text))).to_series()
-    cast = text.cast(pl.Float64, strict=False)   # what the plain cast accepts, it keeps
+    cast = text.cast(pl.Float64, strict=False)  # what the plain cast accepts, it keeps
     expected = cast.fill_nan(None).zip_with(cast.is_not_null(), full)
     assert fast.to_list() == expected.to_list()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(["seed_full_details.csv", "seed_full_raw.csv"]),
-       how=st.sampled_from(["drop", "repeat", "swap", "flip"]), where=st.floats(0.05, 0.95),
-       byte=st.integers(32, 126))
+@given(
+    name=st.sampled_from(["seed_full_details.csv", "seed_full_raw.csv"]),
+    how=st.sampled_from(["drop", "repeat", "swap", "flip"]),
+    where=st.floats(0.05, 0.95),
+    byte=st.integers(32, 126),
+)
 def test_direct_read_agrees_with_framed_read_on_damaged_pages(tmp_path_factory, name, how, where, byte):
     """What the direct read accepts of a damaged page, the framed read imports the same way."""
     from polars.testing import assert_frame_equal
 
-    from importers.ncu import direct
     from importers import import_file
+    from importers.ncu import direct
 
     lines = (H100 / name).read_bytes().splitlines(keepends=True)
     i = 2 + int(where * (len(lines) - 3))
@@ -308,7 +346,9 @@ def test_direct_read_agrees_with_framed_read_on_damaged_pages(tmp_path_factory, 
         lines[i] = bytes(line)
     path = tmp_path_factory.mktemp("damaged") / name
     path.write_bytes(b"".join(lines))
-    fast = direct.import_direct(str(path)) if direct.eligible(str(path), path.read_bytes()[:1 << 20]) else None
+    fast = (
+        direct.import_direct(str(path)) if direct.eligible(str(path), path.read_bytes()[: 1 << 20]) else None
+    )
     if fast is None:
         return
     eligible, direct.eligible = direct.eligible, lambda *_: False

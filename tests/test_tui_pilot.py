@@ -59,7 +59,7 @@ async def test_walk_sort_filter_open_every_tab_glossary_help():
     async with app.run_test(size=(120, 40)) as pilot:
         await _ready(pilot)
         assert isinstance(app.screen, KernelsScreen) and app.workspace.analysed
-        assert len(_names(app)) == 22 and _names(app)[0] == "matmulNaive"   # most time first
+        assert len(_names(app)) == 22 and _names(app)[0] == "matmulNaive"  # most time first
         # sort by duration: cursor to the "Time µs" column, s = ascending after descending
         await pilot.press("right", "right", "s")
         await pilot.pause()
@@ -71,8 +71,13 @@ async def test_walk_sort_filter_open_every_tab_glossary_help():
         # find by name
         await pilot.press("slash", *"reduce", "enter")
         await pilot.pause()
-        assert sorted(_names(app)) == ["reduceInterleaved", "reduceSequential", "reduceShuffle",
-                                       "reduceSingleThread", "reduceStridedIndex"]
+        assert sorted(_names(app)) == [
+            "reduceInterleaved",
+            "reduceSequential",
+            "reduceShuffle",
+            "reduceSingleThread",
+            "reduceStridedIndex",
+        ]
         # filter by expression on top
         await pilot.press("f", *"achieved_occupancy_pct > 90", "enter")
         await pilot.pause()
@@ -125,7 +130,7 @@ async def test_expand_kernel_and_launch_mode():
     app = _app(H100 / "seed_full_raw.csv", H100 / "seed_full_raw.csv")
     async with app.run_test(size=(100, 30)) as pilot:
         await _ready(pilot)
-        names = _names(app)   # the same file twice: each kernel has two launches
+        names = _names(app)  # the same file twice: each kernel has two launches
         assert len(names) == 22 and names[0].startswith("▸ ")
         await pilot.press("space")
         await pilot.pause()
@@ -146,7 +151,10 @@ async def test_compare_two_profiles_with_baseline():
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
         frame = app.screen.frame
-        assert frame.filter(pl.col("new_launch").is_not_null() & pl.col("base_launch").is_not_null()).height == 22
+        assert (
+            frame.filter(pl.col("new_launch").is_not_null() & pl.col("base_launch").is_not_null()).height
+            == 22
+        )
         title = _text(app.screen.query_one("#compare-title", Static))
         assert "base: seed_full_raw.csv" in title and "new: seed_raw_base.csv" in title
         for row in frame.filter(pl.col("verdict") == "slower").iter_rows(named=True):
@@ -154,7 +162,7 @@ async def test_compare_two_profiles_with_baseline():
 
 
 async def test_emulator_timeline_and_warp_breakdown(emulated_seed):
-    path, profile = emulated_seed
+    path, _profile = emulated_seed
     app = WarpscopeApp(Workspace(warpscope.load(path)))
     async with app.run_test(size=(120, 40)) as pilot:
         await _ready(pilot)
@@ -225,7 +233,7 @@ def hostile_export(tmp_path):
 
 async def test_hostile_kernel_name_imports_and_displays_literally(hostile_export):
     profile = warpscope.load(hostile_export)
-    assert HOSTILE in profile.launches["kernel"].to_list()          # stored verbatim
+    assert HOSTILE in profile.launches["kernel"].to_list()  # stored verbatim
     app = WarpscopeApp(Workspace(profile))
     async with app.run_test(size=(160, 50)) as pilot:
         await _ready(pilot)
@@ -250,6 +258,7 @@ async def test_demo_job_shows_progress_and_adds_emulated_launches():
         def both(done, total, what):
             heard.append((done, total, what))
             progress(done, total, what)
+
         return emulate_workload("seed", scale=64, progress=both)
 
     app = WarpscopeApp(Workspace(warpscope.load(H100 / "seed_full_raw.csv")), job=job)
@@ -261,7 +270,9 @@ async def test_demo_job_shows_progress_and_adds_emulated_launches():
         assert [d for d, _, _ in heard] == list(range(1, LAUNCHES + 1))
         assert {t for _, t, _ in heard} == {LAUNCHES}
         names = _names(app)
-        assert any(n.endswith("· seed.py") for n in names) and any(n.endswith("· seed_full_raw.csv") for n in names)
+        assert any(n.endswith("· seed.py") for n in names) and any(
+            n.endswith("· seed_full_raw.csv") for n in names
+        )
         assert not app.screen.query_one("#progress").display
 
 
@@ -272,13 +283,32 @@ def test_help_and_docs_name_every_key():
     from warpscope.tui.widgets.timeline import TimelineView
 
     doc = (ROOT / "docs" / "tui.md").read_text()
-    names = {"slash": "/", "question_mark": "?", "space": "Space", "escape": "Escape", "enter": "Enter",
-             "plus": "+", "minus": "-", "home": "Home", "end": "End"}
+    names = {
+        "slash": "/",
+        "question_mark": "?",
+        "space": "Space",
+        "escape": "Escape",
+        "enter": "Enter",
+        "plus": "+",
+        "minus": "-",
+        "home": "Home",
+        "end": "End",
+    }
     for screen in (KernelsScreen, KernelScreen, TimelineScreen, CompareScreen, TimelineView, WarpscopeApp):
         for binding in screen.BINDINGS:
             for key in binding.key.split(","):
-                if key in ("up", "down", "left", "right", "pageup", "pagedown", "shift+left", "shift+right",
-                           "equals_sign", "ctrl+p"):
+                if key in (
+                    "up",
+                    "down",
+                    "left",
+                    "right",
+                    "pageup",
+                    "pagedown",
+                    "shift+left",
+                    "shift+right",
+                    "equals_sign",
+                    "ctrl+p",
+                ):
                     continue
                 shown = names.get(key, key)
                 if key.isdigit():

@@ -44,6 +44,7 @@ def _then(*keys: str, row_of: str | None = None):
             await pilot.press(key)
             await pilot.pause()
         await settle(pilot)
+
     return run_before
 
 
@@ -65,12 +66,16 @@ def test_kernel_view_overview(snap_compare, size, no_color):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_kernel_view_occupancy(snap_compare, size, no_color):
-    assert snap_compare(_seed_app(), terminal_size=size, run_before=_then("enter", "3", row_of="heavyRegisters"))
+    assert snap_compare(
+        _seed_app(), terminal_size=size, run_before=_then("enter", "3", row_of="heavyRegisters")
+    )
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_kernel_view_stalls(snap_compare, size, no_color):
-    assert snap_compare(_seed_app(), terminal_size=size, run_before=_then("enter", "4", row_of="matmulTiled<32, 1>"))
+    assert snap_compare(
+        _seed_app(), terminal_size=size, run_before=_then("enter", "4", row_of="matmulTiled<32, 1>")
+    )
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -86,4 +91,6 @@ def test_glossary(snap_compare, size, no_color):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_timeline(snap_compare, size, no_color, emulated_seed):
     app = WarpscopeApp(Workspace(warpscope.load(emulated_seed[0])))
-    assert snap_compare(app, terminal_size=size, run_before=_then("t", "down", "right", row_of="reduceInterleaved"))
+    assert snap_compare(
+        app, terminal_size=size, run_before=_then("t", "down", "right", row_of="reduceInterleaved")
+    )

@@ -42,15 +42,16 @@ def test_open_find_kernel_see_limiter_and_quit(tmp_path):
     assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
     assert WARPSCOPE.is_file(), f"the warpscope entry point is not installed beside {sys.executable}"
     session = f"warpscope-{uuid.uuid4().hex[:8]}"
-    command = (f"'{WARPSCOPE}' open '{H100 / 'seed_full_raw.csv'}'; "
-               "echo warpscope exited with $?; sleep 30")
+    command = f"'{WARPSCOPE}' open '{H100 / 'seed_full_raw.csv'}'; echo warpscope exited with $?; sleep 30"
     # in a scratch folder: should a key reach the table ("e" exports), nothing lands in the checkout
-    _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", str(tmp_path), "sh", "-c", command)
+    _tmux(
+        "new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", str(tmp_path), "sh", "-c", command
+    )
     try:
         for name in ("matmulNaive", "withDivergence", "noDivergence", "heavyRegisters", "22 of 22 kernels"):
-            _wait_for(session, name)        # one by one: a capture can catch the screen mid-draw
+            _wait_for(session, name)  # one by one: a capture can catch the screen mid-draw
         _tmux("send-keys", "-t", session, "/")
-        _wait_for(session, "Find kernel:")     # typed before the box is up, keys go to the table
+        _wait_for(session, "Find kernel:")  # typed before the box is up, keys go to the table
         _tmux("send-keys", "-t", session, "-l", "heavyReg")
         _tmux("send-keys", "-t", session, "Enter")
         _wait_for(session, "1 of 22 kernels")

@@ -44,9 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SHARED = ROOT.parent / "shared" / "public_samples"
-BASE_LINES = 160          # a sample is cut to this many lines (one import: milliseconds)
-TIME_BOX_S = 20           # per input, import + reports + diff
-MEMORY_CAP = 2 << 30      # peak resident bytes a worker may reach (checked after each input)
+BASE_LINES = 160  # a sample is cut to this many lines (one import: milliseconds)
+TIME_BOX_S = 20  # per input, import + reports + diff
+MEMORY_CAP = 2 << 30  # peak resident bytes a worker may reach (checked after each input)
 
 
 # -- the samples ------------------------------------------------------------------------
@@ -60,17 +60,21 @@ def samples() -> dict[str, list[tuple[str, bytes]]]:
         files += sorted(p for d in SHARED.iterdir() if d.is_dir() for p in d.iterdir())
     out: dict[str, list[tuple[str, bytes]]] = {}
     for path in files:
-        if path.suffix in (".md", ".cu") or path.name in ("versions.txt", "ncu_help.txt", "make_samples_log.txt"):
+        if path.suffix in (".md", ".cu") or path.name in (
+            "versions.txt",
+            "ncu_help.txt",
+            "make_samples_log.txt",
+        ):
             continue
         try:
             fmt = warpscope.load(path).sources["format"][0]
         except InputError:
-            fmt = "not-a-profile"          # the error-only capture: fuzzing it must stay an error
+            fmt = "not-a-profile"  # the error-only capture: fuzzing it must stay an error
         raw = path.read_bytes()
         if raw[:2] == b"\x1f\x8b":
             raw = gzip.decompress(raw)
         out.setdefault(fmt, []).append((path.name, _cut(raw)))
-    with tempfile.TemporaryDirectory() as tmp:     # a saved profile is an input too
+    with tempfile.TemporaryDirectory() as tmp:  # a saved profile is an input too
         saved = Path(tmp) / "saved.parquet"
         warpscope.load(ROOT / "sample_traces" / "h100" / "seed_sass_counters_raw.csv").save(saved)
         out["warpscope-profile"] = [("seed_sass_counters.parquet", saved.read_bytes())]
@@ -96,11 +100,11 @@ def flip_bytes(data: bytes, rng: random.Random) -> bytes:
 
 def truncate_at_line(data: bytes, rng: random.Random) -> bytes:
     lines = data.splitlines(keepends=True)
-    return b"".join(lines[:rng.randint(0, len(lines))])
+    return b"".join(lines[: rng.randint(0, len(lines))])
 
 
 def truncate_at_byte(data: bytes, rng: random.Random) -> bytes:
-    return data[:rng.randint(0, len(data))]
+    return data[: rng.randint(0, len(data))]
 
 
 def _rows(data: bytes) -> list[list[str]] | None:
@@ -133,7 +137,7 @@ def duplicate_column(data: bytes, rng: random.Random) -> bytes:
     if rows is None:
         return flip_bytes(data, rng)
     col = rng.randrange(max(len(r) for r in rows))
-    return _write([r[:col + 1] + r[col:col + 1] + r[col + 1:] for r in rows])
+    return _write([r[: col + 1] + r[col : col + 1] + r[col + 1 :] for r in rows])
 
 
 def drop_column(data: bytes, rng: random.Random) -> bytes:
@@ -141,12 +145,35 @@ def drop_column(data: bytes, rng: random.Random) -> bytes:
     if rows is None:
         return flip_bytes(data, rng)
     col = rng.randrange(max(len(r) for r in rows))
-    return _write([r[:col] + r[col + 1:] for r in rows])
+    return _write([r[:col] + r[col + 1 :] for r in rows])
 
 
-_UNITS = [b"nsecond", b"usecond", b"msecond", b"second", b"byte", b"Kbyte", b"Mbyte", b"Gbyte", b"%",
-          b"cycle", b"Ghz", b"hz", b"inst", b"sector", b"request", b"warp", b"block", b"register/thread",
-          b"byte/second", b"Tbyte/s", b"furlong", b"", b"%%", b"1/0"]
+_UNITS = [
+    b"nsecond",
+    b"usecond",
+    b"msecond",
+    b"second",
+    b"byte",
+    b"Kbyte",
+    b"Mbyte",
+    b"Gbyte",
+    b"%",
+    b"cycle",
+    b"Ghz",
+    b"hz",
+    b"inst",
+    b"sector",
+    b"request",
+    b"warp",
+    b"block",
+    b"register/thread",
+    b"byte/second",
+    b"Tbyte/s",
+    b"furlong",
+    b"",
+    b"%%",
+    b"1/0",
+]
 
 
 def wrong_units(data: bytes, rng: random.Random) -> bytes:
@@ -177,8 +204,9 @@ def line_endings(data: bytes, rng: random.Random) -> bytes:
 def non_utf8(data: bytes, rng: random.Random) -> bytes:
     buf = bytearray(data)
     for _ in range(rng.randint(1, 6)):
-        buf[rng.randrange(len(buf) + 1):0] = rng.choice([b"\xff", b"\xfe\xff", b"\xc3(", b"\xe9", b"\xed\xa0\x80",
-                                                         b"\xf4\x90\x80\x80"])
+        buf[rng.randrange(len(buf) + 1) : 0] = rng.choice(
+            [b"\xff", b"\xfe\xff", b"\xc3(", b"\xe9", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]
+        )
     return bytes(buf)
 
 
@@ -195,7 +223,7 @@ def bom(data: bytes, rng: random.Random) -> bytes:
 def quote_abuse(data: bytes, rng: random.Random) -> bytes:
     buf = bytearray(data)
     for _ in range(rng.randint(1, 6)):
-        buf[rng.randrange(len(buf) + 1):0] = rng.choice([b'"', b'""', b'"""', b'","', b'\\"', b'"\n"'])
+        buf[rng.randrange(len(buf) + 1) : 0] = rng.choice([b'"', b'""', b'"""', b'","', b'\\"', b'"\n"'])
     return bytes(buf)
 
 
@@ -224,15 +252,44 @@ def absurd_numbers(data: bytes, rng: random.Random) -> bytes:
         return data
     out = bytearray(data)
     for m in sorted(rng.sample(matches, min(len(matches), rng.randint(1, 12))), key=lambda m: -m.start()):
-        out[m.start():m.end()] = rng.choice([b"1e308", b"-1e308", b"inf", b"nan", b"-0", b"1,2,3",
-                                             b"99999999999999999999999", b"0x1F", b"-5", b"1e-320", b"n/a"])
+        out[m.start() : m.end()] = rng.choice(
+            [
+                b"1e308",
+                b"-1e308",
+                b"inf",
+                b"nan",
+                b"-0",
+                b"1,2,3",
+                b"99999999999999999999999",
+                b"0x1F",
+                b"-5",
+                b"1e-320",
+                b"n/a",
+            ]
+        )
     return bytes(out)
 
 
-MUTATIONS: dict[str, Mutation] = {f.__name__: f for f in (
-    flip_bytes, truncate_at_line, truncate_at_byte, shuffle_columns, duplicate_column, drop_column,
-    wrong_units, huge_field, nul_bytes, line_endings, non_utf8, bom, quote_abuse, shuffle_lines,
-    absurd_numbers)}
+MUTATIONS: dict[str, Mutation] = {
+    f.__name__: f
+    for f in (
+        flip_bytes,
+        truncate_at_line,
+        truncate_at_byte,
+        shuffle_columns,
+        duplicate_column,
+        drop_column,
+        wrong_units,
+        huge_field,
+        nul_bytes,
+        line_endings,
+        non_utf8,
+        bom,
+        quote_abuse,
+        shuffle_lines,
+        absurd_numbers,
+    )
+}
 
 
 def mutate(data: bytes, seed: int) -> tuple[bytes, list[str]]:
@@ -247,7 +304,7 @@ def mutate(data: bytes, seed: int) -> tuple[bytes, list[str]]:
 # -- one input ------------------------------------------------------------------------------
 @dataclass
 class Outcome:
-    kind: str           # profile | input_error | bug
+    kind: str  # profile | input_error | bug
     detail: str = ""
 
 
@@ -271,12 +328,14 @@ def run_one(data: bytes, base: bytes | None, suffix: str = ".csv") -> Outcome:
             if "\n" in text or "\r" in text:
                 return Outcome("bug", f"error message of several lines: {text[:300]!r}")
             return Outcome("input_error", text)
-        profile.raw_metrics.collect()       # lazy: read it, as a notebook would
+        profile.raw_metrics.collect()  # lazy: read it, as a notebook would
         analysed = analyze(profile)
         markdown.render(analysed)
         json_report.render(analysed)
         if base is not None:
-            result = diff_mod.diff(_analysed(base, suffix), analysed, [diff_mod.Threshold.parse("duration_ns>+5%")])
+            result = diff_mod.diff(
+                _analysed(base, suffix), analysed, [diff_mod.Threshold.parse("duration_ns>+5%")]
+            )
             diff_report.render_markdown(result)
             diff_report.render_json(result)
     return Outcome("profile", f"{profile.launches.height} launches")
@@ -311,7 +370,7 @@ def _job(args: tuple[str, str, bytes, int]) -> tuple[str, str, int, list[str], O
         outcome = Outcome("bug", "MemoryError (over the worker's memory cap)")
     except TimeoutError as e:
         outcome = Outcome("bug", f"hang: {e}")
-    except BaseException as e:  # noqa: BLE001 - the point: every escape is a finding (Polars panics too)
+    except BaseException as e:
         import traceback
 
         outcome = Outcome("bug", "".join(traceback.format_exception(e))[-2000:])
@@ -356,8 +415,11 @@ def main() -> None:
         for i in range(args.per_format):
             name, base = items[i % len(items)]
             work.append((fmt, name, base, args.seed * 1_000_003 + len(work)))
-    print(f"{len(corpus)} formats, {args.per_format} inputs each ({len(work)} in all), {args.jobs} workers, "
-          f"time box {TIME_BOX_S} s, peak memory cap {MEMORY_CAP >> 30} GiB", flush=True)
+    print(
+        f"{len(corpus)} formats, {args.per_format} inputs each ({len(work)} in all), {args.jobs} workers, "
+        f"time box {TIME_BOX_S} s, peak memory cap {MEMORY_CAP >> 30} GiB",
+        flush=True,
+    )
     tally: dict[str, Counter] = {fmt: Counter() for fmt in corpus}
     bugs = []
     started = time.perf_counter()
@@ -365,20 +427,28 @@ def main() -> None:
     # spawned, not forked: a fork taken while a Polars thread holds a lock deadlocks the child
     with multiprocessing.get_context("spawn").Pool(args.jobs, maxtasksperchild=200) as pool:
         for done, (fmt, name, seed, names, outcome, seconds) in enumerate(
-                pool.imap_unordered(_job, work, chunksize=8), 1):
+            pool.imap_unordered(_job, work, chunksize=8), 1
+        ):
             tally[fmt][outcome.kind] += 1
             slowest = max(slowest, seconds)
-            if outcome.kind == "bug":   # written at once: a long run may be stopped
+            if outcome.kind == "bug":  # written at once: a long run may be stopped
                 bugs.append((fmt, name, seed, names, outcome.detail))
                 _save(args.crashes, corpus, fmt, name, seed, names, outcome.detail)
             if done % 5000 == 0:
-                print(f"  {done}/{len(work)} in {time.perf_counter() - started:.0f} s, {len(bugs)} bugs; "
-                      + ", ".join(f"{f} {sum(c.values())}" for f, c in sorted(tally.items())), flush=True)
+                print(
+                    f"  {done}/{len(work)} in {time.perf_counter() - started:.0f} s, {len(bugs)} bugs; "
+                    + ", ".join(f"{f} {sum(c.values())}" for f, c in sorted(tally.items())),
+                    flush=True,
+                )
     print(f"\n{'format':40} {'inputs':>7} {'profile':>8} {'error':>7} {'bugs':>5}")
     for fmt, counts in sorted(tally.items()):
-        print(f"{fmt:40} {sum(counts.values()):7} {counts['profile']:8} {counts['input_error']:7} {counts['bug']:5}")
-    print(f"\n{len(work)} inputs in {time.perf_counter() - started:.0f} s; slowest input {slowest:.1f} s; "
-          f"{len(bugs)} bugs")
+        print(
+            f"{fmt:40} {sum(counts.values()):7} {counts['profile']:8} {counts['input_error']:7} {counts['bug']:5}"
+        )
+    print(
+        f"\n{len(work)} inputs in {time.perf_counter() - started:.0f} s; slowest input {slowest:.1f} s; "
+        f"{len(bugs)} bugs"
+    )
     if bugs:
         seen = Counter(_kind_of(d) for *_, d in bugs)
         for line, count in seen.most_common(20):

@@ -1,6 +1,6 @@
 """Write the README's screenshots (SVG, by Textual's own screenshot) from the real H100 export.
 
-    python tools/tui_screenshots.py      # -> docs/images/kernel-table.svg, kernel-view.svg
+python tools/tui_screenshots.py      # -> docs/images/kernel-table.svg, kernel-view.svg
 """
 
 from __future__ import annotations

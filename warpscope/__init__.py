@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from warpscope.model.profile import Profile
 
 
-def load(path_or_paths: str | os.PathLike[str] | list[str] | list[os.PathLike[str]]) -> "Profile":
+def load(path_or_paths: str | os.PathLike[str] | list[str] | list[os.PathLike[str]]) -> Profile:
     """Import one or several exports (or saved profiles) into one Profile."""
     from importers import import_files
 

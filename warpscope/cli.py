@@ -69,8 +69,9 @@ class _ImportProgress:
 @app.command("import")
 def import_cmd(
     files: Annotated[list[Path], typer.Argument(help="Exports to read (any supported format).")],
-    output: Annotated[Path, typer.Option("-o", "--output",
-                                         help="Profile to write: .parquet, or .arrow/.ipc for Arrow IPC.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Profile to write: .parquet, or .arrow/.ipc for Arrow IPC.")
+    ],
 ) -> None:
     """Import exports into one saved Profile (Parquet or Arrow IPC)."""
     if output.suffix.lower() not in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
@@ -80,8 +81,10 @@ def import_cmd(
     from warpscope.report.escape import visible
 
     for src in profile.sources.iter_rows(named=True):
-        sys.stderr.write(f"{visible(src['path'])}: {src['format']}, {src['launches']} launches, "
-                         f"{src['rows_imported']} rows imported, {src['rows_rejected']} rejected\n")
+        sys.stderr.write(
+            f"{visible(src['path'])}: {src['format']}, {src['launches']} launches, "
+            f"{src['rows_imported']} rows imported, {src['rows_rejected']} rejected\n"
+        )
         for note in src["notes"] or ():
             sys.stderr.write(f"  {visible(note)}\n")
 
@@ -89,8 +92,12 @@ def import_cmd(
 @app.command()
 def report(
     files: Annotated[list[Path], typer.Argument(help="Exports or saved profiles to report on.")],
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="md (default) or json.")] = ReportFormat.md,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="md (default) or json.")
+    ] = ReportFormat.md,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+    ] = None,
 ) -> None:
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
     from warpscope.analysis import analyze
@@ -113,27 +120,61 @@ class EmulateFormat(str, Enum):
 
 @app.command()
 def emulate(
-    file: Annotated[Path | None, typer.Argument(
-        help="Python file with @cuda.jit kernels and a main() that launches them.")] = None,
-    workload: Annotated[str | None, typer.Option(
-        "--workload", help="Run a bundled workload instead of FILE: 'seed' (the seed kernels).")] = None,
-    arch: Annotated[str, typer.Option("--arch", help="Architecture for occupancy, e.g. sm_80, sm_90.")] = "sm_90",
-    registers: Annotated[int, typer.Option(
-        "--registers", help="Registers per thread for occupancy, where a kernel does not set max_registers.")] = 32,
-    budget: Annotated[int, typer.Option(
-        "--budget", help="Warp instructions a launch may execute before it is stopped as a runaway loop.")
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="Python file with @cuda.jit kernels and a main() that launches them."),
+    ] = None,
+    workload: Annotated[
+        str | None,
+        typer.Option("--workload", help="Run a bundled workload instead of FILE: 'seed' (the seed kernels)."),
+    ] = None,
+    arch: Annotated[
+        str, typer.Option("--arch", help="Architecture for occupancy, e.g. sm_80, sm_90.")
+    ] = "sm_90",
+    registers: Annotated[
+        int,
+        typer.Option(
+            "--registers",
+            help="Registers per thread for occupancy, where a kernel does not set max_registers.",
+        ),
+    ] = 32,
+    budget: Annotated[
+        int,
+        typer.Option(
+            "--budget", help="Warp instructions a launch may execute before it is stopped as a runaway loop."
+        ),
     ] = 2_000_000_000,
-    scale: Annotated[int, typer.Option(
-        "--scale", help="With --workload seed: shrink the 1M-element launches this many times.")] = 1,
-    fmt: Annotated[EmulateFormat, typer.Option("--format", "-f", help="md (default) or json.")] = EmulateFormat.md,
-    output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="A .parquet/.arrow file saves the profile; any other name gets the report.")] = None,
-    policy: Annotated[str, typer.Option(
-        "--policy", help="Warp scheduler of the timing model: gty (greedy then youngest), gto, lrr.")] = "gty",
-    timing: Annotated[bool, typer.Option(
-        "--timing/--no-timing", help="Run the warp-scheduler timing model (durations, stalls, timeline).")] = True,
-    trace: Annotated[Path | None, typer.Option(
-        "--trace", help="Also write the warp timeline as Chrome/Perfetto trace JSON to this file.")] = None,
+    scale: Annotated[
+        int,
+        typer.Option("--scale", help="With --workload seed: shrink the 1M-element launches this many times."),
+    ] = 1,
+    fmt: Annotated[
+        EmulateFormat, typer.Option("--format", "-f", help="md (default) or json.")
+    ] = EmulateFormat.md,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="A .parquet/.arrow file saves the profile; any other name gets the report."
+        ),
+    ] = None,
+    policy: Annotated[
+        str,
+        typer.Option(
+            "--policy", help="Warp scheduler of the timing model: gty (greedy then youngest), gto, lrr."
+        ),
+    ] = "gty",
+    timing: Annotated[
+        bool,
+        typer.Option(
+            "--timing/--no-timing", help="Run the warp-scheduler timing model (durations, stalls, timeline)."
+        ),
+    ] = True,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            "--trace", help="Also write the warp timeline as Chrome/Perfetto trace JSON to this file."
+        ),
+    ] = None,
 ) -> None:
     """Run kernels on the SIMT emulator and report them like a profile (counters are source-level;
     durations and stalls come from the timing model)."""
@@ -159,8 +200,11 @@ def emulate(
         _fail("--trace needs the timing model (drop --no-timing)")
     settings = Settings(arch=arch, registers=registers, budget=budget, timing=timing, policy=policy)
     try:
-        profile = emulate_file(file, settings, _progress_line) if file is not None else \
-            emulate_workload(workload or "", settings, scale, _progress_line)
+        profile = (
+            emulate_file(file, settings, _progress_line)
+            if file is not None
+            else emulate_workload(workload or "", settings, scale, _progress_line)
+        )
     except EmulatorError as e:
         _fail(visible(str(e)))
     from warpscope.analysis import analyze
@@ -210,9 +254,12 @@ def _open_files(files: list[Path]):
 
 @app.command("open")
 def open_cmd(
-    files: Annotated[list[Path], typer.Argument(help="Exports or saved profiles (several merge into one view).")],
-    baseline: Annotated[Path | None, typer.Option(
-        "--baseline", help="A profile to compare with (press c in the app).")] = None,
+    files: Annotated[
+        list[Path], typer.Argument(help="Exports or saved profiles (several merge into one view).")
+    ],
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", help="A profile to compare with (press c in the app).")
+    ] = None,
 ) -> None:
     """Explore profiles in the terminal UI: kernel table, kernel views, compare, timeline, glossary."""
     from warpscope.explore.workspace import Workspace
@@ -226,10 +273,18 @@ def open_cmd(
 
 @app.command()
 def demo(
-    scale: Annotated[int, typer.Option(
-        "--scale", help="Shrink the 1M-element seed launches this many times (1: the H100's sizes).")] = 1,
-    timing: Annotated[bool, typer.Option(
-        "--timing/--no-timing", help="Run the warp-scheduler timing model (durations, stalls, timeline).")] = True,
+    scale: Annotated[
+        int,
+        typer.Option(
+            "--scale", help="Shrink the 1M-element seed launches this many times (1: the H100's sizes)."
+        ),
+    ] = 1,
+    timing: Annotated[
+        bool,
+        typer.Option(
+            "--timing/--no-timing", help="Run the warp-scheduler timing model (durations, stalls, timeline)."
+        ),
+    ] = True,
 ) -> None:
     """Open the bundled H100 export of the seed kernels, and emulate the same kernels beside it."""
     from warpscope.emulator.kernel import Settings
@@ -247,19 +302,29 @@ def demo(
     settings = Settings(timing=timing)
     from warpscope.tui import WarpscopeApp
 
-    WarpscopeApp(Workspace(profile),
-                 job=lambda progress: emulate_workload("seed", settings, scale, progress)).run()
+    WarpscopeApp(
+        Workspace(profile), job=lambda progress: emulate_workload("seed", settings, scale, progress)
+    ).run()
 
 
 @app.command("diff")
 def diff_cmd(
     base: Annotated[Path, typer.Argument(help="The baseline export or saved profile.")],
     new: Annotated[Path, typer.Argument(help="The export or saved profile to compare with it.")],
-    fail_on: Annotated[list[str] | None, typer.Option(
-        "--fail-on", help="Exit 1 when a matched launch crosses it: METRIC OP [+-]NUMBER[%], "
-                          "e.g. 'duration_ns>+5%' (relative) or 'achieved_occupancy_pct<-10' (points).")] = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="md (default) or json.")] = ReportFormat.md,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    fail_on: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when a matched launch crosses it: METRIC OP [+-]NUMBER[%], "
+            "e.g. 'duration_ns>+5%' (relative) or 'achieved_occupancy_pct<-10' (points).",
+        ),
+    ] = None,
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="md (default) or json.")
+    ] = ReportFormat.md,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+    ] = None,
 ) -> None:
     """Compare two profiles launch by launch; exit 1 when a --fail-on threshold is crossed."""
     from warpscope.analysis import analyze
@@ -281,8 +346,13 @@ def diff_cmd(
     result = diff(sides[0], sides[1], thresholds, (values[0], values[1]))
     _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result), output)
     for c in result.crossings:
-        sys.stderr.write(visible(f"warpscope: {c['kernel']} (launch {c['base_launch']} -> {c['new_launch']}) "
-                                 f"crossed {c['threshold']}") + "\n")
+        sys.stderr.write(
+            visible(
+                f"warpscope: {c['kernel']} (launch {c['base_launch']} -> {c['new_launch']}) "
+                f"crossed {c['threshold']}"
+            )
+            + "\n"
+        )
     if result.regression:
         raise typer.Exit(1)
 
@@ -298,20 +368,27 @@ def _write(text: str, output: Path | None) -> None:
 
 @app.command()
 def metrics(
-    fmt: Annotated[MetricsFormat, typer.Option("--format", "-f", help="text (default) or json.")]
-    = MetricsFormat.text,
+    fmt: Annotated[
+        MetricsFormat, typer.Option("--format", "-f", help="text (default) or json.")
+    ] = MetricsFormat.text,
 ) -> None:
     """The canonical metric catalog: id, unit, definition, formula, ncu and nvprof names."""
     from warpscope.model.catalog import CATALOG
 
     if fmt is MetricsFormat.json:
-        rows = [{
-            "id": m.id, "unit": m.unit, "definition": m.definition, "formula": m.formula,
-            "ncu": [a.name for a in m.ncu],
-            "ncu_labels": [{"section": a.section, "label": a.name} for a in m.labels],
-            "nvprof": [a.name for a in m.nvprof],
-            "derived_from": list(m.derived_from),
-        } for m in CATALOG]
+        rows = [
+            {
+                "id": m.id,
+                "unit": m.unit,
+                "definition": m.definition,
+                "formula": m.formula,
+                "ncu": [a.name for a in m.ncu],
+                "ncu_labels": [{"section": a.section, "label": a.name} for a in m.labels],
+                "nvprof": [a.name for a in m.nvprof],
+                "derived_from": list(m.derived_from),
+            }
+            for m in CATALOG
+        ]
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
     for m in CATALOG:
@@ -336,16 +413,29 @@ def occupancy(
     arch: Annotated[str | None, typer.Option("--arch", "-a", help="sm_50 ... sm_121 (or 9.0, 90).")] = None,
     block_size: Annotated[int | None, typer.Option("--block-size", "-b", help="Threads per block.")] = None,
     registers: Annotated[int | None, typer.Option("--registers", "-r", help="Registers per thread.")] = None,
-    static_smem: Annotated[int, typer.Option("--static-smem", help="Static shared memory per block (B).")] = 0,
-    dynamic_smem: Annotated[int, typer.Option("--dynamic-smem", help="Dynamic shared memory per block (B).")] = 0,
-    carveout: Annotated[int | None, typer.Option(
-        "--carveout", help="Preferred shared-memory carveout, % of L1 (default: the driver's).")] = None,
+    static_smem: Annotated[
+        int, typer.Option("--static-smem", help="Static shared memory per block (B).")
+    ] = 0,
+    dynamic_smem: Annotated[
+        int, typer.Option("--dynamic-smem", help="Dynamic shared memory per block (B).")
+    ] = 0,
+    carveout: Annotated[
+        int | None,
+        typer.Option("--carveout", help="Preferred shared-memory carveout, % of L1 (default: the driver's)."),
+    ] = None,
     barriers: Annotated[int, typer.Option("--barriers", help="Named barriers per block (sm_90+).")] = 1,
-    sweeps: Annotated[list[Sweep] | None, typer.Option(
-        "--sweep", help="Also show occupancy over block-size, registers, shared-mem or all.")] = None,
-    batch: Annotated[Path | None, typer.Option(
-        "--batch", help="CSV with arch,block_size,registers_per_thread[,static_smem,dynamic_smem,"
-                        "carveout,barriers]: one result per row.")] = None,
+    sweeps: Annotated[
+        list[Sweep] | None,
+        typer.Option("--sweep", help="Also show occupancy over block-size, registers, shared-mem or all."),
+    ] = None,
+    batch: Annotated[
+        Path | None,
+        typer.Option(
+            "--batch",
+            help="CSV with arch,block_size,registers_per_thread[,static_smem,dynamic_smem,"
+            "carveout,barriers]: one result per row.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON (one object per line with --batch).")] = False,
 ) -> None:
     """Theoretical occupancy as CUDA computes it: block limits, the limiter, what would help."""
@@ -364,8 +454,9 @@ def occupancy(
         occ = evaluate(arch, block_size, registers, static_smem, dynamic_smem, carveout, barriers)
     except (OccupancyError, UnknownArch) as e:
         _fail(visible(str(e)))
-    chosen = SWEEPS if sweeps and Sweep.all in sweeps else tuple(
-        s.value.replace("-", "_") for s in sweeps or ())
+    chosen = (
+        SWEEPS if sweeps and Sweep.all in sweeps else tuple(s.value.replace("-", "_") for s in sweeps or ())
+    )
     if as_json:
         from warpscope.occupancy.advice import what_would_help
         from warpscope.occupancy.sweeps import sweep
@@ -392,8 +483,17 @@ def _occupancy_batch(path: Path, as_json: bool) -> None:
     if as_json:
         sys.stdout.writelines(line + "\n" for line in json_lines(frame))
         return
-    cols = ("line", "arch", "block_size", "registers_per_thread", "active_blocks_per_sm",
-            "active_warps_per_sm", "occupancy_pct", "limiter", "error")
+    cols = (
+        "line",
+        "arch",
+        "block_size",
+        "registers_per_thread",
+        "active_blocks_per_sm",
+        "active_warps_per_sm",
+        "occupancy_pct",
+        "limiter",
+        "error",
+    )
     sys.stdout.write(",".join(cols) + "\n")
     for rec in records(frame):
         sys.stdout.write(",".join(_csv_cell(rec.get(c)) for c in cols) + "\n")
@@ -413,6 +513,6 @@ def main() -> None:
         sys.stderr.write("warpscope: interrupted\n")
         sys.exit(130)
     except SystemExit as e:
-        if e.code == 130:   # typer turns Ctrl-C inside a command into a silent exit 130
+        if e.code == 130:  # typer turns Ctrl-C inside a command into a silent exit 130
             sys.stderr.write("\nwarpscope: interrupted\n")
         raise

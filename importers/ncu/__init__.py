@@ -9,7 +9,13 @@ import polars as pl
 
 from importers.ncu import framing, text_page
 from importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, CsvBlock
-from importers.ncu.long_page import CATEGORICAL_COLUMNS, IDENTITY_REQUIRED, PageResult, import_long, required_columns
+from importers.ncu.long_page import (
+    CATEGORICAL_COLUMNS,
+    IDENTITY_REQUIRED,
+    PageResult,
+    import_long,
+    required_columns,
+)
 from importers.ncu.raw_page import import_raw
 from warpscope.errors import InputError
 from warpscope.model import schema
@@ -29,18 +35,22 @@ def import_csv(path: str, data: bytes) -> Profile:
     offset = 0
     for block in frames.blocks:
         if block.truncated_last:
-            raise InputError(path, "the file ends inside a row (truncated copy?); expected complete "
-                                   "quoted Nsight Compute rows", line=block.truncated_line)
+            raise InputError(
+                path,
+                "the file ends inside a row (truncated copy?); expected complete quoted Nsight Compute rows",
+                line=block.truncated_line,
+            )
         frame = _read_block(path, block)
-        fmt, result = _import_block(path, block, frame, bool(summary), offset)
+        fmt, result = import_block(path, block, frame, bool(summary), offset)
         results.append((result, block, fmt))
         if result.launches.height:
             offset = int(result.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
-    return _profile(path, results, frames)
+    return assemble_profile(path, results, frames)
 
 
-def _import_block(path: str, block: CsvBlock, frame: pl.DataFrame, summary: bool,
-                  offset: int) -> tuple[str, PageResult]:
+def import_block(
+    path: str, block: CsvBlock, frame: pl.DataFrame, summary: bool, offset: int
+) -> tuple[str, PageResult]:
     cols = set(frame.columns)
     if summary:
         _require(path, block, cols, required_columns(summary=True))
@@ -55,8 +65,11 @@ def _import_block(path: str, block: CsvBlock, frame: pl.DataFrame, summary: bool
 def _require(path: str, block: CsvBlock, have: set[str], need: list[str]) -> None:
     missing = [c for c in need if c not in have]
     if missing:
-        raise InputError(path, "Nsight Compute header lacks column(s) "
-                               + ", ".join(f'"{c}"' for c in missing), line=block.header_line)
+        raise InputError(
+            path,
+            "Nsight Compute header lacks column(s) " + ", ".join(f'"{c}"' for c in missing),
+            line=block.header_line,
+        )
 
 
 #: more columns than any Nsight Compute page has (--page raw --metrics regex:.* on a 2025 GPU:
@@ -67,11 +80,21 @@ MAX_COLUMNS = 65_536
 def _read_block(path: str, block: CsvBlock) -> pl.DataFrame:
     header = block.body.split(b"\n", 1)[0]
     if header.count(b",") >= MAX_COLUMNS:
-        raise InputError(path, f"header of {header.count(b',') + 1:,} columns; an Nsight Compute page has "
-                               f"at most a few thousand", line=block.header_line)
+        raise InputError(
+            path,
+            f"header of {header.count(b',') + 1:,} columns; an Nsight Compute page has "
+            f"at most a few thousand",
+            line=block.header_line,
+        )
     try:
-        frame = pl.read_csv(block.body, has_header=True, infer_schema=False, schema_overrides=CATEGORICAL_COLUMNS,
-                            truncate_ragged_lines=True, raise_if_empty=False)
+        frame = pl.read_csv(
+            block.body,
+            has_header=True,
+            infer_schema=False,
+            schema_overrides=CATEGORICAL_COLUMNS,
+            truncate_ragged_lines=True,
+            raise_if_empty=False,
+        )
     except pl.exceptions.PolarsError as e:
         raise _locate_csv_error(path, block, e) from None
     return frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
@@ -84,13 +107,17 @@ def _locate_csv_error(path: str, block: CsvBlock, error: Exception) -> InputErro
     except UnicodeDecodeError as e:
         line_in_block = block.body.count(b"\n", 0, e.start)
         line = block.header_line if line_in_block == 0 else block.line_of_row(line_in_block - 1)
-        return InputError(path, f"not UTF-8 text (byte 0x{block.body[e.start]:02x}); "
-                                "expected a UTF-8 Nsight Compute export", line=line)
+        return InputError(
+            path,
+            f"not UTF-8 text (byte 0x{block.body[e.start]:02x}); expected a UTF-8 Nsight Compute export",
+            line=line,
+        )
     try:
         header = next(csv.reader(io.StringIO(text.split("\n", 1)[0], newline="")), [])
     except csv.Error as e:
-        return InputError(path, f"malformed CSV header ({e}); expected quoted Nsight Compute fields",
-                          line=block.header_line)
+        return InputError(
+            path, f"malformed CSV header ({e}); expected quoted Nsight Compute fields", line=block.header_line
+        )
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
         return InputError(path, f'Nsight Compute header repeats column "{dup}"', line=block.header_line)
@@ -105,7 +132,9 @@ def _locate_csv_error(path: str, block: CsvBlock, error: Exception) -> InputErro
     return InputError(path, f"unreadable CSV table ({str(error).splitlines()[0]})", line=block.header_line)
 
 
-def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames: framing.Framing) -> Profile:
+def assemble_profile(
+    path: str, results: list[tuple[PageResult, CsvBlock, str]], frames: framing.Framing
+) -> Profile:
     launches, metrics, stalls, findings, rejected = [], [], [], [], []
     raw_metrics, raw_units = [], []
     rows_in = rows_rejected = 0
@@ -127,23 +156,45 @@ def _profile(path: str, results: list[tuple[PageResult, CsvBlock, str]], frames:
             raw_units.append(result.raw_units.with_columns(pl.lit(path).alias("source_file")))
     launches_df = pl.concat(launches, how="vertical").with_columns(pl.lit(path).alias("source_file"))
     fmt = formats[0] if len(set(formats)) == 1 else "+".join(sorted(set(formats)))
-    sources = pl.DataFrame([{
-        "path": path, "format": fmt, "launches": launches_df.height, "rows_in": rows_in,
-        "rows_imported": rows_in - rows_rejected, "rows_rejected": rows_rejected,
-        "lines_set_aside": set_aside, "messages": frames.messages, "notes": [],
-    }], schema=schema.SOURCES)
-    rejected_df = pl.DataFrame({"path": [path] * len(rejected), "line": [l for l, _ in rejected],
-                                "reason": [w for _, w in rejected]}, schema=schema.REJECTED)
+    sources = pl.DataFrame(
+        [
+            {
+                "path": path,
+                "format": fmt,
+                "launches": launches_df.height,
+                "rows_in": rows_in,
+                "rows_imported": rows_in - rows_rejected,
+                "rows_rejected": rows_rejected,
+                "lines_set_aside": set_aside,
+                "messages": frames.messages,
+                "notes": [],
+            }
+        ],
+        schema=schema.SOURCES,
+    )
+    rejected_df = pl.DataFrame(
+        {
+            "path": [path] * len(rejected),
+            "line": [l for l, _ in rejected],
+            "reason": [w for _, w in rejected],
+        },
+        schema=schema.REJECTED,
+    )
     return Profile(
         launches=schema.conform("launches", launches_df),
         metrics=pl.concat(metrics, how="vertical"),
         stalls=pl.concat(stalls, how="vertical"),
         findings=pl.concat(findings, how="vertical"),
-        sources=sources, rejected=rejected_df,
-        raw_metrics=(pl.concat(raw_metrics, how="diagonal") if raw_metrics
-                     else schema.empty("raw_metrics")).lazy(),
-        raw_units=(schema.conform("raw_units", pl.concat(raw_units).unique(maintain_order=True)) if raw_units
-                   else schema.empty("raw_units")),
+        sources=sources,
+        rejected=rejected_df,
+        raw_metrics=(
+            pl.concat(raw_metrics, how="diagonal") if raw_metrics else schema.empty("raw_metrics")
+        ).lazy(),
+        raw_units=(
+            schema.conform("raw_units", pl.concat(raw_units).unique(maintain_order=True))
+            if raw_units
+            else schema.empty("raw_units")
+        ),
     )
 
 
@@ -151,8 +202,13 @@ def import_text(path: str, text: str) -> Profile:
     """The plain-text details output (no ``--csv``)."""
     result, messages, other, lines = text_page.import_text(text)
     if result.rows_in == 0:
-        raise InputError(path, "no launch found in the Nsight Compute text output (expected a "
-                               '"  kernel (grid)x(block), Context N, Stream N" line)', line=1)
+        raise InputError(
+            path,
+            "no launch found in the Nsight Compute text output (expected a "
+            '"  kernel (grid)x(block), Context N, Stream N" line)',
+            line=1,
+        )
     block = CsvBlock(b"", 0, lines)
-    return _profile(path, [(result, block, "ncu-text")],
-                    framing.Framing(messages=messages, other_lines=other))
+    return assemble_profile(
+        path, [(result, block, "ncu-text")], framing.Framing(messages=messages, other_lines=other)
+    )

@@ -26,13 +26,23 @@ def keyed(cells: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
     Key columns read as Categorical are matched by their codes (one code per text), which
     is twice as fast on a million rows as matching the texts."""
-    codes = cells.select(pl.col(c).to_physical() if cells.schema[c] == pl.Categorical else pl.col(c).cast(pl.String)
-                         for c in KEY_COLUMNS)
+    codes = cells.select(
+        pl.col(c).to_physical() if cells.schema[c] == pl.Categorical else pl.col(c).cast(pl.String)
+        for c in KEY_COLUMNS
+    )
     firsts = codes.with_row_index("_first").unique(subset=KEY_COLUMNS, keep="first", maintain_order=True)
-    keys = (cells.select(KEY_COLUMNS)[firsts["_first"]].select(pl.col(c).cast(pl.String) for c in KEY_COLUMNS)
-            .with_row_index("key"))
-    key = codes.join(firsts.drop("_first").with_row_index("key"), on=KEY_COLUMNS, how="left", nulls_equal=True,
-                     maintain_order="left")["key"]
+    keys = (
+        cells.select(KEY_COLUMNS)[firsts["_first"]]
+        .select(pl.col(c).cast(pl.String) for c in KEY_COLUMNS)
+        .with_row_index("key")
+    )
+    key = codes.join(
+        firsts.drop("_first").with_row_index("key"),
+        on=KEY_COLUMNS,
+        how="left",
+        nulls_equal=True,
+        maintain_order="left",
+    )["key"]
     return cells.select("launch_id", "text", "stat").insert_column(1, key), keys
 
 
@@ -42,21 +52,40 @@ def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
     by_label, by_name = mapping.by_label(), mapping.by_name()
     for k in keys.iter_rows(named=True):
         factor, base = to_base(k["unit"] or "")
-        metric, alias_factor, prio = (by_label.get((k["section"], k["name"])) or by_name.get(k["name"])
-                                      or (None, 1.0, None))
+        metric, alias_factor, prio = (
+            by_label.get((k["section"], k["name"])) or by_name.get(k["name"]) or (None, 1.0, None)
+        )
         reason = None
         if m := mapping.STALL_RAW.match(k["name"] or ""):
             reason = m.group(1)
         elif k["section"] == mapping.STALL_SECTION and k["item"] == mapping.STALL_TABLE:
             reason = mapping.stall_reason_from_label(k["name"])
-        out.append({"key": k["key"], "metric": metric, "scale": factor * alias_factor,
-                    "base_unit": base if base else (k["unit"] or ""), "prio": prio, "stall": reason})
-    return pl.DataFrame(out, schema={"key": pl.UInt32, "metric": pl.String, "scale": pl.Float64,
-                                     "base_unit": pl.String, "prio": pl.Int64, "stall": pl.String})
+        out.append(
+            {
+                "key": k["key"],
+                "metric": metric,
+                "scale": factor * alias_factor,
+                "base_unit": base if base else (k["unit"] or ""),
+                "prio": prio,
+                "stall": reason,
+            }
+        )
+    return pl.DataFrame(
+        out,
+        schema={
+            "key": pl.UInt32,
+            "metric": pl.String,
+            "scale": pl.Float64,
+            "base_unit": pl.String,
+            "prio": pl.Int64,
+            "stall": pl.String,
+        },
+    )
 
 
-def assemble(rows: pl.DataFrame, keys: pl.DataFrame, launches: pl.DataFrame, *,
-             key_once_per_launch: bool = False) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def assemble(
+    rows: pl.DataFrame, keys: pl.DataFrame, launches: pl.DataFrame, *, key_once_per_launch: bool = False
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """launches (the columns the file gives only as metrics filled in), metrics and stalls
     tables from keyed rows. ``key_once_per_launch``: no key has two rows in one launch."""
     desc = describe_keys(keys).sort("key")
@@ -66,38 +95,49 @@ def assemble(rows: pl.DataFrame, keys: pl.DataFrame, launches: pl.DataFrame, *,
     scale = desc["scale"].gather(key)
     value = parsed * scale
     metric = desc["metric"].cast(pl.Categorical).gather(key)
-    metrics = pl.DataFrame({
-        "launch_id": rows["launch_id"],
-        "metric": _dedupe(rows["launch_id"], metric, desc, key, rows["stat"], key_once_per_launch),
-        "stat": rows["stat"].cast(pl.Categorical),
-        "value": value,
-        "name": keys["name"].cast(pl.Categorical).gather(key),
-        "section": keys["section"].cast(pl.Categorical).gather(key),
-        "item": keys["item"].cast(pl.Categorical).gather(key),
-        "unit": keys["unit"].fill_null("").cast(pl.Categorical).gather(key),
-        "base_unit": desc["base_unit"].cast(pl.Categorical).gather(key),
-        "text": rows["text"],
-    })
+    metrics = pl.DataFrame(
+        {
+            "launch_id": rows["launch_id"],
+            "metric": _dedupe(rows["launch_id"], metric, desc, key, rows["stat"], key_once_per_launch),
+            "stat": rows["stat"].cast(pl.Categorical),
+            "value": value,
+            "name": keys["name"].cast(pl.Categorical).gather(key),
+            "section": keys["section"].cast(pl.Categorical).gather(key),
+            "item": keys["item"].cast(pl.Categorical).gather(key),
+            "unit": keys["unit"].fill_null("").cast(pl.Categorical).gather(key),
+            "base_unit": desc["base_unit"].cast(pl.Categorical).gather(key),
+            "text": rows["text"],
+        }
+    )
     metrics = schema.conform("metrics", metrics)
     wide = _canonical(metrics)
     metrics = pl.concat([metrics, _derived(wide)], how="vertical")
     stall = desc["stall"].gather(key)
     single = rows["stat"].is_null() | (rows["stat"] == "avg")
-    stalls = pl.DataFrame({"launch_id": rows["launch_id"], "reason": stall, "cycles_per_issue": parsed,
-                           "_single": single}).filter(pl.col("reason").is_not_null() & pl.col("_single"))
+    stalls = pl.DataFrame(
+        {"launch_id": rows["launch_id"], "reason": stall, "cycles_per_issue": parsed, "_single": single}
+    ).filter(pl.col("reason").is_not_null() & pl.col("_single"))
     stalls = stalls.unique(["launch_id", "reason"], keep="first", maintain_order=True).with_columns(
-        (pl.col("cycles_per_issue") / pl.col("cycles_per_issue").sum().over("launch_id") * 100)
-        .alias("share_pct"))
+        (pl.col("cycles_per_issue") / pl.col("cycles_per_issue").sum().over("launch_id") * 100).alias(
+            "share_pct"
+        )
+    )
     return _enrich_launches(launches, wide), metrics, schema.conform("stalls", stalls)
 
 
-def _dedupe(launch_id: pl.Series, metric: pl.Series, desc: pl.DataFrame, key: pl.Series,
-            stat: pl.Series, key_once_per_launch: bool) -> pl.Series:
+def _dedupe(
+    launch_id: pl.Series,
+    metric: pl.Series,
+    desc: pl.DataFrame,
+    key: pl.Series,
+    stat: pl.Series,
+    key_once_per_launch: bool,
+) -> pl.Series:
     """Keep one canonical row per (launch, metric, stat): the first alias in catalog order.
 
     ``key_once_per_launch`` (the raw page: one column per key): only metrics that two keys
     map to can repeat, so only their rows are looked at."""
-    if not key_once_per_launch:     # it is, unless a row repeats (damage, body tables)
+    if not key_once_per_launch:  # it is, unless a row repeats (damage, body tables)
         key_once_per_launch = _distinct_cells(launch_id, key, stat)
     if key_once_per_launch:
         aliased = desc.filter(pl.col("metric").is_not_null() & (pl.len().over("metric") > 1))
@@ -106,10 +146,18 @@ def _dedupe(launch_id: pl.Series, metric: pl.Series, desc: pl.DataFrame, key: pl
         idx = metric.is_not_null().arg_true()
     if idx.is_empty():
         return metric
-    mapped = pl.DataFrame({"i": idx, "launch_id": launch_id.gather(idx), "metric": metric.gather(idx),
-                           "stat": stat.gather(idx), "prio": desc["prio"].gather(key.gather(idx))})
-    losers = (mapped.sort(["prio", "i"])
-              .filter(~pl.struct("launch_id", "metric", "stat").is_first_distinct())["i"])
+    mapped = pl.DataFrame(
+        {
+            "i": idx,
+            "launch_id": launch_id.gather(idx),
+            "metric": metric.gather(idx),
+            "stat": stat.gather(idx),
+            "prio": desc["prio"].gather(key.gather(idx)),
+        }
+    )
+    losers = mapped.sort(["prio", "i"]).filter(~pl.struct("launch_id", "metric", "stat").is_first_distinct())[
+        "i"
+    ]
     if losers.is_empty():
         return metric
     return metric.scatter(losers, None)
@@ -122,21 +170,24 @@ def _distinct_cells(launch_id: pl.Series, key: pl.Series, stat: pl.Series) -> bo
     if launch_id.min() < 0 or launch_id.max() >= 1 << 29 or key.max() >= 1 << 32:  # type: ignore[operator]
         return not pl.DataFrame({"l": launch_id, "k": key, "s": stat}).is_duplicated().any()
     packed = launch_id.cast(pl.UInt64) * (1 << 34) + key.cast(pl.UInt64) * 4
-    if stat.null_count() < stat.len():       # min/max/avg rows of a summary page
-        packed += stat.replace_strict({"min": 1, "max": 2, "avg": 3}, default=0,
-                                      return_dtype=pl.UInt64).fill_null(0)
+    if stat.null_count() < stat.len():  # min/max/avg rows of a summary page
+        packed += stat.replace_strict(
+            {"min": 1, "max": 2, "avg": 3}, default=0, return_dtype=pl.UInt64
+        ).fill_null(0)
     return packed.n_unique() == packed.len()
 
 
 def _canonical(metrics: pl.DataFrame) -> pl.DataFrame:
     """Wide frame: one row per launch, one column per canonical metric that deriving and
     the launch columns read (the single value)."""
-    single = metrics.filter(pl.col("metric").is_in(_READ_WIDE)
-                            & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
+    single = metrics.filter(
+        pl.col("metric").is_in(_READ_WIDE) & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
+    )
     if single.is_empty():
         return pl.DataFrame(schema={"launch_id": pl.Int64})
     return single.select("launch_id", pl.col("metric").cast(pl.String), "value").pivot(
-        on="metric", index="launch_id", values="value", aggregate_function="first")
+        on="metric", index="launch_id", values="value", aggregate_function="first"
+    )
 
 
 def _derived(wide: pl.DataFrame) -> pl.DataFrame:
@@ -154,42 +205,73 @@ def _derived(wide: pl.DataFrame) -> pl.DataFrame:
         frame = wide.select("launch_id", expr.alias("value")).filter(pl.col("value").is_not_null())
         if frame.is_empty():
             return
-        derived.append(frame.with_columns(
-            pl.lit(metric).alias("metric"), pl.lit(formula).alias("name"),
-            pl.lit("derived").alias("section"), pl.lit(unit).alias("unit"),
-            pl.lit(unit).alias("base_unit"),
-            pl.format("{}", pl.col("value")).alias("text")))
+        derived.append(
+            frame.with_columns(
+                pl.lit(metric).alias("metric"),
+                pl.lit(formula).alias("name"),
+                pl.lit("derived").alias("section"),
+                pl.lit(unit).alias("unit"),
+                pl.lit(unit).alias("base_unit"),
+                pl.format("{}", pl.col("value")).alias("text"),
+            )
+        )
 
     for kind in ("load", "store"):
         ratio = f"global_{kind}_sectors_per_request"
         sectors, requests = f"global_{kind}_sectors", f"global_{kind}_requests"
         if ratio not in have and {sectors, requests} <= have:
-            add(ratio, pl.when(pl.col(requests) > 0).then(pl.col(sectors) / pl.col(requests)),
-                f"{sectors} / {requests}", "sector/request")
+            add(
+                ratio,
+                pl.when(pl.col(requests) > 0).then(pl.col(sectors) / pl.col(requests)),
+                f"{sectors} / {requests}",
+                "sector/request",
+            )
         shared = f"shared_{kind}_transactions_per_request"
         wavefronts, instructions = f"shared_{kind}_wavefronts", f"shared_{kind}_requests"
         if shared not in have and {wavefronts, instructions} <= have:
-            add(shared, pl.when(pl.col(instructions) > 0).then(pl.col(wavefronts) / pl.col(instructions)),
-                f"{wavefronts} / {instructions}", "wavefront/request")
+            add(
+                shared,
+                pl.when(pl.col(instructions) > 0).then(pl.col(wavefronts) / pl.col(instructions)),
+                f"{wavefronts} / {instructions}",
+                "wavefront/request",
+            )
     if "divergent_branches" not in have and {"divergent_branches_per_smsp", "sm_count"} <= have:
-        add("divergent_branches",
+        add(
+            "divergent_branches",
             (pl.col("divergent_branches_per_smsp") * pl.col("sm_count") * SUBPARTITIONS_PER_SM).round(0),
-            "divergent_branches_per_smsp x sm_count x 4", "branches")
+            "divergent_branches_per_smsp x sm_count x 4",
+            "branches",
+        )
     if not derived:
         return schema.empty("metrics")
     return schema.conform("metrics", pl.concat(derived, how="diagonal_relaxed"))
 
 
 LAUNCH_FROM_METRICS = {
-    "registers_per_thread": pl.Int64, "static_shared_bytes": pl.Int64,
-    "dynamic_shared_bytes": pl.Int64, "sm_count": pl.Int64, "duration_ns": pl.Float64,
+    "registers_per_thread": pl.Int64,
+    "static_shared_bytes": pl.Int64,
+    "dynamic_shared_bytes": pl.Int64,
+    "sm_count": pl.Int64,
+    "duration_ns": pl.Float64,
 }
 # what _derived and _enrich_launches read: the pivot is over these only
-_READ_WIDE = sorted({*LAUNCH_FROM_METRICS, "divergent_branches", "divergent_branches_per_smsp",
-                     *(f"global_{k}_{m}" for k in ("load", "store")
-                       for m in ("sectors", "requests", "sectors_per_request")),
-                     *(f"shared_{k}_{m}" for k in ("load", "store")
-                       for m in ("wavefronts", "requests", "transactions_per_request"))})
+_READ_WIDE = sorted(
+    {
+        *LAUNCH_FROM_METRICS,
+        "divergent_branches",
+        "divergent_branches_per_smsp",
+        *(
+            f"global_{k}_{m}"
+            for k in ("load", "store")
+            for m in ("sectors", "requests", "sectors_per_request")
+        ),
+        *(
+            f"shared_{k}_{m}"
+            for k in ("load", "store")
+            for m in ("wavefronts", "requests", "transactions_per_request")
+        ),
+    }
+)
 
 
 def _enrich_launches(launches: pl.DataFrame, wide: pl.DataFrame) -> pl.DataFrame:
@@ -197,12 +279,24 @@ def _enrich_launches(launches: pl.DataFrame, wide: pl.DataFrame) -> pl.DataFrame
     cols = [c for c in LAUNCH_FROM_METRICS if c in wide.columns]
     if cols:
         # a count out of any real range (a damaged cell) is absent, never wrapped or clipped
-        fill = wide.select("launch_id", *[pl.when(pl.col(c).is_between(0, 2**53)).then(pl.col(c).round(0))
-                                          .cast(pl.Int64).alias(c)
-                                          if LAUNCH_FROM_METRICS[c] == pl.Int64 else pl.col(c)
-                                          for c in cols])
+        fill = wide.select(
+            "launch_id",
+            *[
+                pl.when(pl.col(c).is_between(0, 2**53)).then(pl.col(c).round(0)).cast(pl.Int64).alias(c)
+                if LAUNCH_FROM_METRICS[c] == pl.Int64
+                else pl.col(c)
+                for c in cols
+            ],
+        )
         fill = fill.rename({c: f"_{c}" for c in cols})
-        launches = launches.join(fill, on="launch_id", how="left").with_columns(
-            [pl.coalesce(c, f"_{c}").alias(c) if c in launches.columns else pl.col(f"_{c}").alias(c)
-             for c in cols]).drop([f"_{c}" for c in cols])
+        launches = (
+            launches.join(fill, on="launch_id", how="left")
+            .with_columns(
+                [
+                    pl.coalesce(c, f"_{c}").alias(c) if c in launches.columns else pl.col(f"_{c}").alias(c)
+                    for c in cols
+                ]
+            )
+            .drop([f"_{c}" for c in cols])
+        )
     return schema.conform("launches", launches)

@@ -20,7 +20,7 @@ import os
 import polars as pl
 from polars.exceptions import PanicException
 
-from importers.ncu import framing
+from importers.ncu import MAX_COLUMNS, assemble_profile, framing, import_block
 from importers.ncu.framing import DETAILS_HEADER, CsvBlock
 from importers.ncu.long_page import CATEGORICAL_COLUMNS
 from warpscope.model.profile import Profile
@@ -37,8 +37,9 @@ def eligible(path: str, head: bytes) -> bool:
             first = f.read(len(DETAILS_HEADER))
     except OSError:
         return False
-    return (first == DETAILS_HEADER and size <= WHOLE_READ_LIMIT and b"\0" not in head
-            and _ends_whole(path, size))
+    return (
+        first == DETAILS_HEADER and size <= WHOLE_READ_LIMIT and b"\0" not in head and _ends_whole(path, size)
+    )
 
 
 def _ends_whole(path: str, size: int) -> bool:
@@ -49,28 +50,32 @@ def _ends_whole(path: str, size: int) -> bool:
         tail = f.read()
     if not tail.endswith(b"\n"):
         return False
-    last = tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:]
+    last = tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1 :]
     return last.startswith(b'"') and last.count(b'"') % 2 == 0
 
 
 def import_direct(path: str) -> Profile | None:
     """The page's Profile, or None when the file needs the framed path."""
-    from importers.ncu import MAX_COLUMNS, _import_block, _profile  # the package imports this module
-
     try:
-        frame = pl.read_csv(path, has_header=True, infer_schema=False, schema_overrides=CATEGORICAL_COLUMNS,
-                            truncate_ragged_lines=True, raise_if_empty=False)
+        frame = pl.read_csv(
+            path,
+            has_header=True,
+            infer_schema=False,
+            schema_overrides=CATEGORICAL_COLUMNS,
+            truncate_ragged_lines=True,
+            raise_if_empty=False,
+        )
     except (pl.exceptions.PolarsError, PanicException, OSError):
-        return None             # not UTF-8, a malformed row...: the framed path says where
+        return None  # not UTF-8, a malformed row...: the framed path says where
     if frame.width >= MAX_COLUMNS or "ID" not in frame.columns or frame.is_empty():
         return None
     launch_row = frame["ID"].str.contains(r"^\d+$").fill_null(False)
     units_row = "Metric Name" not in frame.columns and not (frame["ID"][0] or "")
     if not launch_row.slice(1 if units_row else 0).all():
-        return None             # program output, another process's header, a side table, a bad row
+        return None  # program output, another process's header, a side table, a bad row
     frame = frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
     block = CsvBlock(b"", 1, None)
-    fmt, result = _import_block(path, block, frame, False, 0)
+    fmt, result = import_block(path, block, frame, False, 0)
     if result.rejected or result.set_aside:
         return None
-    return _profile(path, [(result, block, fmt)], framing.Framing())
+    return assemble_profile(path, [(result, block, fmt)], framing.Framing())

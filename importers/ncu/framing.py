@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-
 DETAILS_HEADER = b'"ID","Process ID",'
 SUMMARY_HEADER = b'"Process ID","Process Name",'
 PROFILER_LINE = re.compile(rb"^==(PROF|WARNING|ERROR|WARN|INFO)==")
@@ -24,10 +23,10 @@ MAX_MESSAGES = 200
 class CsvBlock:
     """One CSV table: its header line and body, with the file line of every body line."""
 
-    body: bytes                      # header line + the table's CSV lines, newline-terminated
-    header_line: int                 # 1-based line of the header in the file
+    body: bytes  # header line + the table's CSV lines, newline-terminated
+    header_line: int  # 1-based line of the header in the file
     line_numbers: list[int] | None  # file line of each body line after the header; None = contiguous
-    truncated_last: bool = False     # the file ended inside the last row, which was dropped
+    truncated_last: bool = False  # the file ended inside the last row, which was dropped
     truncated_line: int | None = None
 
     def line_of_row(self, row: int) -> int:
@@ -44,7 +43,7 @@ class CsvBlock:
 class Framing:
     blocks: list[CsvBlock] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)  # profiler lines, verbatim
-    other_lines: int = 0                               # program output and blank lines set aside
+    other_lines: int = 0  # program output and blank lines set aside
 
 
 def header_offsets(data: bytes, marker: bytes) -> list[int]:
@@ -81,16 +80,16 @@ def _block(chunk: bytes, header_line: int, framing: Framing) -> CsvBlock:
         lines = chunk.split(b"\n")[:-1]
         kept = [lines[0]]
         numbers = []
-        open_row = False            # the last kept row has a quoted field still open
+        open_row = False  # the last kept row has a quoted field still open
         for n, line in enumerate(lines[1:], start=header_line + 1):
             if open_row or line.startswith(b'"'):
-                kept.append(line)   # an open row goes on: a field quoted across lines
+                kept.append(line)  # an open row goes on: a field quoted across lines
                 if not open_row:
                     numbers.append(n)
             else:
                 _note(line, framing)
                 continue
-            if line.count(b'"') % 2:   # each line's own quotes: linear, however long the row
+            if line.count(b'"') % 2:  # each line's own quotes: linear, however long the row
                 open_row = not open_row
         block = CsvBlock(b"\n".join(kept) + b"\n", header_line, numbers)
     _drop_truncated_tail(block)

@@ -8,9 +8,15 @@ from importers.ncu.values import parse_dims
 from warpscope.model.kernels import short_name
 
 IDENTITY = {
-    "ID": "profiler_launch_id", "Process ID": "process_id", "Process Name": "process_name",
-    "Host Name": "host", "Kernel Name": "kernel", "Context": "context", "Stream": "stream",
-    "Device": "device", "CC": "compute_capability",
+    "ID": "profiler_launch_id",
+    "Process ID": "process_id",
+    "Process Name": "process_name",
+    "Host Name": "host",
+    "Kernel Name": "kernel",
+    "Context": "context",
+    "Stream": "stream",
+    "Device": "device",
+    "CC": "compute_capability",
 }
 DIM_TUPLES = {"Grid Size": "grid", "Block Size": "block"}  # "(32, 4, 1)" columns
 
@@ -36,5 +42,6 @@ def _short_names(kernels: pl.Series) -> pl.Series:
     """``short_name`` of each kernel, worked out once per distinct name (thousands of launches
     are a few kernels)."""
     distinct = kernels.drop_nulls().unique().to_list()
-    return kernels.replace_strict(distinct, [short_name(k) for k in distinct], default=None,
-                                  return_dtype=pl.String)
+    return kernels.replace_strict(
+        distinct, [short_name(k) for k in distinct], default=None, return_dtype=pl.String
+    )

@@ -19,8 +19,9 @@ from warpscope.model import schema
 
 #: read as Categorical: a few hundred texts repeated on every launch, and the metrics table
 #: keeps them as Categorical anyway (cheaper to read, to hold and to match as keys)
-CATEGORICAL_COLUMNS = {c: pl.Categorical() for c in ("Section Name", "Metric Name", "Body Item Label",
-                                                     "Metric Unit")}
+CATEGORICAL_COLUMNS = {
+    c: pl.Categorical() for c in ("Section Name", "Metric Name", "Body Item Label", "Metric Unit")
+}
 # in every header from 2019 to 2025, on every page that has launch rows
 IDENTITY_REQUIRED = ["Process ID", "Process Name", "Host Name", "Kernel Name"]
 VALUE_COLUMNS = {"Metric Value": None, "Minimum": "min", "Maximum": "max", "Average": "avg"}
@@ -34,9 +35,9 @@ class PageResult:
     findings: pl.DataFrame
     rows_in: int
     rejected: list[tuple[int, str]]  # (row index in frame, reason)
-    set_aside: int = 0               # rows of tables embedded in the page (not launch rows)
+    set_aside: int = 0  # rows of tables embedded in the page (not launch rows)
     raw_metrics: pl.DataFrame | None = None  # raw page: the columns the catalog does not map
-    raw_units: pl.DataFrame | None = None    # their units (name, unit)
+    raw_units: pl.DataFrame | None = None  # their units (name, unit)
 
 
 def required_columns(summary: bool) -> list[str]:
@@ -58,21 +59,27 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
     else:
         rule = (pl.col("Rule Name").fill_null("") != "") if has_rules else pl.lit(False)
     values = [c for c in VALUE_COLUMNS if c in frame.columns]
-    metric_ok = (pl.col("Metric Name").is_not_null() & (pl.col("Metric Name") != "")
-                 & pl.all_horizontal([pl.col(c).is_not_null() for c in values]))
+    metric_ok = (
+        pl.col("Metric Name").is_not_null()
+        & (pl.col("Metric Name") != "")
+        & pl.all_horizontal([pl.col(c).is_not_null() for c in values])
+    )
     key_ok = pl.col("Kernel Name").is_not_null() & pl.col("Section Name").is_not_null()
-    key_ok = key_ok & (pl.col("Process ID").str.contains(r"^\d+$") if summary
-                       else pl.col("ID").str.contains(r"^\d+$"))
+    key_ok = key_ok & (
+        pl.col("Process ID").str.contains(r"^\d+$") if summary else pl.col("ID").str.contains(r"^\d+$")
+    )
     frame = frame.with_columns((key_ok & (metric_ok | rule)).alias("_ok"), rule.alias("_rule"))
     bad = frame.filter(~pl.col("_ok"))
     rejected = [(int(r), _why(summary, frame.columns)) for r in bad["_row"].to_list()]
     good = frame.filter(pl.col("_ok"))
 
-    keys = (["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC"] if summary
-            else ["ID", "Process ID"])
+    keys = (
+        ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC"]
+        if summary
+        else ["ID", "Process ID"]
+    )
     keys = [k for k in keys if k in good.columns]
-    good = good.with_columns(
-        (pl.struct(keys).rle_id().cast(pl.Int64) + launch_offset).alias("launch_id"))
+    good = good.with_columns((pl.struct(keys).rle_id().cast(pl.Int64) + launch_offset).alias("launch_id"))
     good, cut = _drop_cut_last_launch(good)
     rejected += cut
 
@@ -102,8 +109,8 @@ def _drop_cut_last_launch(good: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[
     tail = ids.unique(maintain_order=True).tail(_USUAL_LAUNCHES + 1)
     rows = good.filter((pl.col("launch_id") >= tail.min()) & ~pl.col("_rule"))
     per_launch = rows.group_by("launch_id", maintain_order=True).agg(
-        pl.col("Section Name").unique().sort().alias("sections"),
-        pl.col("Section Name").last().alias("final"))
+        pl.col("Section Name").unique().sort().alias("sections"), pl.col("Section Name").last().alias("final")
+    )
     ids = per_launch["launch_id"].to_list()
     if len(ids) < 2:
         return good, []
@@ -126,7 +133,7 @@ def _drop_embedded_tables(frame: pl.DataFrame, summary: bool) -> tuple[pl.DataFr
     (non-numeric) header and whose rows all have as many fields as that header.
     Any other short row is a bad row and is rejected."""
     key = "Process ID" if summary else "ID"
-    if frame["Section Name"].null_count() == 0:    # no short row at all: nothing to look at
+    if frame["Section Name"].null_count() == 0:  # no short row at all: nothing to look at
         return frame, 0
     short = pl.col("Section Name").is_null()
     fields = pl.sum_horizontal([pl.col(c).is_not_null() for c in frame.columns if c != "_row"])
@@ -136,9 +143,12 @@ def _drop_embedded_tables(frame: pl.DataFrame, summary: bool) -> tuple[pl.DataFr
         (~pl.col(key).fill_null("").str.contains(r"^\d+$")).alias("headerish"),
         fields.alias("fields"),
     ).with_columns(
-        (pl.col("headerish").first().over("run")
-         & (pl.len().over("run") >= 2)
-         & (pl.col("fields").n_unique().over("run") == 1)).alias("table"))
+        (
+            pl.col("headerish").first().over("run")
+            & (pl.len().over("run") >= 2)
+            & (pl.col("fields").n_unique().over("run") == 1)
+        ).alias("table")
+    )
     embedded = runs["short"] & runs["table"]
     count = int(embedded.sum())
     return (frame.filter(~embedded) if count else frame), count
@@ -151,47 +161,77 @@ def _why(summary: bool, columns: list[str]) -> str:
 
 def _launches(good: pl.DataFrame, *, fmt: str, summary: bool) -> pl.DataFrame:
     firsts = good.filter(pl.col("launch_id").is_first_distinct())
-    invocations = (firsts["Invocations"].cast(pl.Int64, strict=False)
-                   if summary and "Invocations" in firsts.columns else None)
+    invocations = (
+        firsts["Invocations"].cast(pl.Int64, strict=False)
+        if summary and "Invocations" in firsts.columns
+        else None
+    )
     return launch_columns(firsts, fmt=fmt, invocations=invocations)
 
 
 def _metric_rows(good: pl.DataFrame, values: list[str]) -> pl.DataFrame:
     """The metric cells of the page's rows (rule rows left out), one row per value column."""
-    base = [pl.col("launch_id"), pl.col("Metric Name").alias("name"),
-            pl.col("Section Name").alias("section"),
-            (pl.col("Body Item Label") if "Body Item Label" in good.columns
-             else pl.lit(None, dtype=pl.String)).alias("item"),
-            pl.col("Metric Unit").alias("unit")]
+    base = [
+        pl.col("launch_id"),
+        pl.col("Metric Name").alias("name"),
+        pl.col("Section Name").alias("section"),
+        (
+            pl.col("Body Item Label") if "Body Item Label" in good.columns else pl.lit(None, dtype=pl.String)
+        ).alias("item"),
+        pl.col("Metric Unit").alias("unit"),
+    ]
     parts = []
     for col in values:
         stat = VALUE_COLUMNS[col]
         # the columns first, then the filter: only what is kept is copied
-        parts.append(good.select(*base, pl.col(col).alias("text"), pl.lit(stat, dtype=pl.String).alias("stat"),
-                                 "_row", "_rule").filter(~pl.col("_rule")).drop("_rule"))
+        parts.append(
+            good.select(
+                *base, pl.col(col).alias("text"), pl.lit(stat, dtype=pl.String).alias("stat"), "_row", "_rule"
+            )
+            .filter(~pl.col("_rule"))
+            .drop("_rule")
+        )
     out = pl.concat(parts, how="vertical")
     if len(parts) > 1:
         out = out.sort("_row", maintain_order=True)
     return out.drop("_row").with_columns(pl.col("item").replace("", None))
 
 
-SEVERITY = {"ERROR": "high", "ERR": "high", "WARNING": "medium", "WRN": "medium",
-            "OPT": "medium", "INF": "info", "INFO": "info"}
+SEVERITY = {
+    "ERROR": "high",
+    "ERR": "high",
+    "WARNING": "medium",
+    "WRN": "medium",
+    "OPT": "medium",
+    "INF": "info",
+    "INFO": "info",
+}
 # Nsight Compute rule -> warpscope finding category (the fixed set of the findings model)
 RULE_CATEGORY = {
-    "TheoreticalOccupancy": "occupancy", "AchievedOccupancy": "occupancy",
-    "LaunchConfiguration": "launch_config", "WorkloadImbalance": "tail_effect",
-    "TailEffect": "tail_effect", "UncoalescedGlobalAccess": "coalescing",
-    "UncoalescedSharedAccess": "bank_conflicts", "SharedMemoryConflicts": "bank_conflicts",
-    "MemoryCacheAccessPattern": "coalescing", "CPIStall": "stalls", "IssueSlotUtilization": "stalls",
-    "ThreadDivergence": "divergence", "BranchDivergence": "divergence",
-    "HighPipeUtilization": "compute_bound", "MemoryL2Compression": "memory_bound",
+    "TheoreticalOccupancy": "occupancy",
+    "AchievedOccupancy": "occupancy",
+    "LaunchConfiguration": "launch_config",
+    "WorkloadImbalance": "tail_effect",
+    "TailEffect": "tail_effect",
+    "UncoalescedGlobalAccess": "coalescing",
+    "UncoalescedSharedAccess": "bank_conflicts",
+    "SharedMemoryConflicts": "bank_conflicts",
+    "MemoryCacheAccessPattern": "coalescing",
+    "CPIStall": "stalls",
+    "IssueSlotUtilization": "stalls",
+    "ThreadDivergence": "divergence",
+    "BranchDivergence": "divergence",
+    "HighPipeUtilization": "compute_bound",
+    "MemoryL2Compression": "memory_bound",
     "SharedMemoryBankConflicts": "bank_conflicts",
 }
 # SOLBottleneck says one of several things; its message (stable wording since 2021) tells which
-_SOL_CATEGORY = (("grid is too small", "launch_config"), ("low compute throughput", "latency_bound"),
-                 ("Compute is more heavily utilized", "compute_bound"),
-                 ("Memory is more heavily utilized", "memory_bound"))
+_SOL_CATEGORY = (
+    ("grid is too small", "launch_config"),
+    ("low compute throughput", "latency_bound"),
+    ("Compute is more heavily utilized", "compute_bound"),
+    ("Memory is more heavily utilized", "memory_bound"),
+)
 
 
 def _category(rules: pl.DataFrame) -> pl.Series:
@@ -203,8 +243,11 @@ def _category(rules: pl.DataFrame) -> pl.Series:
     message = rules["Rule Description"].gather(sol).fill_null("")
     said = pl.Series([None] * len(sol), dtype=pl.String)
     for needle, name in reversed(_SOL_CATEGORY):
-        said = pl.select(pl.when(pl.lit(message).str.contains(needle, literal=True)).then(pl.lit(name))
-                         .otherwise(pl.lit(said))).to_series()
+        said = pl.select(
+            pl.when(pl.lit(message).str.contains(needle, literal=True))
+            .then(pl.lit(name))
+            .otherwise(pl.lit(said))
+        ).to_series()
     return category.scatter(sol, said)
 
 
@@ -212,19 +255,31 @@ def _findings(rules: pl.DataFrame) -> pl.DataFrame:
     if rules.is_empty():
         return schema.empty("findings")
     # a file may lack any rule column but "Rule Name": what is missing is absent
-    rules = rules.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in
-                               ("Rule Type", "Rule Description", "Section Name") if c not in rules.columns)
-    speedup = (pl.lit(parse_numbers(rules["Estimated Speedup"])) if "Estimated Speedup" in rules.columns
-               else pl.lit(None))
-    stype = (pl.col("Estimated Speedup Type").replace("", None) if "Estimated Speedup Type" in rules.columns
-             else pl.lit(None, dtype=pl.String))
+    rules = rules.with_columns(
+        pl.lit(None, dtype=pl.String).alias(c)
+        for c in ("Rule Type", "Rule Description", "Section Name")
+        if c not in rules.columns
+    )
+    speedup = (
+        pl.lit(parse_numbers(rules["Estimated Speedup"]))
+        if "Estimated Speedup" in rules.columns
+        else pl.lit(None)
+    )
+    stype = (
+        pl.col("Estimated Speedup Type").replace("", None)
+        if "Estimated Speedup Type" in rules.columns
+        else pl.lit(None, dtype=pl.String)
+    )
     out = rules.select(
         "launch_id",
         pl.lit("ncu").alias("origin"),
         pl.col("Rule Name").replace("", None).alias("rule_id"),
         pl.lit(_category(rules)).alias("category"),
-        pl.col("Rule Type").fill_null("").str.to_uppercase()
-        .replace_strict(SEVERITY, default="info", return_dtype=pl.String).alias("severity"),
+        pl.col("Rule Type")
+        .fill_null("")
+        .str.to_uppercase()
+        .replace_strict(SEVERITY, default="info", return_dtype=pl.String)
+        .alias("severity"),
         pl.col("Section Name").alias("section"),
         pl.col("Rule Description").fill_null("").alias("message"),
         speedup.cast(pl.Float64).alias("estimated_speedup_pct"),

@@ -19,7 +19,8 @@ from warpscope.model import schema
 
 IDENTITY_COLUMNS = set(IDENTITY) | {"Block Size", "Grid Size", "Kernel Time", "_row"}
 DIM_METRICS = {f"launch__grid_dim_{a}": f"grid_{a}" for a in "xyz"} | {
-    f"launch__block_dim_{a}": f"block_{a}" for a in "xyz"}
+    f"launch__block_dim_{a}": f"block_{a}" for a in "xyz"
+}
 
 
 def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> PageResult:
@@ -30,9 +31,11 @@ def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> Page
     ok = (pl.col("ID").str.contains(r"^\d+$") & pl.col("Kernel Name").is_not_null()).fill_null(False)
     good = data.select(ok).to_series()
     rejected = []
-    if not good.all():       # a filter copies every column: only when there is a bad row
-        rejected = [(int(r), "not a launch row of the raw page (expected a numeric ID and a kernel name)")
-                    for r in data.filter(~good)["_row"].to_list()]
+    if not good.all():  # a filter copies every column: only when there is a bad row
+        rejected = [
+            (int(r), "not a launch row of the raw page (expected a numeric ID and a kernel name)")
+            for r in data.filter(~good)["_row"].to_list()
+        ]
         data = data.filter(good)
     data = data.with_columns((pl.int_range(pl.len(), dtype=pl.Int64) + launch_offset).alias("launch_id"))
 
@@ -40,37 +43,68 @@ def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> Page
     by_name = mapping.by_name()
     metric_cols = [c for c in columns if c in by_name or mapping.STALL_RAW.match(c)]
     other_cols = [c for c in columns if c not in set(metric_cols)]
-    unit_of = ({c: (units_row[c][0] or "") for c in columns} if units_row.height
-               else {c: "" for c in columns})
+    unit_of = (
+        {c: (units_row[c][0] or "") for c in columns} if units_row.height else dict.fromkeys(columns, "")
+    )
     # One key per column; cells column by column (no per-cell copy of the column name).
-    keys = pl.DataFrame({"key": range(len(metric_cols)), "section": [None] * len(metric_cols),
-                         "name": metric_cols, "item": [None] * len(metric_cols),
-                         "unit": [unit_of[c] for c in metric_cols]},
-                        schema={"key": pl.UInt32, "section": pl.String, "name": pl.String,
-                                "item": pl.String, "unit": pl.String})
+    keys = pl.DataFrame(
+        {
+            "key": range(len(metric_cols)),
+            "section": [None] * len(metric_cols),
+            "name": metric_cols,
+            "item": [None] * len(metric_cols),
+            "unit": [unit_of[c] for c in metric_cols],
+        },
+        schema={
+            "key": pl.UInt32,
+            "section": pl.String,
+            "name": pl.String,
+            "item": pl.String,
+            "unit": pl.String,
+        },
+    )
     n = data.height
-    rows = pl.DataFrame({
-        "launch_id": pl.concat([data["launch_id"]] * len(metric_cols)) if metric_cols else [],
-        "key": pl.select(pl.int_range(len(metric_cols), dtype=pl.UInt32).repeat_by(n).explode()).to_series()
-        if metric_cols else [],
-        "text": pl.concat([data[c] for c in metric_cols], rechunk=True) if metric_cols else [],
-    }, schema={"launch_id": pl.Int64, "key": pl.UInt32, "text": pl.String})
+    rows = pl.DataFrame(
+        {
+            "launch_id": pl.concat([data["launch_id"]] * len(metric_cols)) if metric_cols else [],
+            "key": pl.select(
+                pl.int_range(len(metric_cols), dtype=pl.UInt32).repeat_by(n).explode()
+            ).to_series()
+            if metric_cols
+            else [],
+            "text": pl.concat([data[c] for c in metric_cols], rechunk=True) if metric_cols else [],
+        },
+        schema={"launch_id": pl.Int64, "key": pl.UInt32, "text": pl.String},
+    )
     rows = rows.filter(pl.col("text").is_not_null() & (pl.col("text") != "")).with_columns(
-        pl.lit(None, dtype=pl.String).alias("stat"))
-    launches, metrics, stalls = assemble.assemble(rows, keys, _launches(data, fmt),
-                                                 key_once_per_launch=True)
+        pl.lit(None, dtype=pl.String).alias("stat")
+    )
+    launches, metrics, stalls = assemble.assemble(rows, keys, _launches(data, fmt), key_once_per_launch=True)
     wide = data.select("launch_id", *other_cols)
-    units = pl.DataFrame({"name": other_cols, "unit": [unit_of[c] for c in other_cols]},
-                         schema={"name": pl.String, "unit": pl.String})
-    return PageResult(launches, metrics, stalls, schema.empty("findings"), rows_in, rejected,
-                      raw_metrics=wide, raw_units=units)
+    units = pl.DataFrame(
+        {"name": other_cols, "unit": [unit_of[c] for c in other_cols]},
+        schema={"name": pl.String, "unit": pl.String},
+    )
+    return PageResult(
+        launches,
+        metrics,
+        stalls,
+        schema.empty("findings"),
+        rows_in,
+        rejected,
+        raw_metrics=wide,
+        raw_units=units,
+    )
 
 
 def _launches(data: pl.DataFrame, fmt: str) -> pl.DataFrame:
     launches = launch_columns(data, fmt=fmt)
     # the raw page states the dimensions as metrics too; they win over the tuple columns
-    dims = [pl.col(m).str.replace_all(",", "").cast(pl.Int64, strict=False).alias(dst)
-            for m, dst in DIM_METRICS.items() if m in data.columns]
+    dims = [
+        pl.col(m).str.replace_all(",", "").cast(pl.Int64, strict=False).alias(dst)
+        for m, dst in DIM_METRICS.items()
+        if m in data.columns
+    ]
     if "device__attribute_display_name" in data.columns:
         dims.append(pl.col("device__attribute_display_name").alias("device_name"))
     return launches.with_columns(data.select(dims)) if dims else launches

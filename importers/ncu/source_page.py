@@ -53,20 +53,47 @@ def import_source(path: str, text: str) -> Profile:
         if listing.kernel not in kernels:
             kernels.append(listing.kernel)
         parts.append(_rows(kernels.index(listing.kernel), listing))
-    source = (pl.concat(parts, how="vertical") if parts else schema.empty("source"))
-    launches = pl.DataFrame({
-        "launch_id": list(range(len(kernels))), "kernel": kernels,
-        "kernel_short": [short_name(k) for k in kernels],
-    }).with_columns(pl.lit(path).alias("source_file"), pl.lit("ncu-source").alias("source_format"),
-                    pl.lit(1).alias("invocations"))
-    sources = pl.DataFrame([{
-        "path": path, "format": "ncu-source", "launches": len(kernels), "rows_in": rows_in,
-        "rows_imported": rows_in - len(rejected), "rows_rejected": len(rejected),
-        "lines_set_aside": 0, "messages": [], "notes": [],
-    }], schema=schema.SOURCES)
-    return Profile(launches=schema.conform("launches", launches), source=source, sources=sources,
-                   rejected=pl.DataFrame({"path": [path] * len(rejected), "line": [l for l, _ in rejected],
-                                          "reason": [w for _, w in rejected]}, schema=schema.REJECTED))
+    source = pl.concat(parts, how="vertical") if parts else schema.empty("source")
+    launches = pl.DataFrame(
+        {
+            "launch_id": list(range(len(kernels))),
+            "kernel": kernels,
+            "kernel_short": [short_name(k) for k in kernels],
+        }
+    ).with_columns(
+        pl.lit(path).alias("source_file"),
+        pl.lit("ncu-source").alias("source_format"),
+        pl.lit(1).alias("invocations"),
+    )
+    sources = pl.DataFrame(
+        [
+            {
+                "path": path,
+                "format": "ncu-source",
+                "launches": len(kernels),
+                "rows_in": rows_in,
+                "rows_imported": rows_in - len(rejected),
+                "rows_rejected": len(rejected),
+                "lines_set_aside": 0,
+                "messages": [],
+                "notes": [],
+            }
+        ],
+        schema=schema.SOURCES,
+    )
+    return Profile(
+        launches=schema.conform("launches", launches),
+        source=source,
+        sources=sources,
+        rejected=pl.DataFrame(
+            {
+                "path": [path] * len(rejected),
+                "line": [l for l, _ in rejected],
+                "reason": [w for _, w in rejected],
+            },
+            schema=schema.REJECTED,
+        ),
+    )
 
 
 def _listings(path: str, text: str) -> tuple[list[_Listing], list[tuple[int, str]], int]:
@@ -112,8 +139,11 @@ def _checked(path: str, reader: Iterator[list[str]]) -> Iterator[list[str]]:
         except StopIteration:
             return
         except csv.Error as e:
-            raise InputError(path, f"malformed CSV row ({e}); expected a Nsight Compute source page",
-                             line=getattr(reader, "line_num", None)) from None
+            raise InputError(
+                path,
+                f"malformed CSV row ({e}); expected a Nsight Compute source page",
+                line=getattr(reader, "line_num", None),
+            ) from None
 
 
 def _rows(launch_id: int, listing: _Listing) -> pl.DataFrame:
@@ -123,8 +153,11 @@ def _rows(launch_id: int, listing: _Listing) -> pl.DataFrame:
     records: dict[str, list] = {k: [] for k in ("row", "line", "address", "code", "counter", "text")}
     for row_no, (_, fields) in enumerate(listing.rows):
         if cuda:
-            line_no = int(fields[0]) if fields[0].isascii() and fields[0].isdigit() and len(fields[0]) < 16 \
+            line_no = (
+                int(fields[0])
+                if fields[0].isascii() and fields[0].isdigit() and len(fields[0]) < 16
                 else None
+            )
             address = fields[2] if fields[2] not in ("", "-") else None
             code = fields[1] if line_no is not None else fields[3]
         else:
@@ -136,9 +169,20 @@ def _rows(launch_id: int, listing: _Listing) -> pl.DataFrame:
             records["code"].append(code)
             records["counter"].append(counter)
             records["text"].append(value)
-    frame = pl.DataFrame(records, schema={"row": pl.Int64, "line": pl.Int64, "address": pl.String,
-                                          "code": pl.String, "counter": pl.String, "text": pl.String})
-    frame = frame.with_columns(pl.lit(launch_id, dtype=pl.Int64).alias("launch_id"),
-                               pl.lit(listing.file, dtype=pl.String).alias("file"),
-                               parse_number(pl.col("text")).alias("value"))
+    frame = pl.DataFrame(
+        records,
+        schema={
+            "row": pl.Int64,
+            "line": pl.Int64,
+            "address": pl.String,
+            "code": pl.String,
+            "counter": pl.String,
+            "text": pl.String,
+        },
+    )
+    frame = frame.with_columns(
+        pl.lit(launch_id, dtype=pl.Int64).alias("launch_id"),
+        pl.lit(listing.file, dtype=pl.String).alias("file"),
+        parse_number(pl.col("text")).alias("value"),
+    )
     return schema.conform("source", frame)

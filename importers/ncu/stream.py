@@ -29,8 +29,8 @@ from warpscope.model import schema
 from warpscope.model.profile import Profile
 
 CHUNK_BYTES = 64 << 20
-IN_FLIGHT = 2                   # chunks being imported at once
-STREAM_ABOVE = 256 << 20        # files larger than this (uncompressed, estimated) stream
+IN_FLIGHT = 2  # chunks being imported at once
+STREAM_ABOVE = 256 << 20  # files larger than this (uncompressed, estimated) stream
 _MAX_MESSAGES = 200
 # a launch row starts "ID","Process ID" (embedded section tables start "0","NVIDIA ..."); match()
 # anchors at the line start it is given
@@ -44,12 +44,13 @@ def should_stream(path: str, head: bytes) -> bool:
     """A CSV page with launch rows (details or raw) in a file over ``STREAM_ABOVE`` bytes."""
     if not header_offsets(head, DETAILS_HEADER) or header_offsets(head, SUMMARY_HEADER):
         return False
-    size = os.path.getsize(path) * (4 if _is_gzip(path) else 1)   # gzip: a guess at 4x
+    size = os.path.getsize(path) * (4 if _is_gzip(path) else 1)  # gzip: a guess at 4x
     return size > STREAM_ABOVE
 
 
-def import_stream(path: str, import_chunk: Callable[[str, bytes], Profile],
-                  progress: Progress | None = None) -> Profile:
+def import_stream(
+    path: str, import_chunk: Callable[[str, bytes], Profile], progress: Progress | None = None
+) -> Profile:
     """The file read ``CHUNK_BYTES`` at a time, each chunk through ``import_chunk``."""
     total = os.path.getsize(path)
     parts: list[Profile] = []
@@ -58,14 +59,15 @@ def import_stream(path: str, import_chunk: Callable[[str, bytes], Profile],
     # the next, so both cores work. At most IN_FLIGHT chunks are held at once.
     in_flight: deque[tuple[Future[Profile], int]] = deque()
     with open(path, "rb") as raw, ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="import") as pool:
-        stream: BinaryIO = gzip.open(raw) if _is_gzip(path) else raw  # type: ignore[assignment]
+        stream: BinaryIO = gzip.open(raw) if _is_gzip(path) else raw  # type: ignore[assignment]  # noqa: SIM115 (closed with raw)
         try:
             for first_line, header_lines, body in _chunks(path, stream):
                 _input.check_text(path, body)
                 if len(in_flight) == IN_FLIGHT:
                     parts.append(_next_part(in_flight, progress, total))
-                in_flight.append((pool.submit(_shifted, path, import_chunk, body, first_line, header_lines),
-                                  raw.tell()))
+                in_flight.append(
+                    (pool.submit(_shifted, path, import_chunk, body, first_line, header_lines), raw.tell())
+                )
             while in_flight:
                 parts.append(_next_part(in_flight, progress, total))
         except BaseException:
@@ -77,8 +79,9 @@ def import_stream(path: str, import_chunk: Callable[[str, bytes], Profile],
     return _merged(path, parts)
 
 
-def _next_part(in_flight: deque[tuple[Future[Profile], int]], progress: Progress | None,
-               total: int) -> Profile:
+def _next_part(
+    in_flight: deque[tuple[Future[Profile], int]], progress: Progress | None, total: int
+) -> Profile:
     """The oldest chunk's profile (chunks finish in file order, so errors do too)."""
     future, read = in_flight.popleft()
     part = future.result()
@@ -99,23 +102,26 @@ def _chunks(path: str, stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
         data = data[3:]
     starts = header_offsets(data, DETAILS_HEADER)
     if not starts:
-        raise InputError(path, 'no Nsight Compute header ("ID","Process ID",...) in the first '
-                               f"{CHUNK_BYTES >> 20} MiB", line=1)
+        raise InputError(
+            path,
+            f'no Nsight Compute header ("ID","Process ID",...) in the first {CHUNK_BYTES >> 20} MiB',
+            line=1,
+        )
     header = _header_at(data, starts[-1])
-    line = 1                       # file line of the next piece's first own line
-    prefix = b""                   # the header lines, in front of every chunk after the first
-    pending = [data]               # read, not yet handed out (no launch boundary in it yet)
+    line = 1  # file line of the next piece's first own line
+    prefix = b""  # the header lines, in front of every chunk after the first
+    pending = [data]  # read, not yet handed out (no launch boundary in it yet)
     while True:
         more = stream.read(CHUNK_BYTES)
         if more:
             # ``more`` alone, first: then the piece is one copy (header, pending, ``more`` up
             # to the boundary)
             cut = _launch_boundary(more, first=more.find(b"\n") + 1)
-            if cut == 0:               # fewer than two launches start in ``more``
+            if cut == 0:  # fewer than two launches start in ``more``
                 more = b"".join((*pending, more))
                 pending = []
                 cut = _launch_boundary(more)
-                if cut == 0:           # one launch longer than the chunk: read on
+                if cut == 0:  # one launch longer than the chunk: read on
                     pending = [more]
                     continue
             piece = b"".join((prefix, *pending, memoryview(more)[:cut]))
@@ -126,7 +132,7 @@ def _chunks(path: str, stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
         if len(piece) > len(prefix):
             yield line, prefix.count(b"\n"), piece
             starts = [s for s in header_offsets(piece, DETAILS_HEADER) if s >= len(prefix)]
-            if starts:                 # a later process's header: the next chunks need it
+            if starts:  # a later process's header: the next chunks need it
                 header = _header_at(piece, starts[-1])
             line += piece.count(b"\n", len(prefix))
             prefix = header
@@ -137,7 +143,7 @@ def _chunks(path: str, stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
 def _header_at(data: bytes, start: int) -> bytes:
     """The header line at ``start``, with the raw page's units row when one follows."""
     end = data.find(b"\n", start) + 1 or len(data)
-    if data.startswith(b'"",', end):            # raw page: a units row under the header
+    if data.startswith(b'"",', end):  # raw page: a units row under the header
         end = data.find(b"\n", end) + 1 or len(data)
     return data[start:end]
 
@@ -147,7 +153,7 @@ def _launch_boundary(data: bytes, first: int = 0) -> int:
     the launch before the last one seen (0: no boundary yet), looking at the lines that start
     at or after ``first``. Lines that are not launch rows (headers, ==PROF== lines, program
     output) after that row go with the next chunk."""
-    pos = data.rfind(b"\n") + 1          # only complete lines count
+    pos = data.rfind(b"\n") + 1  # only complete lines count
     last: bytes | None = None
     while pos > first:
         start = data.rfind(b"\n", 0, pos - 1) + 1
@@ -161,8 +167,9 @@ def _launch_boundary(data: bytes, first: int = 0) -> int:
     return 0
 
 
-def _shifted(path: str, import_chunk: Callable[[str, bytes], Profile], body: bytes, first_line: int,
-             header_lines: int) -> Profile:
+def _shifted(
+    path: str, import_chunk: Callable[[str, bytes], Profile], body: bytes, first_line: int, header_lines: int
+) -> Profile:
     """``body`` imported, with its line numbers made the file's."""
     shift = first_line - 1 - header_lines
     try:
@@ -196,8 +203,14 @@ def _merged(path: str, parts: list[Profile]) -> Profile:
     messages = [m for ms in sources["messages"].to_list() for m in ms or ()][:_MAX_MESSAGES]
     notes = list(dict.fromkeys(n for ns in sources["notes"].to_list() for n in ns or ()))
     formats = sorted(set(sources["format"].to_list()))
-    row = {"path": path, "format": "+".join(formats), "launches": profile.launches.height,
-           **{c: int(sources[c].sum()) for c in ("rows_in", "rows_imported", "rows_rejected",
-                                                   "lines_set_aside")},
-           "messages": messages, "notes": notes}
+    row = {
+        "path": path,
+        "format": "+".join(formats),
+        "launches": profile.launches.height,
+        **{
+            c: int(sources[c].sum()) for c in ("rows_in", "rows_imported", "rows_rejected", "lines_set_aside")
+        },
+        "messages": messages,
+        "notes": notes,
+    }
     return replace(profile, sources=pl.DataFrame([row], schema=schema.SOURCES))

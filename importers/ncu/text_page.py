@@ -18,8 +18,10 @@ from importers.ncu.framing import PROFILER_LINE
 from importers.ncu.long_page import PageResult, import_long
 
 PROCESS = re.compile(r"^\[(\d+)\] (.*)@(.*?)\s*$")
-LAUNCH = re.compile(r"^  (\S.*?) \((\d+), (\d+), (\d+)\)x\((\d+), (\d+), (\d+)\), Context (\S+), Stream (\S+)"
-                    r"(?:, Device (\S+), CC ([\d.]+))?\s*$")
+LAUNCH = re.compile(
+    r"^  (\S.*?) \((\d+), (\d+), (\d+)\)x\((\d+), (\d+), (\d+)\), Context (\S+), Stream (\S+)"
+    r"(?:, Device (\S+), CC ([\d.]+))?\s*$"
+)
 SECTION = re.compile(r"^    Section: (.*?)\s*$")
 TABLE = re.compile(r"^    Table Name : (.*?)\s*$")
 DASHES = re.compile(r"^ *-+( +-+)+ *$")
@@ -27,14 +29,35 @@ RULE = re.compile(r"^    (OPT|INF|WRN|ERR|WARNING|ERROR)\s{2,}(.*?)\s*$")
 RULE_MORE = re.compile(r"^ {10}(\S.*?)\s*$")
 SPEEDUP = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([\d.]+)%\s*")
 
-COLUMNS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
-           "Block Size", "Grid Size", "Device", "CC", "Section Name", "Body Item Label", "Metric Name",
-           "Metric Unit", "Metric Value", "Rule Name", "Rule Type", "Rule Description",
-           "Estimated Speedup Type", "Estimated Speedup", "_rule_row", "_line"]
+COLUMNS = [
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Context",
+    "Stream",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+    "Section Name",
+    "Body Item Label",
+    "Metric Name",
+    "Metric Unit",
+    "Metric Value",
+    "Rule Name",
+    "Rule Type",
+    "Rule Description",
+    "Estimated Speedup Type",
+    "Estimated Speedup",
+    "_rule_row",
+    "_line",
+]
 
 
 def looks_like_text(data: bytes) -> bool:
-    head = data[:1 << 16].decode("utf-8", "replace")
+    head = data[: 1 << 16].decode("utf-8", "replace")
     return bool(re.search(r"^\[\d+\] .*@", head, re.M) and re.search(r"^    Section: ", head, re.M))
 
 
@@ -58,8 +81,17 @@ class _Parser:
             return
         if m := LAUNCH.match(line):
             self.launch_id += 1
-            self.launch = [str(self.launch_id), *self.process, m[1], m[8], m[9],
-                           f"({m[5]}, {m[6]}, {m[7]})", f"({m[2]}, {m[3]}, {m[4]})", m[10], m[11]]
+            self.launch = [
+                str(self.launch_id),
+                *self.process,
+                m[1],
+                m[8],
+                m[9],
+                f"({m[5]}, {m[6]}, {m[7]})",
+                f"({m[2]}, {m[3]}, {m[4]})",
+                m[10],
+                m[11],
+            ]
             self.section = self.item = None
             self.table_state, self.in_rule = 0, None
             return
@@ -100,11 +132,11 @@ class _Parser:
         spans = [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
         self.in_rule = None
         if self.table_state == 0 and len(spans) == 3:
-            self.spans, self.table_state = spans, 1   # header follows
+            self.spans, self.table_state = spans, 1  # header follows
         elif self.table_state == 1:
-            self.table_state = 2                      # rows follow
+            self.table_state = 2  # rows follow
         elif self.table_state == 2:
-            self.table_state = 0                      # table closed
+            self.table_state = 0  # table closed
         # other dashed lines separate rule messages
 
     def _table_row(self, n: int, line: str) -> None:
@@ -113,16 +145,44 @@ class _Parser:
         if not name and not unit and self.rows and self.rows[-1][21] is False:
             self.rows[-1][15] = f"{self.rows[-1][15]} {value}"  # wrapped value
             return
-        self.rows.append([*self.launch, self.section, self.item, name, unit, value,  # type: ignore[misc]
-                          None, None, None, None, None, False, n])
+        self.rows.append(
+            [
+                *self.launch,
+                self.section,
+                self.item,
+                name,
+                unit,
+                value,  # type: ignore[misc]
+                None,
+                None,
+                None,
+                None,
+                None,
+                False,
+                n,
+            ]
+        )
 
     def _rule(self, n: int, kind: str, text: str) -> None:
         speedup_type = speedup = None
         if m := SPEEDUP.match(text):
             speedup_type = (m[1] or "global").lower()
-            speedup, text = m[2], text[m.end():]
-        row = [*self.launch, self.section, self.item, None, None, None,  # type: ignore[misc]
-               None, kind, text, speedup_type, speedup, True, n]
+            speedup, text = m[2], text[m.end() :]
+        row = [
+            *self.launch,
+            self.section,
+            self.item,
+            None,
+            None,
+            None,  # type: ignore[misc]
+            None,
+            kind,
+            text,
+            speedup_type,
+            speedup,
+            True,
+            n,
+        ]
         self.rows.append(row)
         self.in_rule = row
 
@@ -133,9 +193,13 @@ def import_text(text: str, *, launch_offset: int = 0) -> tuple[PageResult, list[
     parser = _Parser()
     for n, line in enumerate(_input.text_lines(text), start=1):
         parser.feed(n, line)
-    frame = pl.DataFrame(parser.rows, schema={c: (pl.Boolean if c == "_rule_row" else
-                                                   pl.Int64 if c == "_line" else pl.String)
-                                               for c in COLUMNS}, orient="row")
+    frame = pl.DataFrame(
+        parser.rows,
+        schema={
+            c: (pl.Boolean if c == "_rule_row" else pl.Int64 if c == "_line" else pl.String) for c in COLUMNS
+        },
+        orient="row",
+    )
     lines = frame["_line"].to_list()
     frame = frame.drop("_line").with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
     result = import_long(frame, summary=False, fmt="ncu-text", launch_offset=launch_offset)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import polars as pl
 
-
 # A number, grouped with thousands separators only in the strict 1,234,567 form (a
 # European "27.595.520" or "65,77" is left as text), optionally followed by the
 # per-instance list that --print-metric-instances adds: "458,752 (131,072; ...)".
-NUMBER = (r"^\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
-          r"(?:\s*\(.*\))?\s*$")
+NUMBER = (
+    r"^\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
+    r"(?:\s*\(.*\))?\s*$"
+)
 
 
-_GROUPED = r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$"   # NUMBER's grouped form, alone
+_GROUPED = r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$"  # NUMBER's grouped form, alone
 
 
 def parse_number(text: pl.Expr) -> pl.Expr:
@@ -33,16 +34,22 @@ def parse_numbers(text: pl.Series) -> pl.Series:
     cells = text.gather(failed)
     grouped = cells.str.contains(_GROUPED)
     plain = grouped.arg_true()
-    value = value.scatter(failed.gather(plain),
-                          cells.gather(plain).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False))
+    value = value.scatter(
+        failed.gather(plain),
+        cells.gather(plain).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False),
+    )
     rest = (~grouped & cells.str.contains(r"\d")).arg_true()
     if not rest.is_empty():
-        value = value.scatter(failed.gather(rest), pl.select(parse_number(pl.lit(cells.gather(rest)))).to_series())
+        value = value.scatter(
+            failed.gather(rest), pl.select(parse_number(pl.lit(cells.gather(rest)))).to_series()
+        )
     return value.fill_nan(None)
 
 
 def parse_dims(col: str, prefix: str) -> list[pl.Expr]:
     """'(32, 4, 1)' in ``col`` -> Int64 columns <prefix>_x, _y, _z (null when absent)."""
     parts = pl.col(col).str.extract_groups(r"^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
-    return [parts.struct.field(str(i + 1)).cast(pl.Int64, strict=False).alias(f"{prefix}_{axis}")
-            for i, axis in enumerate("xyz")]
+    return [
+        parts.struct.field(str(i + 1)).cast(pl.Int64, strict=False).alias(f"{prefix}_{axis}")
+        for i, axis in enumerate("xyz")
+    ]

@@ -55,9 +55,13 @@ def import_nvprof(path: str, content: str) -> Profile:
                     launch["source_format"] = sink.fmt
                 break
         else:
-            raise InputError(path, "unknown nvprof table (header: "
-                             f"{', '.join(table.header[:6])}); expected metrics, events, a GPU or "
-                             "API trace, a summary or the unified-memory table", line=table.header_line)
+            raise InputError(
+                path,
+                "unknown nvprof table (header: "
+                f"{', '.join(table.header[:6])}); expected metrics, events, a GPU or "
+                "API trace, a summary or the unified-memory table",
+                line=table.header_line,
+            )
     fmt = "+".join(dict.fromkeys(formats))
     return _profile(path, fmt, sink, rejected, frames, set_aside)
 
@@ -65,21 +69,47 @@ def import_nvprof(path: str, content: str) -> Profile:
 def _no_table(frames: framing.Framing) -> str:
     said = [m for m in frames.messages if m and not m.startswith("NVPROF is profiling")]
     last = said[-1] if said else "nothing"
-    return ("no nvprof result table found (expected a CSV header such as \"Device\",\"Kernel\",... "
-            f"or nvprof's text tables); nvprof said: {last}")
+    return (
+        'no nvprof result table found (expected a CSV header such as "Device","Kernel",... '
+        f"or nvprof's text tables); nvprof said: {last}"
+    )
 
 
-def _profile(path: str, fmt: str, sink: Sink, rejected: list[tuple[int, str]],
-             frames: framing.Framing, set_aside: int) -> Profile:
+def _profile(
+    path: str, fmt: str, sink: Sink, rejected: list[tuple[int, str]], frames: framing.Framing, set_aside: int
+) -> Profile:
     tables = sink.frames()
     rows_in = sink.rows_in + len(frames.rejected)
-    sources = pl.DataFrame([{
-        "path": path, "format": fmt, "launches": tables["launches"].height, "rows_in": rows_in,
-        "rows_imported": rows_in - len(rejected), "rows_rejected": len(rejected),
-        "lines_set_aside": set_aside, "messages": frames.messages, "notes": [],
-    }], schema=schema.SOURCES)
-    rejected_df = pl.DataFrame({"path": [path] * len(rejected), "line": [l for l, _ in rejected],
-                                "reason": [r for _, r in rejected]}, schema=schema.REJECTED)
-    return Profile(launches=tables["launches"], metrics=tables["metrics"], stalls=tables["stalls"],
-                   transfers=tables["transfers"], api_calls=tables["api_calls"],
-                   sources=sources, rejected=rejected_df)
+    sources = pl.DataFrame(
+        [
+            {
+                "path": path,
+                "format": fmt,
+                "launches": tables["launches"].height,
+                "rows_in": rows_in,
+                "rows_imported": rows_in - len(rejected),
+                "rows_rejected": len(rejected),
+                "lines_set_aside": set_aside,
+                "messages": frames.messages,
+                "notes": [],
+            }
+        ],
+        schema=schema.SOURCES,
+    )
+    rejected_df = pl.DataFrame(
+        {
+            "path": [path] * len(rejected),
+            "line": [l for l, _ in rejected],
+            "reason": [r for _, r in rejected],
+        },
+        schema=schema.REJECTED,
+    )
+    return Profile(
+        launches=tables["launches"],
+        metrics=tables["metrics"],
+        stalls=tables["stalls"],
+        transfers=tables["transfers"],
+        api_calls=tables["api_calls"],
+        sources=sources,
+        rejected=rejected_df,
+    )

@@ -21,9 +21,9 @@ PREFIX = re.compile(r"^==(\d+|=+)==\s?(.*)$")
 
 @dataclass
 class Table:
-    title: str                       # the "==PID== <title>:" line before it, without the colon
+    title: str  # the "==PID== <title>:" line before it, without the colon
     header: list[str]
-    header_line: int                 # 1-based line numbers throughout
+    header_line: int  # 1-based line numbers throughout
     units: list[str] | None = None
     rows: list[tuple[int, list[str]]] = field(default_factory=list)
 

@@ -48,31 +48,73 @@ class Sink:
     def launch(self, kernel: str, device: str | None, **columns: object) -> int:
         index, name = split_device(device)
         launch_id = len(self.launches)
-        self.launches.append({
-            "launch_id": launch_id, "source_file": self.path, "source_format": self.fmt,
-            "process_id": self.process_id, "process_name": self.process_name,
-            "device": index, "device_name": name, "compute_capability": compute_capability(name),
-            "kernel": kernel, "kernel_short": short_name(kernel), **columns})
+        self.launches.append(
+            {
+                "launch_id": launch_id,
+                "source_file": self.path,
+                "source_format": self.fmt,
+                "process_id": self.process_id,
+                "process_name": self.process_name,
+                "device": index,
+                "device_name": name,
+                "compute_capability": compute_capability(name),
+                "kernel": kernel,
+                "kernel_short": short_name(kernel),
+                **columns,
+            }
+        )
         return launch_id
 
-    def metric(self, launch_id: int, name: str, text: str | None, value: float | None, unit: str,
-               base_unit: str, stat: str | None = None, section: str | None = None) -> None:
+    def metric(
+        self,
+        launch_id: int,
+        name: str,
+        text: str | None,
+        value: float | None,
+        unit: str,
+        base_unit: str,
+        stat: str | None = None,
+        section: str | None = None,
+    ) -> None:
         canonical = NAMES.get(name)
         if canonical and value is not None and canonical[1] != 1.0:
             value *= canonical[1]
             base_unit = BY_ID[canonical[0]].unit  # e.g. achieved_occupancy: fraction -> %
-        self.metrics.append({
-            "launch_id": launch_id, "metric": canonical[0] if canonical else None, "stat": stat,
-            "value": value, "name": name, "section": section, "unit": unit,
-            "base_unit": base_unit, "text": text})
+        self.metrics.append(
+            {
+                "launch_id": launch_id,
+                "metric": canonical[0] if canonical else None,
+                "stat": stat,
+                "value": value,
+                "name": name,
+                "section": section,
+                "unit": unit,
+                "base_unit": base_unit,
+                "text": text,
+            }
+        )
 
     def frames(self) -> dict[str, pl.DataFrame]:
         def frame(table: str, rows: list[dict]) -> pl.DataFrame:
             if not rows:
                 return schema.empty(table)
-            return schema.conform(table, pl.DataFrame(rows, schema_overrides={
-                k: v for k, v in schema.TABLES[table].items() if k in rows[0]
-                and not isinstance(v, pl.Categorical)}, infer_schema_length=None))
-        return {"launches": frame("launches", self.launches), "metrics": frame("metrics", self.metrics),
-                "stalls": frame("stalls", self.stalls), "transfers": frame("transfers", self.transfers),
-                "api_calls": frame("api_calls", self.api_calls)}
+            return schema.conform(
+                table,
+                pl.DataFrame(
+                    rows,
+                    schema_overrides={
+                        k: v
+                        for k, v in schema.TABLES[table].items()
+                        if k in rows[0] and not isinstance(v, pl.Categorical)
+                    },
+                    infer_schema_length=None,
+                ),
+            )
+
+        return {
+            "launches": frame("launches", self.launches),
+            "metrics": frame("metrics", self.metrics),
+            "stalls": frame("stalls", self.stalls),
+            "transfers": frame("transfers", self.transfers),
+            "api_calls": frame("api_calls", self.api_calls),
+        }

@@ -7,7 +7,7 @@ from __future__ import annotations
 from importers.nvprof import values
 from importers.nvprof.framing import Table
 from importers.nvprof.sink import Sink
-from importers.nvprof.trace_table import _COPY
+from importers.nvprof.trace_table import COPY_ROW
 
 _STATS = (("Avg", "avg"), ("Min", "min"), ("Max", "max"))
 _UM_KIND = {"Host To Device": "um_HtoD", "Device To Host": "um_DtoH", "Device To Device": "um_DtoD"}
@@ -43,25 +43,50 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
         total, _ = number(row, "Time")
         stats = {stat: number(row, column)[0] for column, stat in _STATS}
         if kind.startswith("API"):
-            sink.api_calls.append({"source_file": sink.path, "line": line, "name": name,
-                                   "calls": calls, "total_ns": total, "avg_ns": stats["avg"],
-                                   "min_ns": stats["min"], "max_ns": stats["max"],
-                                   "time_share_pct": share})
+            sink.api_calls.append(
+                {
+                    "source_file": sink.path,
+                    "line": line,
+                    "name": name,
+                    "calls": calls,
+                    "total_ns": total,
+                    "avg_ns": stats["avg"],
+                    "min_ns": stats["min"],
+                    "max_ns": stats["max"],
+                    "time_share_pct": share,
+                }
+            )
             continue
-        copy = _COPY.match(name)
+        copy = COPY_ROW.match(name)
         if name.startswith("[") and name.endswith("]"):
-            sink.transfers.append({"source_file": sink.path, "line": line, "name": name,
-                                   "kind": ("memset" if copy and copy[1] == "memset"
-                                            else copy[2] if copy else name.strip("[]")),
-                                   "duration_ns": total, "count": calls})
+            sink.transfers.append(
+                {
+                    "source_file": sink.path,
+                    "line": line,
+                    "name": name,
+                    "kind": (
+                        "memset" if copy and copy[1] == "memset" else copy[2] if copy else name.strip("[]")
+                    ),
+                    "duration_ns": total,
+                    "count": calls,
+                }
+            )
             continue
         launch_id = sink.launch(name, None, invocations=calls, duration_ns=stats["avg"])
         for column in ("Time(%)", "Time", "Avg", "Min", "Max"):
             value, base = number(row, column)
             stat = dict(_STATS).get(column)
             metric = "Duration" if stat else column
-            sink.metric(launch_id, metric, row[col[column]], value, units[col[column]].strip(), base,
-                        stat=stat, section="GPU activities")
+            sink.metric(
+                launch_id,
+                metric,
+                row[col[column]],
+                value,
+                units[col[column]].strip(),
+                base,
+                stat=stat,
+                section="GPU activities",
+            )
 
 
 def read_unified_memory(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
@@ -73,9 +98,15 @@ def read_unified_memory(table: Table, sink: Sink, rejected: list[tuple[int, str]
         count = row[col["Count"]].strip()
         size, size_unit = values.parse(row[col["Total Size"]])
         time, time_unit = values.parse(row[col["Total Time"]])
-        sink.transfers.append({
-            "source_file": sink.path, "line": line, "device": row[col["Device"]] if "Device" in col else None,
-            "kind": _UM_KIND.get(label, f"um_{label}"), "name": label,
-            "bytes": size if size_unit == "byte" else None,
-            "duration_ns": time if time_unit == "ns" else None,
-            "count": values.count(count)})
+        sink.transfers.append(
+            {
+                "source_file": sink.path,
+                "line": line,
+                "device": row[col["Device"]] if "Device" in col else None,
+                "kind": _UM_KIND.get(label, f"um_{label}"),
+                "name": label,
+                "bytes": size if size_unit == "byte" else None,
+                "duration_ns": time if time_unit == "ns" else None,
+                "count": values.count(count),
+            }
+        )

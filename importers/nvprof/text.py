@@ -29,8 +29,11 @@ def tables(lines: list[tuple[int, str]], title: str = "Profiling result") -> tup
     for number, line in lines:
         labels = [(m[0], m.start(), m.end()) for m in _LABEL.finditer(line)]
         names = {n for n, _, _ in labels}
-        if {"Invocations", "Metric Name", "Avg"} <= names or {"Start", "Duration", "Name"} <= names \
-                or {"Time(%)", "Calls", "Name"} <= names:
+        if (
+            {"Invocations", "Metric Name", "Avg"} <= names
+            or {"Start", "Duration", "Name"} <= names
+            or {"Time(%)", "Calls", "Name"} <= names
+        ):
             layout = labels
             header = _header(labels)
             table = Table(title, header, number)
@@ -40,10 +43,10 @@ def tables(lines: list[tuple[int, str]], title: str = "Profiling result") -> tup
         if table is None or layout is None:
             aside += 1
             continue
-        if (m := _DEVICE.match(line)):
+        if m := _DEVICE.match(line):
             device = m[1]
             continue
-        if (m := _KERNEL.match(line)):
+        if m := _KERNEL.match(line):
             kernel = m[1].strip()
             continue
         cells = _cut(line, layout)
@@ -77,11 +80,11 @@ def _cut(line: str, layout: list[tuple[str, int, int]]) -> list[str] | None:
     cells, start = [], 0
     for i, (_, label_start, end) in enumerate(layout):
         if i == len(layout) - 1:
-            cells.append(line[label_start if layout[-1][0] == "Name" else start:].strip())
+            cells.append(line[label_start if layout[-1][0] == "Name" else start :].strip())
         else:
             cells.append(line[start:end].strip())
             start = end
-    if layout[-1][0] == "Name" and line[layout[-1][1] - 1:layout[-1][1]].strip():
+    if layout[-1][0] == "Name" and line[layout[-1][1] - 1 : layout[-1][1]].strip():
         return None  # the text runs through the column gap: not a table row
     return cells
 

@@ -15,12 +15,19 @@ from importers.nvprof.framing import Table
 from importers.nvprof.sink import Sink
 
 _CORRELATION = re.compile(r"^(.*\S)\s+\[(\d+)\]$")
-_COPY = re.compile(r"^\[CUDA (memcpy|memset)\s*([A-Za-z]*)\]$")
+COPY_ROW = re.compile(r"^\[CUDA (memcpy|memset)\s*([A-Za-z]*)\]$")
 _UNIFIED = re.compile(r"^\[Unified Memory (.*)\]$")
-_LAUNCH_INTS = {"Grid X": "grid_x", "Grid Y": "grid_y", "Grid Z": "grid_z",
-                "Block X": "block_x", "Block Y": "block_y", "Block Z": "block_z",
-                "Registers Per Thread": "registers_per_thread",
-                "Static SMem": "static_shared_bytes", "Dynamic SMem": "dynamic_shared_bytes"}
+_LAUNCH_INTS = {
+    "Grid X": "grid_x",
+    "Grid Y": "grid_y",
+    "Grid Z": "grid_z",
+    "Block X": "block_x",
+    "Block Y": "block_y",
+    "Block Z": "block_z",
+    "Registers Per Thread": "registers_per_thread",
+    "Static SMem": "static_shared_bytes",
+    "Dynamic SMem": "dynamic_shared_bytes",
+}
 _KERNEL_METRICS = ("Start", "Duration", "Registers Per Thread", "Static SMem", "Dynamic SMem")
 
 
@@ -63,30 +70,56 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
         for column, key in _LAUNCH_INTS.items():
             value, _ = number(row, column)
             ints[key] = values.whole(value)
-        launch_id = sink.launch(kernel, device, profiler_launch_id=correlation,
-                                context=cell(row, "Context"), stream=cell(row, "Stream"),
-                                duration_ns=duration, invocations=1, **ints)
+        launch_id = sink.launch(
+            kernel,
+            device,
+            profiler_launch_id=correlation,
+            context=cell(row, "Context"),
+            stream=cell(row, "Stream"),
+            duration_ns=duration,
+            invocations=1,
+            **ints,
+        )
         for column in _KERNEL_METRICS:
             if column in col and row[col[column]].strip():
                 value, base = number(row, column)
-                sink.metric(launch_id, column, row[col[column]], value,
-                            values.unit_of(row[col[column]]) or units[col[column]].strip(),
-                            base, section="GPU trace")
+                sink.metric(
+                    launch_id,
+                    column,
+                    row[col[column]],
+                    value,
+                    values.unit_of(row[col[column]]) or units[col[column]].strip(),
+                    base,
+                    section="GPU trace",
+                )
 
 
 def _transfer(sink, table, line, row, name, device, start, duration, cell, number) -> None:
     size, _ = number(row, "Size")
     rate, _ = number(row, "Throughput")
-    copy, unified = _COPY.match(name), _UNIFIED.match(name)
+    copy, unified = COPY_ROW.match(name), _UNIFIED.match(name)
     kind = (copy[2] or copy[1]) if copy else (f"um_{unified[1]}" if unified else name.strip("[]"))
     if copy and copy[1] == "memset":
         kind = "memset"
-    sink.transfers.append({
-        "source_file": sink.path, "line": line, "device": device, "context": cell(row, "Context"),
-        "stream": cell(row, "Stream"), "kind": kind, "name": name, "start_ns": start,
-        "duration_ns": duration, "bytes": size, "throughput_bytes_per_s": rate,
-        "src_mem": cell(row, "SrcMemType") or None, "dst_mem": cell(row, "DstMemType") or None,
-        "count": 1, "correlation_id": cell(row, "Correlation_ID")})
+    sink.transfers.append(
+        {
+            "source_file": sink.path,
+            "line": line,
+            "device": device,
+            "context": cell(row, "Context"),
+            "stream": cell(row, "Stream"),
+            "kind": kind,
+            "name": name,
+            "start_ns": start,
+            "duration_ns": duration,
+            "bytes": size,
+            "throughput_bytes_per_s": rate,
+            "src_mem": cell(row, "SrcMemType") or None,
+            "dst_mem": cell(row, "DstMemType") or None,
+            "count": 1,
+            "correlation_id": cell(row, "Correlation_ID"),
+        }
+    )
 
 
 def read_api(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
@@ -96,7 +129,16 @@ def read_api(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
         sink.rows_in += 1
         start, _ = values.parse(row[col["Start"]], units[col["Start"]].strip())
         duration, _ = values.parse(row[col["Duration"]], units[col["Duration"]].strip())
-        sink.api_calls.append({"source_file": sink.path, "line": line, "name": row[col["Name"]],
-                               "calls": 1, "total_ns": duration, "avg_ns": duration,
-                               "min_ns": duration, "max_ns": duration, "start_ns": start})
-
+        sink.api_calls.append(
+            {
+                "source_file": sink.path,
+                "line": line,
+                "name": row[col["Name"]],
+                "calls": 1,
+                "total_ns": duration,
+                "avg_ns": duration,
+                "min_ns": duration,
+                "max_ns": duration,
+                "start_ns": start,
+            }
+        )

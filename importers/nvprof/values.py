@@ -13,7 +13,7 @@ _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 CELL = re.compile(rf"^\s*({_NUMBER})\s*([A-Za-z%/]*)\s*$")
 LEVEL = re.compile(r"^\s*(Idle|Low|Mid|High|Max)\s*\((\d+)\)\s*$")
 
-_BINARY = {"": 1.0, "K": 1024.0, "M": 1024.0 ** 2, "G": 1024.0 ** 3, "T": 1024.0 ** 4}
+_BINARY = {"": 1.0, "K": 1024.0, "M": 1024.0**2, "G": 1024.0**3, "T": 1024.0**4}
 _TIME_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 
 

@@ -12,8 +12,7 @@ from dataclasses import replace
 
 import polars as pl
 
-from warpscope.analysis import (bottleneck, divergence, launch_config, memory,  # noqa: F401  (register rules)
-                                occupancy, reduction, transfers)
+from warpscope.analysis import bottleneck, divergence, launch_config, memory, occupancy, reduction, transfers  # noqa: F401  (register rules)
 from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame
 from warpscope.analysis.views import LaunchView, launch_views, run_views
 from warpscope.model import schema
@@ -54,8 +53,12 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
                 rows.extend((None, _about(f, run.source, len(runs) > 1)) for f in r.run(run))
     ours = findings_frame(rows)
     theirs = _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired)
-    return replace(profile, findings=pl.concat([schema.conform("findings", ours), theirs])
-                   .sort("launch_id", nulls_last=True, maintain_order=True))
+    return replace(
+        profile,
+        findings=pl.concat([schema.conform("findings", ours), theirs]).sort(
+            "launch_id", nulls_last=True, maintain_order=True
+        ),
+    )
 
 
 def _about(f: Finding, source: str, several: bool) -> Finding:

@@ -23,47 +23,69 @@ def lane_efficiency(v: LaunchView) -> tuple[float, float | None, float | None] |
     return (min(known), active, pred) if known else None
 
 
-@rule("warp_divergence", "divergence", ncu=("ThreadDivergence",), checklist=("C4",),
-      speedup="(1 − lowest lane efficiency / 100) × SM throughput % : the idle lanes, weighted "
-              "by how busy the SM is (Nsight Compute's estimate)")
+@rule(
+    "warp_divergence",
+    "divergence",
+    ncu=("ThreadDivergence",),
+    checklist=("C4",),
+    speedup="(1 − lowest lane efficiency / 100) × SM throughput % : the idle lanes, weighted "
+    "by how busy the SM is (Nsight Compute's estimate)",
+)
 def warp_divergence(v: LaunchView) -> Finding | None:
     """Fewer than 24 of 32 lanes active (or predicated on) per warp instruction."""
     eff = lane_efficiency(v)
     if eff is None or eff[0] >= LINE:
         return None
     low, active, pred = eff
-    evidence = {k: v.get(k) for k in ("warp_execution_efficiency_pct",
-                                      "warp_nonpred_execution_efficiency_pct", "divergent_branches",
-                                      "branch_efficiency_pct", "sm_throughput_pct")
-                if v.get(k) is not None}
+    evidence = {
+        k: v.get(k)
+        for k in (
+            "warp_execution_efficiency_pct",
+            "warp_nonpred_execution_efficiency_pct",
+            "divergent_branches",
+            "branch_efficiency_pct",
+            "sm_throughput_pct",
+        )
+        if v.get(k) is not None
+    }
     lanes = 32 * low / 100
     if active is not None and active >= LINE and pred is not None:
-        seen = (f"{num(active, 1)}% of lanes are active but only {num(pred, 1)}% predicated on: the "
-                "compiler turned branches into predicated code, so masked lanes cost the same as idle ones")
+        seen = (
+            f"{num(active, 1)}% of lanes are active but only {num(pred, 1)}% predicated on: the "
+            "compiler turned branches into predicated code, so masked lanes cost the same as idle ones"
+        )
     else:
         seen = f"on average {num(lanes, 1)} of 32 lanes do work per warp instruction ({pct(low)})"
         branches = v.get("divergent_branches")
         if branches:
             seen += f"; {num(branches)} divergent branches"
     if one_output_per_block(v):
-        fix = ("In a block reduction lanes idle as the tree narrows: add several inputs per thread "
-               "before the tree, and finish the last 32 values with __shfl_down_sync instead of "
-               "shared-memory steps.")
+        fix = (
+            "In a block reduction lanes idle as the tree narrows: add several inputs per thread "
+            "before the tree, and finish the last 32 values with __shfl_down_sync instead of "
+            "shared-memory steps."
+        )
     else:
-        fix = ("Make the condition uniform per warp: branch on the warp index (`(tid / 32) % 2`), not "
-               "the lane (`tid % 2`); sort or bin the data so a warp sees one case (withDivergence on "
-               "an H100: 62.5 µs on random data, 35.7 µs sorted); for short branches compute both "
-               "sides and select.")
+        fix = (
+            "Make the condition uniform per warp: branch on the warp index (`(tid / 32) % 2`), not "
+            "the lane (`tid % 2`); sort or bin the data so a warp sees one case (withDivergence on "
+            "an H100: 62.5 µs on random data, 35.7 µs sorted); for short branches compute both "
+            "sides and select."
+        )
     sm = v.get("sm_throughput_pct")
     gain = (1 - low / 100) * (sm if sm is not None else 100.0)
     severity = "high" if gain >= 20 or (sm is None and low < 50) else "medium" if gain >= 5 else "low"
     return Finding(
-        severity=severity, title=f"warp divergence: {num(lanes, 1)} of 32 lanes busy",
+        severity=severity,
+        title=f"warp divergence: {num(lanes, 1)} of 32 lanes busy",
         message=seen[0].upper() + seen[1:] + ".",
         why="The 32 threads of a warp run one instruction at a time; when they take different "
-            "paths the paths run one after the other with the other lanes masked off.",
-        fix=fix, threshold="< 24 of 32 lanes active or predicated on (75%)", evidence=evidence,
-        estimated_speedup_pct=gain)
+        "paths the paths run one after the other with the other lanes masked off.",
+        fix=fix,
+        threshold="< 24 of 32 lanes active or predicated on (75%)",
+        evidence=evidence,
+        estimated_speedup_pct=gain,
+    )
 
 
 @rule("bounds_check_divergence", "divergence", checklist=("C4",))
@@ -76,12 +98,17 @@ def bounds_check_divergence(v: LaunchView) -> Finding | None:
     if branches > grid:
         return None
     return Finding(
-        severity="info", title="divergence from a bounds check (harmless)",
+        severity="info",
+        title="divergence from a bounds check (harmless)",
         message=f"{num(branches)} divergent branches for {num(grid)} blocks, lane efficiency {pct(eff[0])}: "
-                "only a few warps split, as a bounds check (`if (i < n)`) or the last partial warp does.",
+        "only a few warps split, as a bounds check (`if (i < n)`) or the last partial warp does.",
         why="Divergence costs time only when many warps split for long; one split warp per block "
-            "at the edge of the data costs almost nothing.",
+        "at the edge of the data costs almost nothing.",
         fix="Nothing to change; keep the bounds check.",
         threshold="divergent branches ≤ blocks and lane efficiency ≥ 90%",
-        evidence={k: v.get(k) for k in ("divergent_branches", "grid_size", "warp_execution_efficiency_pct")
-                  if v.get(k) is not None})
+        evidence={
+            k: v.get(k)
+            for k in ("divergent_branches", "grid_size", "warp_execution_efficiency_pct")
+            if v.get(k) is not None
+        },
+    )

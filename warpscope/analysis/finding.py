@@ -17,9 +17,20 @@ import pyarrow as pa
 
 from warpscope.model import schema
 
-CATEGORIES = ("divergence", "occupancy", "launch_config", "coalescing", "bank_conflicts",
-              "memory_bound", "latency_bound", "compute_bound", "stalls", "tail_effect",
-              "transfers", "reduction")
+CATEGORIES = (
+    "divergence",
+    "occupancy",
+    "launch_config",
+    "coalescing",
+    "bank_conflicts",
+    "memory_bound",
+    "latency_bound",
+    "compute_bound",
+    "stalls",
+    "tail_effect",
+    "transfers",
+    "reduction",
+)
 SEVERITIES = ("high", "medium", "low", "info")
 Severity = Literal["high", "medium", "low", "info"]
 
@@ -41,7 +52,6 @@ class Finding:
     speedup_formula: str | None = None
 
 
-
 def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
     """The ``findings`` table rows of (launch_id, finding) pairs."""
     # Built column by column, evidence as one flat Arrow struct array with offsets:
@@ -53,24 +63,34 @@ def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
     for launch_id, f in found:
         gain = None if f.estimated_speedup_pct is None else round(f.estimated_speedup_pct, 2)
         for name, value in (
-                ("launch_id", launch_id), ("origin", "warpscope"), ("rule_id", f.rule),
-                ("category", f.category), ("severity", f.severity), ("section", None),
-                ("title", f.title), ("message", f.message), ("why", f.why), ("fix", f.fix),
-                ("threshold", f.threshold), ("estimated_speedup_pct", gain),
-                ("speedup_type", None if gain is None else "global"),
-                ("speedup_formula", None if gain is None else f.speedup_formula),
-                ("covered_by", None)):
+            ("launch_id", launch_id),
+            ("origin", "warpscope"),
+            ("rule_id", f.rule),
+            ("category", f.category),
+            ("severity", f.severity),
+            ("section", None),
+            ("title", f.title),
+            ("message", f.message),
+            ("why", f.why),
+            ("fix", f.fix),
+            ("threshold", f.threshold),
+            ("estimated_speedup_pct", gain),
+            ("speedup_type", None if gain is None else "global"),
+            ("speedup_formula", None if gain is None else f.speedup_formula),
+            ("covered_by", None),
+        ):
             cols[name].append(value)
         metrics.extend(f.evidence)
         values.extend(map(float, f.evidence.values()))
         offsets.append(len(metrics))
     evidence = pa.ListArray.from_arrays(
         pa.array(offsets, pa.int32()),
-        pa.StructArray.from_arrays([pa.array(metrics, pa.string()), pa.array(values, pa.float64())],
-                                   names=["metric", "value"]))
+        pa.StructArray.from_arrays(
+            [pa.array(metrics, pa.string()), pa.array(values, pa.float64())], names=["metric", "value"]
+        ),
+    )
     table = pl.DataFrame(cols, schema={n: t for n, t in schema.FINDINGS.items() if n != "evidence"})
-    frame = table.insert_column(list(schema.FINDINGS).index("evidence"),
-                                pl.Series("evidence", evidence))
+    frame = table.insert_column(list(schema.FINDINGS).index("evidence"), pl.Series("evidence", evidence))
     return schema.conform("findings", frame)
 
 
@@ -82,8 +102,8 @@ class Rule:
     category: str
     apply: Callable[[Any], Iterable[Finding] | Finding | None]
     scope: Literal["launch", "run"] = "launch"
-    ncu: tuple[str, ...] = ()          # Nsight Compute rules that report the same problem
-    checklist: tuple[str, ...] = ()    # seed checklist items (docs/checklist.md)
+    ncu: tuple[str, ...] = ()  # Nsight Compute rules that report the same problem
+    checklist: tuple[str, ...] = ()  # seed checklist items (docs/checklist.md)
     speedup_formula: str | None = None
     doc: str = field(default="", compare=False)
 
@@ -92,18 +112,32 @@ class Rule:
         if out is None:
             return []
         found = [out] if isinstance(out, Finding) else list(out)
-        return [Finding(**{**f.__dict__, "rule": self.id, "category": self.category,
-                           "speedup_formula": f.speedup_formula or self.speedup_formula})
-                for f in found]
+        return [
+            Finding(
+                **{
+                    **f.__dict__,
+                    "rule": self.id,
+                    "category": self.category,
+                    "speedup_formula": f.speedup_formula or self.speedup_formula,
+                }
+            )
+            for f in found
+        ]
 
 
 RULES: dict[str, Rule] = {}
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def rule(id: str, category: str, *, scope: Literal["launch", "run"] = "launch",
-         ncu: tuple[str, ...] = (), checklist: tuple[str, ...] = (),
-         speedup: str | None = None) -> Callable[[F], F]:
+def rule(
+    id: str,
+    category: str,
+    *,
+    scope: Literal["launch", "run"] = "launch",
+    ncu: tuple[str, ...] = (),
+    checklist: tuple[str, ...] = (),
+    speedup: str | None = None,
+) -> Callable[[F], F]:
     """Register a rule function under ``id`` (ids are unique; categories are the fixed set)."""
     if category not in CATEGORIES:
         raise ValueError(f"rule {id}: unknown category {category!r}")
@@ -111,8 +145,9 @@ def rule(id: str, category: str, *, scope: Literal["launch", "run"] = "launch",
     def register(fn: F) -> F:
         if id in RULES:
             raise ValueError(f"rule {id} registered twice")
-        RULES[id] = Rule(id, category, fn, scope, ncu, checklist, speedup,
-                         (fn.__doc__ or "").strip().split("\n\n")[0])
+        RULES[id] = Rule(
+            id, category, fn, scope, ncu, checklist, speedup, (fn.__doc__ or "").strip().split("\n\n")[0]
+        )
         return fn
 
     return register

@@ -12,9 +12,14 @@ from warpscope.occupancy.advice import what_would_help
 WARP = 32
 
 
-@rule("block_size_not_warp_multiple", "launch_config", ncu=("LaunchConfiguration",), checklist=("C1",),
-      speedup="(1 / warps per block) × (1 − threads in the last warp / 32) × 100: "
-              "the idle lanes of every block's ragged last warp")
+@rule(
+    "block_size_not_warp_multiple",
+    "launch_config",
+    ncu=("LaunchConfiguration",),
+    checklist=("C1",),
+    speedup="(1 / warps per block) × (1 − threads in the last warp / 32) × 100: "
+    "the idle lanes of every block's ragged last warp",
+)
 def block_size_not_warp_multiple(v: LaunchView) -> Finding | None:
     """The block size is not a multiple of 32: every block's last warp runs with idle lanes."""
     size = v.block_size
@@ -29,11 +34,11 @@ def block_size_not_warp_multiple(v: LaunchView) -> Finding | None:
         severity="medium" if gain >= 5 else "low",
         title="block size not a multiple of 32",
         message=f"{size} threads per block = {warps} warps, the last with {last} of 32 lanes: "
-                f"{WARP - last} lanes idle in every block.",
+        f"{WARP - last} lanes idle in every block.",
         why="The GPU runs whole warps of 32 threads; a partial last warp still takes a full "
-            "warp's issue slots and registers.",
+        "warp's issue slots and registers.",
         fix=f"Use {up}{other} threads per block and keep the bounds check (`if (i < n)`) "
-            "for the elements past the end.",
+        "for the elements past the end.",
         threshold="block size mod 32 ≠ 0",
         evidence={"block_size": size},
         estimated_speedup_pct=gain,
@@ -53,40 +58,61 @@ def block_size_outside_128_256(v: LaunchView) -> Finding | None:
     barrier = v.stall_share("barrier")
     if size < 128:
         theo = v.get("theoretical_occupancy_pct")
-        cost = (f"it costs nothing visible here (theoretical occupancy {pct(theo)})"
-                if theo is not None and theo >= 100 else "")
+        cost = (
+            f"it costs nothing visible here (theoretical occupancy {pct(theo)})"
+            if theo is not None and theo >= 100
+            else ""
+        )
         return Finding(
-            severity="low", title=f"small blocks ({size} threads)",
+            severity="low",
+            title=f"small blocks ({size} threads)",
             message=f"{size} threads per block" + (f": {cost}." if cost else "."),
             why="Small blocks use many of the SM's block slots and give each block's "
-                "__syncthreads() few warps to overlap; 128–256 threads is the usual start.",
+            "__syncthreads() few warps to overlap; 128–256 threads is the usual start.",
             fix="Try 128 or 256 threads per block (same total threads, fewer blocks) and keep "
-                "whichever is faster.",
-            threshold="block size < 128", evidence=evidence)
+            "whichever is faster.",
+            threshold="block size < 128",
+            evidence=evidence,
+        )
     shaped = v.block[0] is not None and v.block[1] is not None and v.block[1] > 1 and v.block[0] % WARP == 0
     heavy_sync = size >= 512 and barrier is not None and barrier >= 0.10
     if barrier is not None:
         evidence["stalls.barrier"] = v.stalls["barrier"]
         evidence["warp_cycles_per_issued_instruction"] = v.cycles_per_issue or 0.0
-    reason = (f"a {v.block[0]}×{v.block[1]} block matches a {v.block[0]}-wide tile" if shaped
-              else "no tile shape explains it")
-    sync = (f"; warps spend {pct(100 * barrier)} of their cycles waiting at __syncthreads()"
-            if heavy_sync else "")
-    fix = ("Keep the tile but give each thread several elements: e.g. 32×8 threads for a "
-           "32×32 tile, each thread handling 4 rows (fewer threads wait at each barrier)."
-           if shaped else "Try 256 threads per block; split the work of one big block across several.")
+    reason = (
+        f"a {v.block[0]}×{v.block[1]} block matches a {v.block[0]}-wide tile"
+        if shaped
+        else "no tile shape explains it"
+    )
+    sync = (
+        f"; warps spend {pct(100 * barrier)} of their cycles waiting at __syncthreads()" if heavy_sync else ""
+    )
+    fix = (
+        "Keep the tile but give each thread several elements: e.g. 32×8 threads for a "
+        "32×32 tile, each thread handling 4 rows (fewer threads wait at each barrier)."
+        if shaped
+        else "Try 256 threads per block; split the work of one big block across several."
+    )
     return Finding(
         severity="medium" if heavy_sync else "low",
         title=f"large blocks ({size} threads)",
         message=f"{size} threads per block ({reason}){sync}.",
         why="A large block waits at every __syncthreads() for its slowest warp, and the SM "
-            "gains or loses residency in big steps; 128–256 threads is the usual start.",
-        fix=fix, threshold="block size > 256", evidence=evidence)
+        "gains or loses residency in big steps; 128–256 threads is the usual start.",
+        fix=fix,
+        threshold="block size > 256",
+        evidence=evidence,
+    )
 
 
-@rule("blocks_too_small_for_sm", "launch_config", ncu=("TheoreticalOccupancy",), checklist=("C2", "C11"),
-      speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization) × 100: "
-              "warp slots the block-slot limit leaves empty, counted only while issue slots idle")
+@rule(
+    "blocks_too_small_for_sm",
+    "launch_config",
+    ncu=("TheoreticalOccupancy",),
+    checklist=("C2", "C11"),
+    speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization) × 100: "
+    "warp slots the block-slot limit leaves empty, counted only while issue slots idle",
+)
 def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
     """Blocks so small that the SM's block slots run out before its warp slots do."""
     occ = v.occupancy
@@ -102,22 +128,29 @@ def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
         severity="high" if occ.occupancy_pct <= 50 else "medium",
         title="blocks too small to fill the SM",
         message=f"{occ.block_size}-thread blocks: the SM holds at most {occ.arch.max_blocks_per_sm} "
-                f"blocks = {occ.active_warps_per_sm} of {occ.arch.max_warps_per_sm} warps, "
-                f"theoretical occupancy {pct(occ.occupancy_pct)}.",
+        f"blocks = {occ.active_warps_per_sm} of {occ.arch.max_warps_per_sm} warps, "
+        f"theoretical occupancy {pct(occ.occupancy_pct)}.",
         why="An SM runs a limited number of blocks at once; tiny blocks use up those slots "
-            "while warp slots stay empty, so fewer warps are there to hide latency.",
+        "while warp slots stay empty, so fewer warps are there to hide latency.",
         fix=f"Use at least {need} threads per block ({occ.arch.max_threads_per_sm} threads / "
-            f"{occ.arch.max_blocks_per_sm} block slots); 128–256 is the usual choice{what_if}.",
+        f"{occ.arch.max_blocks_per_sm} block slots); 128–256 is the usual choice{what_if}.",
         threshold="block-slot limit binds and theoretical occupancy < 100%",
-        evidence={"block_size": occ.block_size, "block_limit_blocks": occ.block_limit_blocks,
-                  "theoretical_occupancy_pct": round(occ.occupancy_pct, 2)},
+        evidence={
+            "block_size": occ.block_size,
+            "block_limit_blocks": occ.block_limit_blocks,
+            "theoretical_occupancy_pct": round(occ.occupancy_pct, 2),
+        },
         estimated_speedup_pct=100 * v.capped(1 - occ.occupancy_pct / 100),
     )
 
 
-@rule("grid_smaller_than_sms", "launch_config", ncu=("LaunchConfiguration", "SOLBottleneck"),
-      checklist=("C3",),
-      speedup="(SMs − blocks) / SMs × 100: the share of SMs left with nothing to run")
+@rule(
+    "grid_smaller_than_sms",
+    "launch_config",
+    ncu=("LaunchConfiguration", "SOLBottleneck"),
+    checklist=("C3",),
+    speedup="(SMs − blocks) / SMs × 100: the share of SMs left with nothing to run",
+)
 def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
     """Fewer blocks than SMs: part of the GPU has no work at all."""
     grid, sms = v.grid_size, v.sm_count
@@ -128,19 +161,24 @@ def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
     threads = grid * size if size else None
     capacity = sms * v.occupancy.arch.max_threads_per_sm if v.occupancy else None
     if threads is not None and capacity is not None and threads < capacity:
-        fix = (f"The whole launch is {num(threads)} threads, less than the GPU holds at once "
-               f"({num(capacity)}): more blocks only help with more work. Batch such launches "
-               "into one (several problems per grid) or run them concurrently (streams, CUDA Graphs).")
+        fix = (
+            f"The whole launch is {num(threads)} threads, less than the GPU holds at once "
+            f"({num(capacity)}): more blocks only help with more work. Batch such launches "
+            "into one (several problems per grid) or run them concurrently (streams, CUDA Graphs)."
+        )
     else:
         fix = f"Split the work into at least {2 * sms} blocks (2 × {sms} SMs): smaller blocks or fewer elements per block."
     evidence: dict[str, float] = {"grid_size": grid, "sm_count": sms}
     if size:
         evidence["block_size"] = size
     return Finding(
-        severity="high", title="grid smaller than the SM count",
+        severity="high",
+        title="grid smaller than the SM count",
         message=f"{grid} blocks on {sms} SMs: {sms - grid} SMs ({pct(100 * (sms - grid) / sms)}) get no block.",
         why="Each block runs on one SM; with fewer blocks than SMs the rest of the GPU idles.",
-        fix=fix, threshold="blocks < SMs", evidence=evidence,
+        fix=fix,
+        threshold="blocks < SMs",
+        evidence=evidence,
         estimated_speedup_pct=100.0 * (sms - grid) / sms,
     )
 
@@ -158,16 +196,21 @@ def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
         title=f"only {num(per_sm, 1)} blocks per SM",
         message=f"{grid} blocks on {sms} SMs = {num(per_sm, 2)} blocks per SM.",
         why="With under 2–4 blocks per SM an SM has nothing else to run while a block waits at "
-            "__syncthreads(), and SMs that finish early stay idle until the launch ends.",
+        "__syncthreads(), and SMs that finish early stay idle until the launch ends.",
         fix=f"Aim for {2 * sms}–{4 * sms} blocks or more (2–4 × {sms} SMs): smaller blocks or less work per block.",
         threshold="blocks < 2 × SMs (medium), < 4 × SMs (low)",
         evidence={"grid_size": grid, "sm_count": sms},
     )
 
 
-@rule("tail_effect", "tail_effect", ncu=("LaunchConfiguration",), checklist=("C3",),
-      speedup="(1 − f) / (W + 1) × 100 for W full waves and a last wave that is f full: "
-              "the SM time the partial last wave leaves idle")
+@rule(
+    "tail_effect",
+    "tail_effect",
+    ncu=("LaunchConfiguration",),
+    checklist=("C3",),
+    speedup="(1 − f) / (W + 1) × 100 for W full waves and a last wave that is f full: "
+    "the SM time the partial last wave leaves idle",
+)
 def tail_effect(v: LaunchView) -> Finding | None:
     """A partial last wave: for its whole duration most SMs have nothing to do."""
     waves = v.get("waves_per_sm")
@@ -186,16 +229,20 @@ def tail_effect(v: LaunchView) -> Finding | None:
     if grid and v.occupancy and sms:
         per_wave = int(sms) * v.occupancy.active_blocks_per_sm
         evidence |= {"grid_size": grid, "sm_count": sms}
-        fix = (f"One wave is {per_wave} blocks ({int(sms)} SMs × {v.occupancy.active_blocks_per_sm} "
-               f"resident): {grid} blocks = {whole} full waves + {pct(100 * part, 0)} of one. Use "
-               f"{whole * per_wave} or {(whole + 1) * per_wave} blocks (a grid-stride loop lets any "
-               "grid cover the data), or many more waves so the tail matters less.")
+        fix = (
+            f"One wave is {per_wave} blocks ({int(sms)} SMs × {v.occupancy.active_blocks_per_sm} "
+            f"resident): {grid} blocks = {whole} full waves + {pct(100 * part, 0)} of one. Use "
+            f"{whole * per_wave} or {(whole + 1) * per_wave} blocks (a grid-stride loop lets any "
+            "grid cover the data), or many more waves so the tail matters less."
+        )
     return Finding(
         severity="medium" if gain >= 15 else "low",
         title="partial last wave (tail effect)",
         message=f"{num(waves, 2)} waves per SM: the last wave fills {pct(100 * part, 0)} of the GPU.",
         why="Blocks run in waves of what the SMs hold at once; during the last, partial wave "
-            "most SMs sit idle.",
-        fix=fix, threshold="partial last wave costing ≥ 5% of the kernel time",
-        evidence=evidence, estimated_speedup_pct=gain,
+        "most SMs sit idle.",
+        fix=fix,
+        threshold="partial last wave costing ≥ 5% of the kernel time",
+        evidence=evidence,
+        estimated_speedup_pct=gain,
     )

@@ -9,9 +9,9 @@ from warpscope.occupancy.advice import LIMIT_LABELS, what_would_help
 
 LIMIT_WHY = {
     "registers": "registers are allocated per warp from the SM's 64K register file, so "
-                 "register-hungry threads leave room for fewer blocks",
+    "register-hungry threads leave room for fewer blocks",
     "shared_mem": "each block's shared memory is reserved for its lifetime, so big tiles leave "
-                  "room for few blocks",
+    "room for few blocks",
     "warps": "the block size does not divide the SM's warp slots evenly",
     "barriers": "the SM's pool of named barriers runs out before its warp slots",
 }
@@ -23,8 +23,10 @@ def not_limiting_reason(v: LaunchView) -> str | None:
     issue = v.get("issue_slot_utilization_pct")
     if issue is not None and issue >= 60:
         return f"the schedulers already issue in {pct(issue)} of cycles"
-    roof = max((x for x in (v.get("sm_throughput_pct"), v.get("memory_throughput_pct")) if x is not None),
-               default=None)
+    roof = max(
+        (x for x in (v.get("sm_throughput_pct"), v.get("memory_throughput_pct")) if x is not None),
+        default=None,
+    )
     if roof is not None and roof >= 80:
         return f"throughput is already at {pct(roof)} of peak"
     top = v.top_stalls(1)
@@ -33,9 +35,14 @@ def not_limiting_reason(v: LaunchView) -> str | None:
     return None
 
 
-@rule("occupancy_limited", "occupancy", ncu=("TheoreticalOccupancy",), checklist=("C5",),
-      speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization) × 100: the warp "
-              "slots left empty, counted only while the schedulers have idle issue slots")
+@rule(
+    "occupancy_limited",
+    "occupancy",
+    ncu=("TheoreticalOccupancy",),
+    checklist=("C5",),
+    speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization) × 100: the warp "
+    "slots left empty, counted only while the schedulers have idle issue slots",
+)
 def occupancy_limited(v: LaunchView) -> Finding | None:
     """Theoretical occupancy under 80%, limited by registers, shared memory, warps or barriers."""
     occ = v.occupancy
@@ -60,21 +67,36 @@ def occupancy_limited(v: LaunchView) -> Finding | None:
     reason = not_limiting_reason(v)
     severity = "low" if reason else ("high" if theo <= 50 else "medium")
     evidence: dict[str, float] = {"theoretical_occupancy_pct": theo}
-    for key in ("registers_per_thread", "block_size", "static_shared_bytes", "dynamic_shared_bytes",
-                "issue_slot_utilization_pct"):
+    for key in (
+        "registers_per_thread",
+        "block_size",
+        "static_shared_bytes",
+        "dynamic_shared_bytes",
+        "issue_slot_utilization_pct",
+    ):
         if v.get(key) is not None:
             evidence[key] = v.get(key)
     label = LIMIT_LABELS.get(limiter or "", "an unknown limit")
-    blocks = f"{occ.active_blocks_per_sm} blocks = {occ.active_warps_per_sm} of {occ.arch.max_warps_per_sm} warps" \
-        if occ is not None else "fewer warps than the SM holds"
+    blocks = (
+        f"{occ.active_blocks_per_sm} blocks = {occ.active_warps_per_sm} of {occ.arch.max_warps_per_sm} warps"
+        if occ is not None
+        else "fewer warps than the SM holds"
+    )
     message = f"Theoretical occupancy {pct(theo)}: {label} allow {blocks} per SM."
     if reason:
         message += f" More occupancy is unlikely to pay much here: {reason}."
     return Finding(
-        severity=severity, title=f"occupancy limited by {label}", message=message,
-        why=LIMIT_WHY.get(limiter or "", "fewer resident warps leave the schedulers fewer "
-                          "warps to switch to while others wait") + ".",
-        fix=fix, threshold="theoretical occupancy < 80%", evidence=evidence,
+        severity=severity,
+        title=f"occupancy limited by {label}",
+        message=message,
+        why=LIMIT_WHY.get(
+            limiter or "",
+            "fewer resident warps leave the schedulers fewer warps to switch to while others wait",
+        )
+        + ".",
+        fix=fix,
+        threshold="theoretical occupancy < 80%",
+        evidence=evidence,
         estimated_speedup_pct=100 * v.capped(1 - theo / 100),
     )
 
@@ -86,29 +108,45 @@ def occupancy_not_limiting(v: LaunchView) -> Finding | None:
     if theo is None and v.occupancy is not None:
         theo = v.occupancy.occupancy_pct
     short = (theo is not None and theo < 100) or (
-        theo is not None and achieved is not None and theo - achieved > 10)
+        theo is not None and achieved is not None and theo - achieved > 10
+    )
     reason = not_limiting_reason(v) if short else None
     if not reason:
         return None
-    evidence = {k: v.get(k) for k in ("theoretical_occupancy_pct", "achieved_occupancy_pct",
-                                      "issue_slot_utilization_pct", "sm_throughput_pct",
-                                      "memory_throughput_pct") if v.get(k) is not None}
+    evidence = {
+        k: v.get(k)
+        for k in (
+            "theoretical_occupancy_pct",
+            "achieved_occupancy_pct",
+            "issue_slot_utilization_pct",
+            "sm_throughput_pct",
+            "memory_throughput_pct",
+        )
+        if v.get(k) is not None
+    }
     top = v.top_stalls(1)
     if top:
         evidence[f"stalls.{top[0][0]}"] = top[0][1]
     return Finding(
-        severity="info", title="more occupancy will not help much",
+        severity="info",
+        title="more occupancy will not help much",
         message=f"Occupancy is below the maximum, but {reason}.",
         why="High occupancy is not high performance: extra warps only help when the schedulers "
-            "have nothing ready to issue.",
+        "have nothing ready to issue.",
         fix="Leave occupancy alone; cut instructions or bytes instead (the busiest pipe or memory "
-            "unit, the access pattern).",
+        "unit, the access pattern).",
         threshold="issue slots ≥ 60% busy, throughput ≥ 80% of peak, or not_selected the top stall",
-        evidence=evidence)
+        evidence=evidence,
+    )
 
 
-@rule("achieved_occupancy_gap", "occupancy", ncu=("AchievedOccupancy",), checklist=("C5", "C11"),
-      speedup="min((theoretical − achieved) / theoretical, 1 − issue-slot utilization) × 100")
+@rule(
+    "achieved_occupancy_gap",
+    "occupancy",
+    ncu=("AchievedOccupancy",),
+    checklist=("C5", "C11"),
+    speedup="min((theoretical − achieved) / theoretical, 1 − issue-slot utilization) × 100",
+)
 def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
     """Achieved occupancy more than 10 points below theoretical: warp slots the launch leaves empty."""
     theo, achieved = v.get("theoretical_occupancy_pct"), v.get("achieved_occupancy_pct")
@@ -117,8 +155,11 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
     waves = v.get("waves_per_sm")
     warps = v.warps_per_block
     grid = v.grid_size
-    per_warp = (v.get("instructions_executed") / (grid * warps)
-                if v.get("instructions_executed") and grid and warps else None)
+    per_warp = (
+        v.get("instructions_executed") / (grid * warps)
+        if v.get("instructions_executed") and grid and warps
+        else None
+    )
     evidence: dict[str, float] = {"theoretical_occupancy_pct": theo, "achieved_occupancy_pct": achieved}
     if waves is not None:
         evidence["waves_per_sm"] = waves
@@ -127,8 +168,10 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
         fix = "Launch more blocks (see the launch-configuration findings)."
     elif per_warp is not None and per_warp < 100:
         evidence["instructions_executed"] = v.get("instructions_executed")
-        cause = (f"each warp lives for only ~{num(per_warp, 0)} instructions, so the SM spends much "
-                 "of the kernel launching and retiring blocks")
+        cause = (
+            f"each warp lives for only ~{num(per_warp, 0)} instructions, so the SM spends much "
+            "of the kernel launching and retiring blocks"
+        )
         fix = "Give each thread more work (a grid-stride loop over several elements) so warps live longer."
     elif waves is not None and waves < 2:
         cause = f"with {num(waves, 2)} waves the SMs drain and sit partly empty for the last one"
@@ -143,9 +186,12 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
         title="achieved occupancy far below theoretical",
         message=f"Achieved occupancy {pct(achieved)} of a theoretical {pct(theo)}: {cause}.",
         why="Theoretical occupancy is what could be resident; warps that are not actually there "
-            "cannot hide latency.",
-        fix=fix, threshold="theoretical − achieved > 10 points", evidence=evidence,
-        estimated_speedup_pct=gain)
+        "cannot hide latency.",
+        fix=fix,
+        threshold="theoretical − achieved > 10 points",
+        evidence=evidence,
+        estimated_speedup_pct=gain,
+    )
 
 
 @rule("few_resident_warps", "occupancy", checklist=("C11",))
@@ -176,8 +222,12 @@ def few_resident_warps(v: LaunchView) -> Finding | None:
     else:
         fix = "More warps per SM: bigger blocks or more blocks resident."
     return Finding(
-        severity="medium", title="too few warps resident per SM",
+        severity="medium",
+        title="too few warps resident per SM",
         message=f"{seen}: under the floor of 6 warps and 2 blocks per SM.",
         why="Latency is hidden by switching to another warp; with a handful of warps (or one block "
-            "stalled at __syncthreads()) the SM has nothing to switch to.",
-        fix=fix, threshold="< 6 active warps or < 2 active blocks per SM", evidence=evidence)
+        "stalled at __syncthreads()) the SM has nothing to switch to.",
+        fix=fix,
+        threshold="< 6 active warps or < 2 active blocks per SM",
+        evidence=evidence,
+    )

@@ -12,19 +12,32 @@ from warpscope.analysis.finding import Finding, rule
 from warpscope.analysis.text import num, pct
 from warpscope.analysis.views import LaunchView
 
-SHUFFLE_FIX = ("add pairs in a tree with sequential addressing (`if (tid < s) sd[tid] += sd[tid + s]`, "
-               "s halving), finish the last 32 values inside a warp with `__shfl_down_sync` "
-               "(no shared memory, no __syncthreads()), or call cub::BlockReduce")
+SHUFFLE_FIX = (
+    "add pairs in a tree with sequential addressing (`if (tid < s) sd[tid] += sd[tid + s]`, "
+    "s halving), finish the last 32 values inside a warp with `__shfl_down_sync` "
+    "(no shared memory, no __syncthreads()), or call cub::BlockReduce"
+)
 
 
 def _evidence(v: LaunchView) -> dict[str, float]:
-    keys = ("global_store_requests", "grid_size", "block_size", "warp_execution_efficiency_pct",
-            "warp_nonpred_execution_efficiency_pct", "shared_load_requests", "shared_store_requests")
+    keys = (
+        "global_store_requests",
+        "grid_size",
+        "block_size",
+        "warp_execution_efficiency_pct",
+        "warp_nonpred_execution_efficiency_pct",
+        "shared_load_requests",
+        "shared_store_requests",
+    )
     return {k: v.get(k) for k in keys if v.get(k) is not None}
 
 
-@rule("serial_reduction", "reduction", checklist=("C9",),
-      speedup="(1 − lowest lane efficiency / 100) × SM throughput %: the idle lanes, as for divergence")
+@rule(
+    "serial_reduction",
+    "reduction",
+    checklist=("C9",),
+    speedup="(1 − lowest lane efficiency / 100) × SM throughput %: the idle lanes, as for divergence",
+)
 def serial_reduction(v: LaunchView) -> Finding | None:
     """One output per block with under half the lanes busy: one thread sums the block."""
     eff = lane_efficiency(v)
@@ -34,20 +47,27 @@ def serial_reduction(v: LaunchView) -> Finding | None:
     sm = v.get("sm_throughput_pct")
     size = v.block_size
     return Finding(
-        severity="high", title="reduction done by one thread",
+        severity="high",
+        title="reduction done by one thread",
         message=f"One global store per block ({num(v.get('global_store_requests'))} for {num(v.grid_size)} "
-                f"blocks) and {num(32 * low / 100, 1)} of 32 lanes busy on average: one thread adds up "
-                f"the block while the other {num(size - 1) if size else 'threads'} wait.",
+        f"blocks) and {num(32 * low / 100, 1)} of 32 lanes busy on average: one thread adds up "
+        f"the block while the other {num(size - 1) if size else 'threads'} wait.",
         why="A serial loop in one thread uses 1 of the warp's 32 lanes and 1 warp of the block; "
-            "a parallel tree finishes in log2(block size) steps.",
+        "a parallel tree finishes in log2(block size) steps.",
         fix=SHUFFLE_FIX[0].upper() + SHUFFLE_FIX[1:] + ".",
-        threshold="one store per block and lane efficiency < 50%", evidence=_evidence(v),
-        estimated_speedup_pct=(1 - low / 100) * (sm if sm is not None else 100.0))
+        threshold="one store per block and lane efficiency < 50%",
+        evidence=_evidence(v),
+        estimated_speedup_pct=(1 - low / 100) * (sm if sm is not None else 100.0),
+    )
 
 
-@rule("shared_memory_tree_reduction", "reduction", checklist=("C9",),
-      speedup="min(barrier stall cycles / all warp cycles per issued instruction, "
-              "1 − issue-slot utilization) × 100: the time warps wait at __syncthreads() between steps")
+@rule(
+    "shared_memory_tree_reduction",
+    "reduction",
+    checklist=("C9",),
+    speedup="min(barrier stall cycles / all warp cycles per issued instruction, "
+    "1 − issue-slot utilization) × 100: the time warps wait at __syncthreads() between steps",
+)
 def shared_memory_tree_reduction(v: LaunchView) -> Finding | None:
     """A block reduction through shared memory with a barrier per step."""
     eff = lane_efficiency(v)
@@ -68,12 +88,13 @@ def shared_memory_tree_reduction(v: LaunchView) -> Finding | None:
         severity="medium" if barrier is not None and barrier >= 0.10 else "low",
         title="shared-memory tree reduction",
         message=f"One global store per block after a shared-memory tree ({steps}, each "
-                f"followed by __syncthreads()){waits}.",
+        f"followed by __syncthreads()){waits}.",
         why="The last five steps of the tree run inside one warp, yet still go through shared "
-            "memory and a block-wide barrier; warp shuffles exchange registers directly.",
+        "memory and a block-wide barrier; warp shuffles exchange registers directly.",
         fix="Reduce each warp's 32 values in registers with `__shfl_down_sync` (5 steps, no "
-            "barrier), write one value per warp to shared memory, and let the first warp reduce "
-            "those with shuffles again: one __syncthreads() instead of one per step.",
+        "barrier), write one value per warp to shared memory, and let the first warp reduce "
+        "those with shuffles again: one __syncthreads() instead of one per step.",
         threshold="one store per block, shared loads and stores, barriers",
         evidence=evidence,
-        estimated_speedup_pct=100 * v.capped(barrier) if barrier else None)
+        estimated_speedup_pct=100 * v.capped(barrier) if barrier else None,
+    )

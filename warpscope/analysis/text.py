@@ -33,7 +33,7 @@ def size(nbytes: float) -> str:
     return f"{num(nbytes, 0)} B"
 
 
-DASH = "–"   # what reports and the UI print for a value the profile does not have
+DASH = "–"  # what reports and the UI print for a value the profile does not have
 
 
 def num_or_dash(value: float | None, digits: int = 2) -> str:

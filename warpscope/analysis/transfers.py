@@ -9,7 +9,7 @@ from warpscope.analysis.text import num, pct, size, us
 from warpscope.analysis.views import RunView
 
 HOST_COPIES = ("HtoD", "DtoH")
-SMALL_COPY = 64 * 1024       # below this a copy's fixed cost dominates its transfer time
+SMALL_COPY = 64 * 1024  # below this a copy's fixed cost dominates its transfer time
 MANY = 10
 
 
@@ -24,9 +24,14 @@ def _throughput(frame: pl.DataFrame) -> float | None:
     return float(timed["bytes"].sum()) / float(timed["duration_ns"].sum()) * 1e9
 
 
-@rule("pageable_transfers", "transfers", scope="run", checklist=("C10",),
-      speedup="pageable copy time × (1 − pageable / pinned throughput in the same run) / GPU busy "
-              "time × 100, where the run has pinned copies to compare with")
+@rule(
+    "pageable_transfers",
+    "transfers",
+    scope="run",
+    checklist=("C10",),
+    speedup="pageable copy time × (1 − pageable / pinned throughput in the same run) / GPU busy "
+    "time × 100, where the run has pinned copies to compare with",
+)
 def pageable_transfers(run: RunView) -> Finding | None:
     """Host-device copies from or to pageable host memory."""
     copies = _host_copies(run)
@@ -54,11 +59,13 @@ def pageable_transfers(run: RunView) -> Finding | None:
         title="copies through pageable host memory",
         message=seen + ".",
         why="The driver stages pageable memory through a pinned bounce buffer, so the copy runs "
-            "twice and cannot overlap with kernels.",
+        "twice and cannot overlap with kernels.",
         fix="Allocate the host buffers with cudaMallocHost / cudaHostAlloc (or pin existing ones "
-            "with cudaHostRegister) and copy with cudaMemcpyAsync on a non-default stream.",
-        threshold="any HtoD/DtoH copy with pageable host memory", evidence=evidence,
-        estimated_speedup_pct=gain)
+        "with cudaHostRegister) and copy with cudaMemcpyAsync on a non-default stream.",
+        threshold="any HtoD/DtoH copy with pageable host memory",
+        evidence=evidence,
+        estimated_speedup_pct=gain,
+    )
 
 
 @rule("many_small_transfers", "transfers", scope="run", checklist=("C10",))
@@ -81,11 +88,12 @@ def many_small_transfers(run: RunView) -> Finding | None:
         title="many small host-device copies",
         message=f"{count} host-device copies averaging {size(average)} ({size(moved)}, {us(spent)} in all).",
         why="Every copy pays a fixed setup cost of microseconds; for small copies that cost, not "
-            "the bus, sets the time.",
+        "the bus, sets the time.",
         fix="Gather the pieces into one buffer and copy it once (or cudaMemcpy2D for strided "
-            "pieces); keep data that kernels reuse on the device between launches.",
+        "pieces); keep data that kernels reuse on the device between launches.",
         threshold=f"≥ {MANY} copies averaging < 64 KiB",
-        evidence={"host_copies": float(count), "host_copy_bytes": moved, "host_copy_time_ns": spent})
+        evidence={"host_copies": float(count), "host_copy_bytes": moved, "host_copy_time_ns": spent},
+    )
 
 
 def _busy_ns(run: RunView) -> float:
@@ -105,9 +113,14 @@ def _overlap_ns(copies: pl.DataFrame, kernels: pl.DataFrame) -> float:
     return total
 
 
-@rule("transfers_not_overlapped", "transfers", scope="run", checklist=("C10",),
-      speedup="min(copy time, kernel time) / (copy time + kernel time) × 100: % of GPU busy time "
-              "that overlapping copies with kernels could hide")
+@rule(
+    "transfers_not_overlapped",
+    "transfers",
+    scope="run",
+    checklist=("C10",),
+    speedup="min(copy time, kernel time) / (copy time + kernel time) × 100: % of GPU busy time "
+    "that overlapping copies with kernels could hide",
+)
 def transfers_not_overlapped(run: RunView) -> Finding | None:
     """Host-device copies that never run while a kernel runs, and take ≥ 10% of GPU time."""
     copies = _host_copies(run).filter(pl.col("start_ns").is_not_null() & pl.col("duration_ns").is_not_null())
@@ -121,18 +134,21 @@ def transfers_not_overlapped(run: RunView) -> Finding | None:
     overlap = _overlap_ns(copies, kernels)
     if overlap > 0.10 * copy_ns:
         return None
-    streams = sorted({s for s in (*copies["stream"].to_list(), *kernels["stream"].to_list()) if s is not None})
+    streams = sorted(
+        {s for s in (*copies["stream"].to_list(), *kernels["stream"].to_list()) if s is not None}
+    )
     where = f" on stream {', '.join(streams)}" if len(streams) == 1 else ""
     return Finding(
         severity="medium" if copy_ns >= 0.25 * (copy_ns + kernel_ns) else "low",
         title="copies not overlapped with kernels",
         message=f"Host-device copies take {us(copy_ns)} and kernels {us(kernel_ns)}{where}; "
-                f"they overlap for {us(overlap)} ({pct(100 * copy_ns / (copy_ns + kernel_ns), 0)} "
-                "of GPU busy time is copying alone).",
+        f"they overlap for {us(overlap)} ({pct(100 * copy_ns / (copy_ns + kernel_ns), 0)} "
+        "of GPU busy time is copying alone).",
         why="Copies and kernels on one stream run one after the other; the copy engines can move "
-            "data while kernels compute.",
+        "data while kernels compute.",
         fix="Split the data into chunks and pipeline them on several streams: cudaMemcpyAsync "
-            "(pinned host memory) for chunk i+1 while the kernel works on chunk i.",
+        "(pinned host memory) for chunk i+1 while the kernel works on chunk i.",
         threshold="copies ≥ 10% of GPU busy time, < 10% of it overlapped",
         evidence={"host_copy_time_ns": copy_ns, "kernel_time_ns": kernel_ns, "overlap_ns": overlap},
-        estimated_speedup_pct=100 * min(copy_ns, kernel_ns) / (copy_ns + kernel_ns))
+        estimated_speedup_pct=100 * min(copy_ns, kernel_ns) / (copy_ns + kernel_ns),
+    )

@@ -15,8 +15,13 @@ from warpscope.occupancy.calculator import Occupancy
 from warpscope.occupancy.profile_check import launch_occupancies
 
 # launch columns that are canonical quantities too: rules read them as metrics
-_FROM_LAUNCH = ("registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes", "sm_count",
-                "duration_ns")
+_FROM_LAUNCH = (
+    "registers_per_thread",
+    "static_shared_bytes",
+    "dynamic_shared_bytes",
+    "sm_count",
+    "duration_ns",
+)
 
 
 @dataclass(frozen=True)
@@ -27,10 +32,10 @@ class LaunchView:
     kernel: str
     block: tuple[int | None, int | None, int | None]
     grid: tuple[int | None, int | None, int | None]
-    metrics: Mapping[str, float]         # canonical values, plus the launch row's (block size, ...)
-    stalls: Mapping[str, float]          # reason -> warp cycles per issued instruction
-    occupancy: Occupancy | None          # from the calculator, where the configuration is known
-    stated: Mapping[str, float]          # the canonical values the profile holds, catalog order
+    metrics: Mapping[str, float]  # canonical values, plus the launch row's (block size, ...)
+    stalls: Mapping[str, float]  # reason -> warp cycles per issued instruction
+    occupancy: Occupancy | None  # from the calculator, where the configuration is known
+    stated: Mapping[str, float]  # the canonical values the profile holds, catalog order
 
     def get(self, metric: str) -> float | None:
         return self.metrics.get(metric)
@@ -78,8 +83,10 @@ class LaunchView:
 
     @cached_property
     def _ranked_stalls(self) -> list[tuple[str, float]]:
-        return sorted(((r, c) for r, c in self.stalls.items() if r != "selected" and c > 0),
-                      key=lambda rc: (-rc[1], rc[0]))
+        return sorted(
+            ((r, c) for r, c in self.stalls.items() if r != "selected" and c > 0),
+            key=lambda rc: (-rc[1], rc[0]),
+        )
 
     def top_stalls(self, n: int = 3) -> list[tuple[str, float]]:
         """The largest stall reasons (not counting ``selected``, which is issuing)."""
@@ -109,7 +116,7 @@ class RunView:
 
     source: str
     transfers: pl.DataFrame
-    kernels: pl.DataFrame                # launch_id, start_ns, duration_ns, stream
+    kernels: pl.DataFrame  # launch_id, start_ns, duration_ns, stream
 
 
 def launch_views(profile: Profile) -> list[LaunchView]:
@@ -130,8 +137,18 @@ def launch_views(profile: Profile) -> list[LaunchView]:
         for column in _FROM_LAUNCH:
             if row[column] is not None:
                 metrics.setdefault(column, float(row[column]))
-        views.append(LaunchView(lid, row["kernel"] or "", block, grid, metrics,
-                                stalls.get(lid, {}), occupancy.get(lid), values.get(lid, {})))
+        views.append(
+            LaunchView(
+                lid,
+                row["kernel"] or "",
+                block,
+                grid,
+                metrics,
+                stalls.get(lid, {}),
+                occupancy.get(lid),
+                values.get(lid, {}),
+            )
+        )
     return views
 
 
@@ -139,9 +156,15 @@ def run_views(profile: Profile) -> list[RunView]:
     """One view per source file that has transfers: timelines of different runs never mix."""
     if profile.transfers.is_empty():
         return []
-    starts = (profile.metrics.filter(pl.col("metric") == "start_ns")
-              .group_by("launch_id").agg(pl.col("value").first().alias("start_ns")))
-    kernels = (profile.launches.select("launch_id", "source_file", "duration_ns", "stream")
-               .join(starts, on="launch_id", how="left"))
-    return [RunView(source, transfers, kernels.filter(pl.col("source_file") == source))
-            for (source,), transfers in profile.transfers.group_by("source_file", maintain_order=True)]
+    starts = (
+        profile.metrics.filter(pl.col("metric") == "start_ns")
+        .group_by("launch_id")
+        .agg(pl.col("value").first().alias("start_ns"))
+    )
+    kernels = profile.launches.select("launch_id", "source_file", "duration_ns", "stream").join(
+        starts, on="launch_id", how="left"
+    )
+    return [
+        RunView(source, transfers, kernels.filter(pl.col("source_file") == source))
+        for (source,), transfers in profile.transfers.group_by("source_file", maintain_order=True)
+    ]

@@ -96,7 +96,7 @@ class RowView:
 
     def __init__(self, array: ArrayRef, index: tuple[Any, ...]) -> None:
         self.array, self.index = array, index
-        self.shape = array.shape[len(index):]
+        self.shape = array.shape[len(index) :]
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape)) if self.shape else 1
         self.dtype = array.dtype
@@ -142,9 +142,11 @@ def _oob(array: ArrayRef, index: tuple[Any, ...], axis: int, lane: int, write: b
     start = getattr(array, "base", getattr(array, "offset", 0))
     address = start + int(sum(i * s for i, s in zip(at, _strides(array))))
     space = "" if array.kind == "global" else f" {array.kind}"
-    return (f"out-of-bounds {array.kind} {what} of {array.name}[{', '.join(map(str, at))}]{where}: "
-            f"{array.itemsize}-byte access at{space} address {address:#x}, outside {array.name} "
-            f"[{start:#x}, {start + nbytes:#x}) of shape ({shape}), {nbytes} bytes")
+    return (
+        f"out-of-bounds {array.kind} {what} of {array.name}[{', '.join(map(str, at))}]{where}: "
+        f"{array.itemsize}-byte access at{space} address {address:#x}, outside {array.name} "
+        f"[{start:#x}, {start + nbytes:#x}) of shape ({shape}), {nbytes} bytes"
+    )
 
 
 def _strides(array: ArrayRef) -> tuple[int, ...]:
@@ -189,8 +191,9 @@ def store(array: ArrayRef, index: tuple[Any, ...], value: Any, mask: Mask, site:
     array.data[picked] = value[lanes] if np.ndim(value) else value
 
 
-def _count(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, store: bool,
-           uniform: bool) -> None:
+def _count(
+    array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, store: bool, uniform: bool
+) -> None:
     kind = array.kind
     if kind == "const":
         return
@@ -205,8 +208,10 @@ def _count(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts
         if uniform:
             sectors = warps  # one naturally aligned element per warp: one sector
         else:
-            sectors = memory.global_sectors(_rows(array.byte_offsets(index) + array.base, mask),  # type: ignore[attr-defined]
-                                            array.itemsize)
+            sectors = memory.global_sectors(
+                _rows(array.byte_offsets(index) + array.base, mask),  # type: ignore[attr-defined]
+                array.itemsize,
+            )
         nbytes = mask.threads * array.itemsize
         if store:
             site.global_store_requests += warps
@@ -237,3 +242,25 @@ def _rows(addresses: Any, mask: Mask) -> np.ndarray:
     """(active warps, 32) addresses, -1 on inactive lanes."""
     full = np.where(mask.arr, addresses, -1).reshape(-1, WARP)
     return full[mask.warp_any]
+
+
+def resolve(base: Any, index: tuple[Any, ...]) -> tuple[ArrayRef, tuple[Any, ...]]:
+    """The array an indexed value refers to, and the full index (a row view adds its own)."""
+    if isinstance(base, RowView):
+        return base.array, base.index + index
+    if isinstance(base, ArrayRef):
+        return base, index
+    raise TypeError(f"cannot index a {type(base).__name__}")
+
+
+def attribute(obj: Any, attr: str) -> Any:
+    """``.shape``, ``.size`` and ``.ndim`` of an array inside a kernel."""
+    if not isinstance(obj, (ArrayRef, RowView)):
+        raise TypeError(f"'{type(obj).__name__}' has no attribute '{attr}'")
+    if attr == "shape":
+        return tuple(np.int64(d) for d in obj.shape)
+    if attr == "size":
+        return np.int64(obj.size)
+    if attr == "ndim":
+        return np.int64(obj.ndim)
+    raise TypeError(f"arrays have no attribute '{attr}' in kernels")

@@ -18,12 +18,20 @@ class UnsupportedError(EmulatorError):
 class KernelFault(EmulatorError):
     """A running kernel stopped: out-of-bounds access, instruction budget, bad barrier, exception."""
 
-    def __init__(self, kernel: str, file: str, line: int, what: str,
-                 block: tuple[int, int, int] | None = None,
-                 thread: tuple[int, int, int] | None = None) -> None:
+    def __init__(
+        self,
+        kernel: str,
+        file: str,
+        line: int,
+        what: str,
+        block: tuple[int, int, int] | None = None,
+        thread: tuple[int, int, int] | None = None,
+    ) -> None:
         where = ""
         if block is not None and thread is not None:
-            where = f", block ({block[0]}, {block[1]}, {block[2]}) thread ({thread[0]}, {thread[1]}, {thread[2]})"
+            where = (
+                f", block ({block[0]}, {block[1]}, {block[2]}) thread ({thread[0]}, {thread[1]}, {thread[2]})"
+            )
         super().__init__(f"{file}:{line}: kernel {kernel}{where}: {what}")
         self.kernel, self.file, self.line, self.what = kernel, file, line, what
         self.block, self.thread = block, thread

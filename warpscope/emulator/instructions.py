@@ -20,24 +20,24 @@ import numpy as np
 class Op(IntEnum):
     """Pipe classes, after the SASS instruction they stand for."""
 
-    ALU = 0      # integer, logic, compare, select, moves (IADD3, LOP3, ISETP, SEL, MOV)
-    FMA = 1      # fp32 add, multiply, fused multiply-add (FADD, FMUL, FFMA)
-    FP64 = 2     # fp64 arithmetic (DADD, DMUL, DFMA)
-    XU = 3       # transcendental functions: MUFU.* plus the refinement nvcc emits around it
-    LDG = 4      # global load
-    STG = 5      # global store
-    ATOMG = 6    # global atomic
-    LDS = 7      # shared load
-    STS = 8      # shared store
-    ATOMS = 9    # shared atomic
-    LDL = 10     # local load
-    STL = 11     # local store
-    SHFL = 12    # warp shuffle
-    BAR = 13     # block barrier (BAR.SYNC)
-    BRA = 14     # branch (loop test, if)
-    DEF = 15     # no instruction: a variable takes a value's readiness
-    FDIV = 16    # fp32 division: reciprocal (MUFU.RCP) plus refinement
-    CVT = 17     # conversions between integer and floating point, or float widths (I2F, F2I, F2F)
+    ALU = 0  # integer, logic, compare, select, moves (IADD3, LOP3, ISETP, SEL, MOV)
+    FMA = 1  # fp32 add, multiply, fused multiply-add (FADD, FMUL, FFMA)
+    FP64 = 2  # fp64 arithmetic (DADD, DMUL, DFMA)
+    XU = 3  # transcendental functions: MUFU.* plus the refinement nvcc emits around it
+    LDG = 4  # global load
+    STG = 5  # global store
+    ATOMG = 6  # global atomic
+    LDS = 7  # shared load
+    STS = 8  # shared store
+    ATOMS = 9  # shared atomic
+    LDL = 10  # local load
+    STL = 11  # local store
+    SHFL = 12  # warp shuffle
+    BAR = 13  # block barrier (BAR.SYNC)
+    BRA = 14  # branch (loop test, if)
+    DEF = 15  # no instruction: a variable takes a value's readiness
+    FDIV = 16  # fp32 division: reciprocal (MUFU.RCP) plus refinement
+    CVT = 17  # conversions between integer and floating point, or float widths (I2F, F2I, F2F)
 
 
 @dataclass(eq=False)
@@ -71,10 +71,18 @@ class InstTable:
             slot = self.variables[key] = self.new_slot()
         return slot
 
-    def inst(self, line: int, op: Op | None, srcs: frozenset[int] | tuple[int, ...] = (), n: int = 1,
-             dst: int | None = None) -> Inst:
+    def inst(
+        self,
+        line: int,
+        op: Op | None,
+        srcs: frozenset[int] | tuple[int, ...] = (),
+        n: int = 1,
+        dst: int | None = None,
+    ) -> Inst:
         """A new instruction site; it writes a fresh temporary unless ``dst`` names a slot."""
-        inst = Inst(len(self.insts), line, n, op, tuple(sorted(srcs)), self.new_slot() if dst is None else dst)
+        inst = Inst(
+            len(self.insts), line, n, op, tuple(sorted(srcs)), self.new_slot() if dst is None else dst
+        )
         self.insts.append(inst)
         return inst
 

@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays
-from warpscope.emulator.compiler import Compiler, Function, exec_block, scalar
+from warpscope.emulator.compiler.core import Compiler
 from warpscope.emulator.errors import EmulatorError, KernelFault
+from warpscope.emulator.functions import DeviceFunction, JitFunction
+from warpscope.emulator.ir import Function, exec_block, scalar
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Chunk, Counters
 from warpscope.emulator.timing import TimingResult, simulate, timing_for
@@ -30,11 +32,11 @@ class Settings:
     """How launches are emulated (``warpscope emulate`` options)."""
 
     arch: str = "sm_90"
-    registers: int = 32            # registers per thread when the kernel does not say
-    budget: int = 2_000_000_000    # warp instructions per launch before a loop is called runaway
-    chunk_lanes: int = 1 << 17     # lanes executed together (memory vs per-step overhead)
-    timing: bool = True            # run the timing model on each launch
-    policy: str = "gty"            # warp scheduler: gty (greedy then youngest), gto, lrr
+    registers: int = 32  # registers per thread when the kernel does not say
+    budget: int = 2_000_000_000  # warp instructions per launch before a loop is called runaway
+    chunk_lanes: int = 1 << 17  # lanes executed together (memory vs per-step overhead)
+    timing: bool = True  # run the timing model on each launch
+    policy: str = "gty"  # warp scheduler: gty (greedy then youngest), gto, lrr
 
 
 SETTINGS = Settings()
@@ -50,7 +52,7 @@ class Launch:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     registers: int
-    registers_stated: bool         # True when the kernel said (max_registers)
+    registers_stated: bool  # True when the kernel said (max_registers)
     static_shared: int
     dynamic_shared: int
     barriers: int
@@ -84,16 +86,6 @@ def recording(on_launch: Callable[[Launch], None] | None = None) -> Iterator[lis
         _RECORDERS.remove(launches)
 
 
-class DeviceFunction:
-    """``@cuda.jit(device=True)``: inlined where a kernel calls it."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.py_func, self.name = fn, fn.__name__
-
-    def __call__(self, *args: Any) -> Any:
-        raise RuntimeError(f"{self.name} is a device function: call it from a kernel")
-
-
 def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> None:
     """A block asking for more shared memory than the architecture gives one block fails to
     launch on a GPU; here it stops before a byte is allocated, at the array that overflows."""
@@ -107,17 +99,22 @@ def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> No
     static = [d for d in fn.shared if not d.dynamic]
     over = next((d for d in static if d.offset + int(np.prod(d.shape)) * d.dtype.itemsize > limit), None)
     line = over.line if over is not None else next((d.line for d in fn.shared if d.dynamic), 0)
-    raise KernelFault(kernel, fn.file, line,
-                      f"{total:,} B of shared memory per block; {arch.name} gives a block at most "
-                      f"{limit:,} B (a GPU refuses the launch: too many resources requested)",
-                      (0, 0, 0), (0, 0, 0))
+    raise KernelFault(
+        kernel,
+        fn.file,
+        line,
+        f"{total:,} B of shared memory per block; {arch.name} gives a block at most "
+        f"{limit:,} B (a GPU refuses the launch: too many resources requested)",
+        (0, 0, 0),
+        (0, 0, 0),
+    )
 
 
-class Kernel:
+class Kernel(JitFunction):
     """``@cuda.jit``: configure with ``kernel[grid, block]`` and call to launch."""
 
     def __init__(self, fn: Callable[..., Any], max_registers: int | None = None) -> None:
-        self.py_func, self.name = fn, fn.__name__
+        super().__init__(fn)
         self.max_registers = max_registers
         self._compiled: Function | None = None
         self.last_launch: Launch | None = None
@@ -137,16 +134,24 @@ class Kernel:
             self._compiled = Compiler(self.py_func, kernel=True).compile()
         return self._compiled
 
-    def launch(self, grid: tuple[int, int, int], block: tuple[int, int, int], args: tuple[Any, ...],
-               dynamic_shared: int = 0) -> Launch:
+    def launch(
+        self,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        args: tuple[Any, ...],
+        dynamic_shared: int = 0,
+    ) -> Launch:
         fn = self.compile()
         threads = block[0] * block[1] * block[2]
         if threads > 1024:
-            raise EmulatorError(f"{fn.file}: kernel {self.name}: block of {threads} threads "
-                                "(the limit is 1024)")
+            raise EmulatorError(
+                f"{fn.file}: kernel {self.name}: block of {threads} threads (the limit is 1024)"
+            )
         if len(args) != len(fn.params):
-            raise EmulatorError(f"{fn.file}: kernel {self.name} takes {len(fn.params)} arguments "
-                                f"({', '.join(fn.params)}), given {len(args)}")
+            raise EmulatorError(
+                f"{fn.file}: kernel {self.name} takes {len(fn.params)} arguments "
+                f"({', '.join(fn.params)}), given {len(args)}"
+            )
         _check_shared(self.name, fn, dynamic_shared, SETTINGS.arch)
         values = _arguments(fn.params, args)
         counters = Counters()
@@ -163,15 +168,32 @@ class Kernel:
                 exec_block(fn.body, run, frame, chunk.entry)
         uses_barrier = any(s.barriers for s in counters.sites.values())
         record = Launch(
-            kernel=self.name, file=fn.file, grid=grid, block=block,
+            kernel=self.name,
+            file=fn.file,
+            grid=grid,
+            block=block,
             registers=self.max_registers or SETTINGS.registers,
             registers_stated=self.max_registers is not None,
-            static_shared=fn.static_shared_bytes, dynamic_shared=dynamic_shared,
-            barriers=1 if uses_barrier else 0, arch=arch, counters=counters, lines=fn.lines)
+            static_shared=fn.static_shared_bytes,
+            dynamic_shared=dynamic_shared,
+            barriers=1 if uses_barrier else 0,
+            arch=arch,
+            counters=counters,
+            lines=fn.lines,
+        )
         if trace is not None:
             started = time.perf_counter()
-            record.timing = simulate(trace, fn.table.insts, arch, threads, record.registers,
-                                     record.static_shared, dynamic_shared, record.barriers, SETTINGS.policy)
+            record.timing = simulate(
+                trace,
+                fn.table.insts,
+                arch,
+                threads,
+                record.registers,
+                record.static_shared,
+                dynamic_shared,
+                record.barriers,
+                SETTINGS.policy,
+            )
             record.timing.wall_s = time.perf_counter() - started
         self.last_launch = record
         for r in _RECORDERS:
@@ -179,13 +201,16 @@ class Kernel:
         return record
 
 
-def jit(func_or_sig: Any = None, device: bool = False, max_registers: int | None = None,
-        **options: Any) -> Any:
+def jit(
+    func_or_sig: Any = None, device: bool = False, max_registers: int | None = None, **options: Any
+) -> Any:
     """``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``: signatures
     and compiler options (``fastmath``, ``lineinfo``, ``debug``...) are accepted and ignored;
     ``max_registers`` becomes the registers per thread the occupancy calculator uses."""
+
     def wrap(fn: Callable[..., Any]) -> Any:
         return DeviceFunction(fn) if device else Kernel(fn, max_registers)
+
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
         return wrap(func_or_sig)
     return wrap
@@ -213,6 +238,7 @@ def _arguments(params: list[str], args: tuple[Any, ...]) -> dict[str, Any]:
         elif isinstance(value, (bool, int, float, complex, np.generic)):
             out[name] = scalar(value) if not isinstance(value, np.generic) else value
         else:
-            raise EmulatorError(f"argument {name}: {type(value).__name__} is not supported "
-                                "(pass numpy arrays and numbers)")
+            raise EmulatorError(
+                f"argument {name}: {type(value).__name__} is not supported (pass numpy arrays and numbers)"
+            )
     return out

@@ -59,7 +59,9 @@ def wavefronts_per_warp(offsets: np.ndarray, itemsize: int) -> np.ndarray:
     lanes_per_phase = max(1, PHASE_BYTES // itemsize)
     rows = offsets.reshape(-1, lanes_per_phase)
     base = np.where(rows >= 0, rows // BANK_BYTES, -1)
-    words = np.where(base[:, :, None] >= 0, base[:, :, None] + np.arange(per_lane), -1).reshape(rows.shape[0], -1)
+    words = np.where(base[:, :, None] >= 0, base[:, :, None] + np.arange(per_lane), -1).reshape(
+        rows.shape[0], -1
+    )
     return _busiest_bank(words).reshape(offsets.shape[0], -1).sum(axis=1)
 
 

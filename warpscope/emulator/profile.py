@@ -20,8 +20,10 @@ from warpscope.model.profile import Profile
 from warpscope.occupancy.calculator import evaluate
 
 DEVICE = "warpscope emulator"
-SOURCE_LEVEL_NOTE = ("emulator counters are source-level: one instruction per Python operation; "
-                     "the CUDA compiler may predicate short branches or merge loads, which a GPU counts differently")
+SOURCE_LEVEL_NOTE = (
+    "emulator counters are source-level: one instruction per Python operation; "
+    "the CUDA compiler may predicate short branches or merge loads, which a GPU counts differently"
+)
 
 
 def to_profile(launches: list[Launch], path: str) -> Profile:
@@ -37,15 +39,37 @@ def to_profile(launches: list[Launch], path: str) -> Profile:
             launch_rows[-1]["duration_ns"] = launch.timing.duration_ns
             stall_rows.extend(_stall_rows(launch_id, launch.timing))
             timelines.append(timeline_frame(launch_id, launch.timing))
-        metric_rows.extend({"launch_id": launch_id, "metric": k, "value": float(v), "name": k,
-                            "section": "warpscope emulator", "unit": BY_ID[k].unit,
-                            "base_unit": BY_ID[k].unit, "text": _text(v)}
-                           for k, v in metrics.items())
+        metric_rows.extend(
+            {
+                "launch_id": launch_id,
+                "metric": k,
+                "value": float(v),
+                "name": k,
+                "section": "warpscope emulator",
+                "unit": BY_ID[k].unit,
+                "base_unit": BY_ID[k].unit,
+                "text": _text(v),
+            }
+            for k, v in metrics.items()
+        )
         source_rows.extend(_source_rows(launch_id, launch))
     notes = [SOURCE_LEVEL_NOTE] + _register_notes(launches) + _timing_notes(launches)
-    sources = pl.DataFrame([{"path": path, "format": "emulator", "launches": len(launches),
-                             "rows_in": len(launches), "rows_imported": len(launches), "rows_rejected": 0,
-                             "lines_set_aside": 0, "messages": [], "notes": notes}], schema=schema.SOURCES)
+    sources = pl.DataFrame(
+        [
+            {
+                "path": path,
+                "format": "emulator",
+                "launches": len(launches),
+                "rows_in": len(launches),
+                "rows_imported": len(launches),
+                "rows_rejected": 0,
+                "lines_set_aside": 0,
+                "messages": [],
+                "notes": notes,
+            }
+        ],
+        schema=schema.SOURCES,
+    )
     return Profile(
         launches=_frame("launches", launch_rows),
         metrics=_frame("metrics", metric_rows),
@@ -59,7 +83,7 @@ def to_profile(launches: list[Launch], path: str) -> Profile:
 def timing_metrics(r: TimingResult) -> dict[str, float]:
     """The timing model's canonical metrics, defined as Nsight Compute defines them."""
     issued = r.issued
-    sm_active = r.total("cycles")            # summed over the simulated SMs
+    sm_active = r.total("cycles")  # summed over the simulated SMs
     smsp_active = r.total("smsp_active_cycles")
     resident = r.total("resident_warp_cycles")
     n = max(1, len(r.simulated))
@@ -93,25 +117,38 @@ def _stall_rows(launch_id: int, r: TimingResult) -> list[dict[str, object]]:
         return []
     cycles = r.state_cycles()
     total = sum(cycles.values())
-    return [{"launch_id": launch_id, "reason": state, "cycles_per_issue": c / issued,
-             "share_pct": 100.0 * c / total if total else 0.0} for state, c in cycles.items()]
+    return [
+        {
+            "launch_id": launch_id,
+            "reason": state,
+            "cycles_per_issue": c / issued,
+            "share_pct": 100.0 * c / total if total else 0.0,
+        }
+        for state, c in cycles.items()
+    ]
 
 
 def timeline_frame(launch_id: int, r: TimingResult) -> pl.DataFrame:
     """The run-length encoded warp states of the simulated SMs."""
     names = list(STATES) + ["not_resident"]
-    cols: dict[str, list[int]] = {k: [] for k in ("sm", "warp_slot", "block", "warp", "smsp",
-                                                 "start_cycle", "end_cycle", "state")}
+    cols: dict[str, list[int]] = {
+        k: [] for k in ("sm", "warp_slot", "block", "warp", "smsp", "start_cycle", "end_cycle", "state")
+    }
     for sm, res in enumerate(r.simulated):
         for slot, block, warp, smsp, start, end, state in res.timeline:
             if state == NOT_RESIDENT:
                 continue
             for k, v in zip(cols, (sm, slot, block, warp, smsp, start, end, state)):
                 cols[k].append(v)
-    frame = pl.DataFrame({k: v for k, v in cols.items() if k != "state"}, schema={k: pl.Int64() for k in cols if k != "state"})
-    frame = frame.with_columns(launch_id=pl.lit(launch_id, pl.Int64()),
-                               state=pl.Series(cols["state"], dtype=pl.Int64()).replace_strict(
-                                   list(range(len(names))), names, return_dtype=pl.String()))
+    frame = pl.DataFrame(
+        {k: v for k, v in cols.items() if k != "state"}, schema={k: pl.Int64() for k in cols if k != "state"}
+    )
+    frame = frame.with_columns(
+        launch_id=pl.lit(launch_id, pl.Int64()),
+        state=pl.Series(cols["state"], dtype=pl.Int64()).replace_strict(
+            list(range(len(names))), names, return_dtype=pl.String()
+        ),
+    )
     return schema.conform("timeline", frame)
 
 
@@ -121,21 +158,34 @@ def launch_metrics(launch: Launch, sms: int) -> dict[str, float]:
     block = launch.block[0] * launch.block[1] * launch.block[2]
     grid = launch.grid[0] * launch.grid[1] * launch.grid[2]
     out: dict[str, float] = {
-        "block_size": block, "grid_size": grid, "threads": block * grid,
-        "registers_per_thread": launch.registers, "static_shared_bytes": launch.static_shared,
-        "dynamic_shared_bytes": launch.dynamic_shared, "sm_count": sms,
+        "block_size": block,
+        "grid_size": grid,
+        "threads": block * grid,
+        "registers_per_thread": launch.registers,
+        "static_shared_bytes": launch.static_shared,
+        "dynamic_shared_bytes": launch.dynamic_shared,
+        "sm_count": sms,
         "barriers_per_block": launch.barriers,
-        "instructions_executed": t.warp_instructions, "thread_instructions_executed": t.thread_instructions,
-        "branch_instructions": t.branches, "divergent_branches": t.divergent_branches,
-        "global_load_requests": t.global_load_requests, "global_load_sectors": t.global_load_sectors,
-        "global_store_requests": t.global_store_requests, "global_store_sectors": t.global_store_sectors,
-        "shared_load_requests": t.shared_load_requests, "shared_load_wavefronts": t.shared_load_wavefronts,
+        "instructions_executed": t.warp_instructions,
+        "thread_instructions_executed": t.thread_instructions,
+        "branch_instructions": t.branches,
+        "divergent_branches": t.divergent_branches,
+        "global_load_requests": t.global_load_requests,
+        "global_load_sectors": t.global_load_sectors,
+        "global_store_requests": t.global_store_requests,
+        "global_store_sectors": t.global_store_sectors,
+        "shared_load_requests": t.shared_load_requests,
+        "shared_load_wavefronts": t.shared_load_wavefronts,
         "shared_load_bank_conflicts": t.shared_load_wavefronts - t.shared_load_ideal_wavefronts,
-        "shared_store_requests": t.shared_store_requests, "shared_store_wavefronts": t.shared_store_wavefronts,
+        "shared_store_requests": t.shared_store_requests,
+        "shared_store_wavefronts": t.shared_store_wavefronts,
         "shared_store_bank_conflicts": t.shared_store_wavefronts - t.shared_store_ideal_wavefronts,
-        "global_atomic_requests": t.global_atomic_requests, "shared_atomic_requests": t.shared_atomic_requests,
-        "local_load_requests": t.local_load_requests, "local_store_requests": t.local_store_requests,
-        "barrier_instructions": t.barriers, "shuffle_instructions": t.shuffles,
+        "global_atomic_requests": t.global_atomic_requests,
+        "shared_atomic_requests": t.shared_atomic_requests,
+        "local_load_requests": t.local_load_requests,
+        "local_store_requests": t.local_store_requests,
+        "barrier_instructions": t.barriers,
+        "shuffle_instructions": t.shuffles,
     }
     if t.warp_instructions:
         eff = 100.0 * t.thread_instructions / (32 * t.warp_instructions)
@@ -149,8 +199,14 @@ def launch_metrics(launch: Launch, sms: int) -> dict[str, float]:
     _ratio(out, "shared_store_transactions_per_request", t.shared_store_wavefronts, t.shared_store_requests)
     _ratio(out, "global_load_efficiency_pct", 100.0 * t.global_load_bytes, 32 * t.global_load_sectors)
     _ratio(out, "global_store_efficiency_pct", 100.0 * t.global_store_bytes, 32 * t.global_store_sectors)
-    occ = evaluate(launch.arch, block, launch.registers, launch.static_shared, launch.dynamic_shared,
-                   barriers=launch.barriers)
+    occ = evaluate(
+        launch.arch,
+        block,
+        launch.registers,
+        launch.static_shared,
+        launch.dynamic_shared,
+        barriers=launch.barriers,
+    )
     if not occ.error:
         out["theoretical_occupancy_pct"] = occ.occupancy_pct
         out["theoretical_active_warps"] = occ.active_warps_per_sm
@@ -170,30 +226,53 @@ def _ratio(out: dict[str, float], key: str, num: float, den: float) -> None:
 def _launch_row(launch_id: int, launch: Launch, path: str, sms: int) -> dict[str, object]:
     cc = launch.arch.removeprefix("sm_")
     return {
-        "launch_id": launch_id, "source_file": path, "source_format": "emulator",
-        "profiler_launch_id": str(launch_id), "process_name": "warpscope emulate",
-        "device": f"{DEVICE} ({launch.arch})", "device_name": f"{DEVICE} ({launch.arch})",
-        "compute_capability": f"{cc[:-1]}.{cc[-1]}", "kernel": launch.kernel, "kernel_short": launch.kernel,
-        "grid_x": launch.grid[0], "grid_y": launch.grid[1], "grid_z": launch.grid[2],
-        "block_x": launch.block[0], "block_y": launch.block[1], "block_z": launch.block[2],
-        "registers_per_thread": launch.registers, "static_shared_bytes": launch.static_shared,
-        "dynamic_shared_bytes": launch.dynamic_shared, "sm_count": sms, "invocations": 1,
+        "launch_id": launch_id,
+        "source_file": path,
+        "source_format": "emulator",
+        "profiler_launch_id": str(launch_id),
+        "process_name": "warpscope emulate",
+        "device": f"{DEVICE} ({launch.arch})",
+        "device_name": f"{DEVICE} ({launch.arch})",
+        "compute_capability": f"{cc[:-1]}.{cc[-1]}",
+        "kernel": launch.kernel,
+        "kernel_short": launch.kernel,
+        "grid_x": launch.grid[0],
+        "grid_y": launch.grid[1],
+        "grid_z": launch.grid[2],
+        "block_x": launch.block[0],
+        "block_y": launch.block[1],
+        "block_z": launch.block[2],
+        "registers_per_thread": launch.registers,
+        "static_shared_bytes": launch.static_shared,
+        "dynamic_shared_bytes": launch.dynamic_shared,
+        "sm_count": sms,
+        "invocations": 1,
     }
 
 
 def _source_rows(launch_id: int, launch: Launch) -> list[dict[str, object]]:
     rows = []
-    row = 0
-    for line in sorted(launch.counters.sites):
+    for row, line in enumerate(sorted(launch.counters.sites)):
         counts: SiteCounts = launch.counters.sites[line]
-        derived = {"shared_load_bank_conflicts": counts.shared_load_wavefronts - counts.shared_load_ideal_wavefronts,
-                   "shared_store_bank_conflicts": counts.shared_store_wavefronts - counts.shared_store_ideal_wavefronts}
+        derived = {
+            "shared_load_bank_conflicts": counts.shared_load_wavefronts - counts.shared_load_ideal_wavefronts,
+            "shared_store_bank_conflicts": counts.shared_store_wavefronts
+            - counts.shared_store_ideal_wavefronts,
+        }
         for name, value in list(vars(counts).items()) + list(derived.items()):
             if value:
-                rows.append({"launch_id": launch_id, "row": row, "file": launch.file, "line": line,
-                             "code": launch.lines.get(line, ""), "counter": name, "value": float(value),
-                             "text": str(value)})
-        row += 1
+                rows.append(
+                    {
+                        "launch_id": launch_id,
+                        "row": row,
+                        "file": launch.file,
+                        "line": line,
+                        "code": launch.lines.get(line, ""),
+                        "counter": name,
+                        "value": float(value),
+                        "text": str(value),
+                    }
+                )
     return rows
 
 
@@ -202,17 +281,21 @@ def _register_notes(launches: list[Launch]) -> list[str]:
     if not assumed:
         return []
     regs = sorted({r for _, r in assumed})
-    return [f"registers per thread assumed {', '.join(map(str, regs))} for "
-            f"{', '.join(sorted({k for k, _ in assumed}))} (set @cuda.jit(max_registers=N) or --registers)"]
+    return [
+        f"registers per thread assumed {', '.join(map(str, regs))} for "
+        f"{', '.join(sorted({k for k, _ in assumed}))} (set @cuda.jit(max_registers=N) or --registers)"
+    ]
 
 
 def _timing_notes(launches: list[Launch]) -> list[str]:
     timed = [l for l in launches if l.timing is not None]
     if not timed:
         return []
-    notes = [f"timing modelled for {timed[0].timing.arch} ({timed[0].timing.policy} scheduler): durations, "  # type: ignore[union-attr]
-             "stalls and achieved occupancy come from simulating one SM's share of the grid "
-             "(docs/emulator.md, docs/emulator-validation.md)"]
+    notes = [
+        f"timing modelled for {timed[0].timing.arch} ({timed[0].timing.policy} scheduler): durations, "  # type: ignore[union-attr]
+        "stalls and achieved occupancy come from simulating one SM's share of the grid "
+        "(docs/emulator.md, docs/emulator-validation.md)"
+    ]
     cut = sorted({l.kernel for l in timed if not all(r.timeline_complete for r in l.timing.simulated)})  # type: ignore[union-attr]
     if cut:
         notes.append(f"timeline table cut short (row limit) for {', '.join(cut)}")

@@ -22,7 +22,9 @@ WORKLOADS = {"seed": "warpscope.emulator.workloads.seed"}
 Progress = Callable[[int, int, str], None]
 
 
-def emulate_file(path: str | Path, settings: Settings | None = None, progress: Progress | None = None) -> Profile:
+def emulate_file(
+    path: str | Path, settings: Settings | None = None, progress: Progress | None = None
+) -> Profile:
     """Import ``path``, call its ``main()``, and profile every kernel launch it makes."""
     path = Path(path)
     if not path.is_file():
@@ -37,24 +39,39 @@ def emulate_file(path: str | Path, settings: Settings | None = None, progress: P
         _host(path, lambda: spec.loader.exec_module(module), "importing it")  # type: ignore[union-attr]
         main = getattr(module, "main", None)
         if not callable(main):
-            raise EmulatorError(f"{path}: defines no main() to run (it should allocate arrays and launch kernels)")
+            raise EmulatorError(
+                f"{path}: defines no main() to run (it should allocate arrays and launch kernels)"
+            )
         return _profile(path, main, (), settings, progress, 0)
     finally:
         sys.modules.pop(name, None)
 
 
-def emulate_workload(name: str, settings: Settings | None = None, scale: int = 1,
-                     progress: Progress | None = None) -> Profile:
+def emulate_workload(
+    name: str, settings: Settings | None = None, scale: int = 1, progress: Progress | None = None
+) -> Profile:
     """A bundled workload (``seed``: the seed kernels at the CUDA program's sizes)."""
     if name not in WORKLOADS:
         raise EmulatorError(f"unknown workload {name!r}: choose from {', '.join(WORKLOADS)}")
     module = importlib.import_module(WORKLOADS[name])
-    return _profile(Path(module.__file__ or name), module.main, (scale,) if scale != 1 else (), settings,
-                    progress, getattr(module, "LAUNCHES", 0))
+    return _profile(
+        Path(module.__file__ or name),
+        module.main,
+        (scale,) if scale != 1 else (),
+        settings,
+        progress,
+        getattr(module, "LAUNCHES", 0),
+    )
 
 
-def _profile(path: Path, main: Callable[..., Any], args: tuple[Any, ...], settings: Settings | None,
-             progress: Progress | None, expected: int) -> Profile:
+def _profile(
+    path: Path,
+    main: Callable[..., Any],
+    args: tuple[Any, ...],
+    settings: Settings | None,
+    progress: Progress | None,
+    expected: int,
+) -> Profile:
     saved = Settings(**vars(SETTINGS))
     if settings is not None:
         vars(SETTINGS).update(vars(settings))
@@ -83,7 +100,7 @@ def _host(path: Path, fn: Callable[[], Any], doing: str) -> Any:
         raise
     except SyntaxError as e:
         raise EmulatorError(f"{e.filename or path}:{e.lineno}: syntax error: {e.msg}") from None
-    except Exception as e:  # noqa: BLE001 - the user's host code: report where it failed
+    except Exception as e:
         frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
         line = frames[-1].lineno if frames else 0
         raise EmulatorError(f"{path}:{line}: {doing} failed: {type(e).__name__}: {e}") from None

@@ -26,11 +26,11 @@ class Loop:
 class Frame:
     """Variables of one kernel or inlined device-function call."""
 
-    live: int                      # lanes that may still read these variables
-    kernel: bool                   # returning from a kernel ends the lane
+    live: int  # lanes that may still read these variables
+    kernel: bool  # returning from a kernel ends the lane
     vars: dict[str, Any] = field(default_factory=dict)
     loops: list[Loop] = field(default_factory=list)
-    ret: Any = None                # device functions: the value returned, per lane
+    ret: Any = None  # device functions: the value returned, per lane
     # lanes a variable has a value on, when not every live lane (it was first set in a branch)
     defined_on: dict[str, Mask] = field(default_factory=dict)
 
@@ -66,8 +66,16 @@ def merge(mask: Mask, new: Any, old: Any) -> Any:
 class Run:
     """One chunk of blocks executing one kernel."""
 
-    def __init__(self, kernel: str, file: str, chunk: Chunk, counters: Counters, budget: int,
-                 dynamic_shared: int, trace: Trace | None = None) -> None:
+    def __init__(
+        self,
+        kernel: str,
+        file: str,
+        chunk: Chunk,
+        counters: Counters,
+        budget: int,
+        dynamic_shared: int,
+        trace: Trace | None = None,
+    ) -> None:
         self.kernel, self.file = kernel, file
         self.chunk, self.counters, self.budget = chunk, counters, budget
         self.alive = chunk.alive.copy()
@@ -79,7 +87,9 @@ class Run:
         if trace is not None:
             trace.start_chunk(chunk)
 
-    def issue(self, inst: Inst, mask: Mask, op: Op | None = None, accesses: list[Access] | None = None) -> None:
+    def issue(
+        self, inst: Inst, mask: Mask, op: Op | None = None, accesses: list[Access] | None = None
+    ) -> None:
         """Count the warp instructions of ``inst`` executed under ``mask`` (and trace them)."""
         site = self.counters.site(inst.line)
         n = inst.n
@@ -94,8 +104,9 @@ class Run:
         if self.trace is not None:
             self.trace.record(inst, Op.DEF, mask, None)
 
-    def memory_cost(self, array: Any, index: tuple[Any, ...], mask: Mask,
-                    store: bool = False) -> list[Access] | None:
+    def memory_cost(
+        self, array: Any, index: tuple[Any, ...], mask: Mask, store: bool = False
+    ) -> list[Access] | None:
         """Per sampled warp, what a load, store or atomic touched (None when not tracing)."""
         trace = self.trace
         if trace is None or array.kind == "const" or (array.kind != "global" and not trace.sampling):
@@ -112,8 +123,12 @@ class Run:
 
     def check_budget(self, line: int, mask: Mask) -> None:
         if self.counters.warp_instructions > self.budget:
-            raise self.fault(line, f"instruction budget of {self.budget:,} warp instructions exceeded "
-                                   "(a loop that never ends?); raise it with --budget", mask)
+            raise self.fault(
+                line,
+                f"instruction budget of {self.budget:,} warp instructions exceeded "
+                "(a loop that never ends?); raise it with --budget",
+                mask,
+            )
 
     def fault(self, line: int, what: str, mask: Mask | None = None, lane: int | None = None) -> KernelFault:
         if lane is None and mask is not None and mask:

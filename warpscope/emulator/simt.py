@@ -17,7 +17,7 @@ WARP = 32
 class Mask:
     """The lanes executing an instruction; warp and thread counts computed once per mask."""
 
-    __slots__ = ("arr", "_warp_any", "_warps", "_threads")
+    __slots__ = ("_threads", "_warp_any", "_warps", "arr")
 
     def __init__(self, arr: np.ndarray) -> None:
         self.arr = arr
@@ -120,25 +120,31 @@ class Counters:
 class Chunk:
     """Consecutive blocks of one launch, as lanes: indices, block of each lane, liveness."""
 
-    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int], first_block: int,
-                 blocks: int) -> None:
+    def __init__(
+        self, grid: tuple[int, int, int], block: tuple[int, int, int], first_block: int, blocks: int
+    ) -> None:
         self.grid, self.block = grid, block
         self.first_block, self.blocks = first_block, blocks
         threads = block[0] * block[1] * block[2]
         self.warps_per_block = -(-threads // WARP)
         slots = self.warps_per_block * WARP
         self.lanes = blocks * slots
-        local = np.tile(np.arange(slots, dtype=np.int64), blocks)      # thread index in block
+        local = np.tile(np.arange(slots, dtype=np.int64), blocks)  # thread index in block
         self.block_of_lane = np.repeat(np.arange(blocks, dtype=np.int64), slots)
         linear_block = self.block_of_lane + first_block
         self.tid = (local % block[0], local // block[0] % block[1], local // (block[0] * block[1]))
-        self.bid = (linear_block % grid[0], linear_block // grid[0] % grid[1],
-                    linear_block // (grid[0] * grid[1]))
+        self.bid = (
+            linear_block % grid[0],
+            linear_block // grid[0] % grid[1],
+            linear_block // (grid[0] * grid[1]),
+        )
         self.lane_id = local % WARP
-        self.alive = local < threads                    # padding lanes never run
+        self.alive = local < threads  # padding lanes never run
         self.entry = Mask(self.alive.copy())
 
     def where(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(block index, thread index) of a lane, for error messages."""
-        return (tuple(int(b[lane]) for b in self.bid),  # type: ignore[return-value]
-                tuple(int(t[lane]) for t in self.tid))
+        return (
+            tuple(int(b[lane]) for b in self.bid),  # type: ignore[return-value]
+            tuple(int(t[lane]) for t in self.tid),
+        )

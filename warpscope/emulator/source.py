@@ -6,8 +6,9 @@ import ast
 import inspect
 import textwrap
 from collections import ChainMap
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from warpscope.emulator.errors import UnsupportedError
 
@@ -17,8 +18,8 @@ class FunctionSource:
     name: str
     file: str
     tree: ast.FunctionDef
-    line_offset: int                 # add to the AST's line numbers to get the file's
-    lines: dict[int, str]            # file line -> its text
+    line_offset: int  # add to the AST's line numbers to get the file's
+    lines: dict[int, str]  # file line -> its text
     environment: ChainMap[str, Any]  # closure variables, then module globals
 
 
@@ -39,14 +40,13 @@ def function_source(fn: Callable[..., Any]) -> FunctionSource:
         raise UnsupportedError(file, first, f"{name} is not a plain function")
     lines = {first + i: line.rstrip("\n") for i, line in enumerate(raw)}
     code = fn.__code__
-    closure = {n: c.cell_contents for n, c in zip(code.co_freevars, fn.__closure__ or ())
-               if _filled(c)}
+    closure = {n: c.cell_contents for n, c in zip(code.co_freevars, fn.__closure__ or ()) if _filled(c)}
     return FunctionSource(name, file, tree, first - 1, lines, ChainMap(closure, fn.__globals__))
 
 
 def _filled(cell: Any) -> bool:
     try:
-        cell.cell_contents
+        _ = cell.cell_contents
     except ValueError:
         return False
     return True

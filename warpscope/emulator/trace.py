@@ -33,8 +33,12 @@ def sampled_blocks(n_blocks: int, sms: int) -> list[list[int]]:
     than the GPU (the SM with the most blocks), else a few single-block SMs."""
     if n_blocks > sms:
         return [list(range(0, n_blocks, sms))]
-    picks = sorted({round(i * (n_blocks - 1) / max(1, SMALL_GRID_SAMPLES - 1))
-                    for i in range(min(n_blocks, SMALL_GRID_SAMPLES))})
+    picks = sorted(
+        {
+            round(i * (n_blocks - 1) / max(1, SMALL_GRID_SAMPLES - 1))
+            for i in range(min(n_blocks, SMALL_GRID_SAMPLES))
+        }
+    )
     return [[b] for b in picks]
 
 
@@ -42,7 +46,7 @@ def sampled_blocks(n_blocks: int, sms: int) -> list[list[int]]:
 class Access:
     """What one warp's memory instruction touched."""
 
-    units: int                      # L1 tag lookups (128-byte lines) or shared wavefronts
+    units: int  # L1 tag lookups (128-byte lines) or shared wavefronts
     sectors: np.ndarray | None = None  # global sectors (ids), for the cache model
 
 
@@ -51,8 +55,8 @@ class WarpStream:
     """One warp's instructions in the order it issued them."""
 
     sm: int
-    block: int                      # linear block index in the grid
-    warp: int                       # warp index within the block
+    block: int  # linear block index in the grid
+    warp: int  # warp index within the block
     insts: list[int] = field(default_factory=list)
     ops: list[int] = field(default_factory=list)
     accesses: list[Access | None] = field(default_factory=list)
@@ -106,8 +110,9 @@ class Trace:
             s.ops.append(op)
             s.accesses.append(accesses[k] if accesses is not None else None)
 
-    def accesses(self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask,
-                 store: bool) -> list[Access] | None:
+    def accesses(
+        self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
+    ) -> list[Access] | None:
         """What each active sampled warp's access touched, in ``record``'s order; marks the
         grid's touched sectors for global arrays (every chunk, sampled or not)."""
         if kind == "global":
@@ -139,4 +144,3 @@ class Trace:
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
         return int(sum(int(e[2 if store else 1].sum()) for e in self.touched.values()))
-

@@ -42,21 +42,40 @@ def compare(base: Profile, new: Profile) -> pl.DataFrame:
         row["duration_change_pct"] = change
         row["findings_new"] = len(pair.appeared)
         row["findings_gone"] = len(pair.disappeared)
-        row["verdict"] = ("slower" if change is not None and change > NOISE_PCT else
-                          "faster" if change is not None and change < -NOISE_PCT else "same")
+        row["verdict"] = (
+            "slower"
+            if change is not None and change > NOISE_PCT
+            else "faster"
+            if change is not None and change < -NOISE_PCT
+            else "same"
+        )
         rows.append(row)
     for side, items in (("only in base", result.only_in_base), ("only in new", result.only_in_new)):
         for item in items:
-            rows.append({"kernel": item["kernel"], "verdict": side,
-                         "base_launch" if side == "only in base" else "new_launch": item["launch"]})
-    schema = {"kernel": pl.String, "base_launch": pl.Int64, "new_launch": pl.Int64,
-              **{f"{m}.{s}": pl.Float64 for m, _, _ in COMPARED for s in ("base", "new")},
-              "duration_change_pct": pl.Float64, "findings_new": pl.Int64, "findings_gone": pl.Int64,
-              "verdict": pl.String}
+            rows.append(
+                {
+                    "kernel": item["kernel"],
+                    "verdict": side,
+                    "base_launch" if side == "only in base" else "new_launch": item["launch"],
+                }
+            )
+    schema = {
+        "kernel": pl.String,
+        "base_launch": pl.Int64,
+        "new_launch": pl.Int64,
+        **{f"{m}.{s}": pl.Float64 for m, _, _ in COMPARED for s in ("base", "new")},
+        "duration_change_pct": pl.Float64,
+        "findings_new": pl.Int64,
+        "findings_gone": pl.Int64,
+        "verdict": pl.String,
+    }
     frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
     order = {"slower": 0, "only in base": 1, "only in new": 2, "same": 3, "faster": 4}
-    return frame.sort([pl.col("verdict").replace_strict(order, return_dtype=pl.Int64),
-                       pl.col("duration_change_pct").abs()], descending=[False, True], nulls_last=True)
+    return frame.sort(
+        [pl.col("verdict").replace_strict(order, return_dtype=pl.Int64), pl.col("duration_change_pct").abs()],
+        descending=[False, True],
+        nulls_last=True,
+    )
 
 
 def split_by_source(profile: Profile) -> tuple[Profile, Profile] | None:

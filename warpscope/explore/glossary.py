@@ -21,7 +21,7 @@ class Entry:
     """One glossary entry."""
 
     id: str
-    kind: str                  # metric | stall | limiter
+    kind: str  # metric | stall | limiter
     unit: str
     definition: str
     formula: str
@@ -33,30 +33,55 @@ class Entry:
 @cache
 def entries() -> tuple[Entry, ...]:
     """All entries: metrics in catalog order, then stall reasons, then occupancy limits."""
-    out = [Entry(m.id, "metric", m.unit, m.definition, m.formula,
-                 tuple(dict.fromkeys([a.name for a in m.ncu] + [f"{a.section}: {a.name}" for a in m.labels])),
-                 tuple(a.name for a in m.nvprof),
-                 "derived from " + ", ".join(m.derived_from) if m.derived_from else "")
-           for m in CATALOG]
+    out = [
+        Entry(
+            m.id,
+            "metric",
+            m.unit,
+            m.definition,
+            m.formula,
+            tuple(dict.fromkeys([a.name for a in m.ncu] + [f"{a.section}: {a.name}" for a in m.labels])),
+            tuple(a.name for a in m.nvprof),
+            "derived from " + ", ".join(m.derived_from) if m.derived_from else "",
+        )
+        for m in CATALOG
+    ]
     nvprof = _nvprof_stalls()
     for reason, (waits_for, fix) in STALLS.items():
-        out.append(Entry(
-            f"stall.{reason}", "stall", "cycles per issued instruction",
-            f"A warp that is not issuing because it waits for {waits_for}.",
-            "warp cycles spent in this state / instructions issued (summed over reasons: "
-            "warp_cycles_per_issued_instruction)",
-            (f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio",),
-            nvprof.get(reason, ()), fix))
-    out.append(Entry("stall.selected", "stall", "cycles per issued instruction",
-                     "The warp issued an instruction this cycle (1 per issued instruction).",
-                     "always 1.0", ("smsp__average_warps_issue_stalled_selected_per_issue_active.ratio",)))
+        out.append(
+            Entry(
+                f"stall.{reason}",
+                "stall",
+                "cycles per issued instruction",
+                f"A warp that is not issuing because it waits for {waits_for}.",
+                "warp cycles spent in this state / instructions issued (summed over reasons: "
+                "warp_cycles_per_issued_instruction)",
+                (f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio",),
+                nvprof.get(reason, ()),
+                fix,
+            )
+        )
+    out.append(
+        Entry(
+            "stall.selected",
+            "stall",
+            "cycles per issued instruction",
+            "The warp issued an instruction this cycle (1 per issued instruction).",
+            "always 1.0",
+            ("smsp__average_warps_issue_stalled_selected_per_issue_active.ratio",),
+        )
+    )
     for limit, label in LIMIT_LABELS.items():
-        out.append(Entry(
-            f"limiter.{limit}", "limiter", "blocks per SM",
-            f"Occupancy limited by {label}: this resource allows the fewest resident blocks per SM.",
-            f"block_limit_{limit} = the blocks per SM "
-            f"{label} allow; the smallest block limit binds",
-            (f"launch__occupancy_limit_{limit}",)))
+        out.append(
+            Entry(
+                f"limiter.{limit}",
+                "limiter",
+                "blocks per SM",
+                f"Occupancy limited by {label}: this resource allows the fewest resident blocks per SM.",
+                f"block_limit_{limit} = the blocks per SM {label} allow; the smallest block limit binds",
+                (f"launch__occupancy_limit_{limit}",),
+            )
+        )
     return tuple(out)
 
 

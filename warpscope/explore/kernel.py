@@ -18,14 +18,26 @@ from warpscope.occupancy.sweeps import sweep
 from warpscope.report.kernels import Kernel, kernels
 
 #: source counters that say where time goes, hottest-first order (ncu source page, emulator)
-HOT_COUNTERS = ("Warp Stall Sampling (All Samples)", "# Samples", "Instructions Executed",
-                "warp_instructions")
+HOT_COUNTERS = (
+    "Warp Stall Sampling (All Samples)",
+    "# Samples",
+    "Instructions Executed",
+    "warp_instructions",
+)
 #: counters shown beside the code when present, in this order
 SOURCE_COUNTERS = (
-    "Warp Stall Sampling (All Samples)", "Instructions Executed", "Avg. Threads Executed",
-    "L2 Theoretical Sectors Global Excessive", "L1 Wavefronts Shared Excessive",
-    "warp_instructions", "thread_instructions", "divergent_branches", "global_load_sectors",
-    "global_store_sectors", "shared_load_bank_conflicts", "shared_store_bank_conflicts",
+    "Warp Stall Sampling (All Samples)",
+    "Instructions Executed",
+    "Avg. Threads Executed",
+    "L2 Theoretical Sectors Global Excessive",
+    "L1 Wavefronts Shared Excessive",
+    "warp_instructions",
+    "thread_instructions",
+    "divergent_branches",
+    "global_load_sectors",
+    "global_store_sectors",
+    "shared_load_bank_conflicts",
+    "shared_store_bank_conflicts",
 )
 
 
@@ -36,10 +48,10 @@ class KernelDetail:
     kernel: Kernel
     occupancy: Occupancy | None
     what_if: list[Change]
-    source: pl.DataFrame        # hot spots: line, address, code, hot counter first, then others
-    timeline: pl.DataFrame      # the first launch's timeline rows (emulated launches)
+    source: pl.DataFrame  # hot spots: line, address, code, hot counter first, then others
+    timeline: pl.DataFrame  # the first launch's timeline rows (emulated launches)
     stall_shares: pl.DataFrame  # reason, cycles_per_issue, share_pct (largest first)
-    time_share_pct: float | None = None   # of all kernel time in the workspace
+    time_share_pct: float | None = None  # of all kernel time in the workspace
 
     @property
     def launch_id(self) -> int:
@@ -59,7 +71,9 @@ def kernel_detail(profile: Profile, launch_ids: list[int]) -> KernelDetail:
     k = groups[0]
     occ = next((v.occupancy for v in k.views if v.occupancy is not None), None)
     return KernelDetail(
-        kernel=k, occupancy=occ, what_if=what_would_help(occ) if occ is not None else [],
+        kernel=k,
+        occupancy=occ,
+        what_if=what_would_help(occ) if occ is not None else [],
         source=hot_spots(part.source),
         timeline=part.timeline.filter(pl.col("launch_id") == k.launch_ids[0]),
         stall_shares=stall_shares(k.stalls),
@@ -70,9 +84,14 @@ def stall_shares(stalls: dict[str, float]) -> pl.DataFrame:
     """Stall reasons of a kernel, largest first, with their share of all warp cycles."""
     total = sum(v for v in stalls.values() if v > 0)
     rows = sorted(((r, v) for r, v in stalls.items() if v > 0), key=lambda rv: (-rv[1], rv[0]))
-    return pl.DataFrame({"reason": [r for r, _ in rows], "cycles_per_issue": [v for _, v in rows],
-                         "share_pct": [100 * v / total if total else 0.0 for _, v in rows]},
-                        schema={"reason": pl.String, "cycles_per_issue": pl.Float64, "share_pct": pl.Float64})
+    return pl.DataFrame(
+        {
+            "reason": [r for r, _ in rows],
+            "cycles_per_issue": [v for _, v in rows],
+            "share_pct": [100 * v / total if total else 0.0 for _, v in rows],
+        },
+        schema={"reason": pl.String, "cycles_per_issue": pl.Float64, "share_pct": pl.Float64},
+    )
 
 
 def hot_spots(source: pl.DataFrame, limit: int = 200) -> pl.DataFrame:
@@ -86,11 +105,17 @@ def hot_spots(source: pl.DataFrame, limit: int = 200) -> pl.DataFrame:
     if hot is None:
         return pl.DataFrame()
     ordered = [hot] + [c for c in shown if c != hot]
-    values = (first.filter(pl.col("counter").cast(pl.String).is_in(ordered))
-              .with_columns(pl.col("counter").cast(pl.String))
-              .pivot(on="counter", index="row", values="value", aggregate_function="sum"))
+    values = (
+        first.filter(pl.col("counter").cast(pl.String).is_in(ordered))
+        .with_columns(pl.col("counter").cast(pl.String))
+        .pivot(on="counter", index="row", values="value", aggregate_function="sum")
+    )
     where = first.group_by("row", maintain_order=True).agg(
-        pl.col("line").first(), pl.col("address").first(), pl.col("code").first())
-    return (where.join(values, on="row", how="inner")
-            .select("row", "line", "address", "code", *[c for c in ordered if c in values.columns])
-            .sort([hot, "row"], descending=[True, False], nulls_last=True).head(limit))
+        pl.col("line").first(), pl.col("address").first(), pl.col("code").first()
+    )
+    return (
+        where.join(values, on="row", how="inner")
+        .select("row", "line", "address", "code", *[c for c in ordered if c in values.columns])
+        .sort([hot, "row"], descending=[True, False], nulls_last=True)
+        .head(limit)
+    )

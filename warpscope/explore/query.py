@@ -28,17 +28,37 @@ from warpscope.model.catalog import BY_ID as CATALOG
 if TYPE_CHECKING:
     from warpscope.explore.table import KernelTable
 
-_TOKEN = re.compile(r"""\s*(?:
+_TOKEN = re.compile(
+    r"""\s*(?:
     (?P<num>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)(?![\w.])
   | (?P<op><=|>=|==|!=|<|>|=|~)
   | (?P<paren>[()])
   | (?P<str>"[^"]*"|'[^']*')
   | (?P<word>[A-Za-z_][\w.:<>*&-]*)
-)""", re.VERBOSE)
-_TEXT_COLUMNS = ("kernel", "kernel_short", "source_file", "device", "grid", "block", "top_stall",
-                 "worst_finding", "compute_capability")
-_NUMERIC_COLUMNS = ("launch_id", "duration_ns", "registers_per_thread", "static_shared_bytes",
-                    "dynamic_shared_bytes", "grid_size", "block_size", "bank_conflicts")
+)""",
+    re.VERBOSE,
+)
+_TEXT_COLUMNS = (
+    "kernel",
+    "kernel_short",
+    "source_file",
+    "device",
+    "grid",
+    "block",
+    "top_stall",
+    "worst_finding",
+    "compute_capability",
+)
+_NUMERIC_COLUMNS = (
+    "launch_id",
+    "duration_ns",
+    "registers_per_thread",
+    "static_shared_bytes",
+    "dynamic_shared_bytes",
+    "grid_size",
+    "block_size",
+    "bank_conflicts",
+)
 _CMP = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "=": "eq", "!=": "ne"}
 
 
@@ -84,7 +104,9 @@ class _Parser:
         if token is None:
             raise ValueError(f"expression ends early: {self.text.strip()!r} needs more")
         if (kind and token[0] != kind) or (value and token[1].lower() != value):
-            want = value or {"num": "a number", "op": "a comparison", "word": "a metric name"}.get(kind or "", kind)
+            want = value or {"num": "a number", "op": "a comparison", "word": "a metric name"}.get(
+                kind or "", kind
+            )
             raise ValueError(f"expected {want} at column {token[2] + 1}, found {token[1]!r}")
         self.pos += 1
         return token
@@ -132,11 +154,15 @@ class _Parser:
                 return (column == value) if op != "!=" else (column != value)
             raise ValueError(f"{name} is text: use ~, == or != (column {op_at + 1})")
         if name not in _NUMERIC_COLUMNS and not self.table.has_metric(name):
-            raise ValueError(f"unknown name {name!r} at column {at + 1}: use a canonical metric id "
-                             "(press g for the glossary), a metric name the file has, or a table "
-                             "column such as duration_ns")
+            raise ValueError(
+                f"unknown name {name!r} at column {at + 1}: use a canonical metric id "
+                "(press g for the glossary), a metric name the file has, or a table "
+                "column such as duration_ns"
+            )
         if op == "~":
-            raise ValueError(f"{name} is a number: compare it with <, <=, >, >=, == or != (column {op_at + 1})")
+            raise ValueError(
+                f"{name} is a number: compare it with <, <=, >, >=, == or != (column {op_at + 1})"
+            )
         if kind != "num":
             raise ValueError(f"expected a number after {name} {op} at column {value_at + 1}, found {raw!r}")
         if name in self.table.launches.columns:

@@ -25,13 +25,17 @@ class StatedMetrics:
     metrics: pl.DataFrame = field(repr=False)
     raw_metrics: pl.LazyFrame = field(repr=False)
     raw_units: pl.DataFrame = field(repr=False)
-    source_files: pl.DataFrame = field(repr=False)          # launch_id, source_file
+    source_files: pl.DataFrame = field(repr=False)  # launch_id, source_file
     _names: set[str] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, profile: Profile) -> StatedMetrics:
-        return cls(profile.metrics, profile.raw_metrics, profile.raw_units,
-                   profile.launches.select("launch_id", "source_file"))
+        return cls(
+            profile.metrics,
+            profile.raw_metrics,
+            profile.raw_units,
+            profile.launches.select("launch_id", "source_file"),
+        )
 
     def names(self) -> set[str]:
         """Every exported metric name the profile has a value for."""
@@ -43,22 +47,38 @@ class StatedMetrics:
 
     def values(self, name: str) -> pl.DataFrame:
         """launch_id and ``value`` (Float64, base units) of the metric exported as ``name``."""
-        rows = self.metrics.filter((pl.col("name").cast(pl.String) == name) & pl.col("value").is_not_null()
-                                   & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
+        rows = self.metrics.filter(
+            (pl.col("name").cast(pl.String) == name)
+            & pl.col("value").is_not_null()
+            & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
+        )
         if not rows.is_empty():
             return rows.group_by("launch_id", maintain_order=True).agg(pl.col("value").first())
         if name not in self.raw_metrics.collect_schema().names():
             return pl.DataFrame(schema={"launch_id": pl.Int64, "value": pl.Float64})
         cells = self.raw_metrics.select("launch_id", pl.col(name).alias("text")).collect()
         # one unit per file (several processes in one file each repeat the units row)
-        units = (self.raw_units.filter(pl.col("name") == name).select("source_file", "unit")
-                 .unique("source_file", keep="first", maintain_order=True))
+        units = (
+            self.raw_units.filter(pl.col("name") == name)
+            .select("source_file", "unit")
+            .unique("source_file", keep="first", maintain_order=True)
+        )
         factors = {u: to_base(u)[0] for u in units["unit"].fill_null("").unique().to_list()}
-        scale = units.with_columns(pl.col("unit").fill_null("").replace_strict(factors, return_dtype=pl.Float64)
-                                   .alias("scale"))
-        return (cells.join(self.source_files, on="launch_id", how="left")
-                .join(scale, on="source_file", how="left")
-                .select("launch_id", (pl.col("text").str.replace_all(",", "", literal=True).str.strip_chars()
-                                      .cast(pl.Float64, strict=False) * pl.col("scale").fill_null(1.0))
-                        .alias("value"))
-                .filter(pl.col("value").is_not_null() & pl.col("value").is_finite()))
+        scale = units.with_columns(
+            pl.col("unit").fill_null("").replace_strict(factors, return_dtype=pl.Float64).alias("scale")
+        )
+        return (
+            cells.join(self.source_files, on="launch_id", how="left")
+            .join(scale, on="source_file", how="left")
+            .select(
+                "launch_id",
+                (
+                    pl.col("text")
+                    .str.replace_all(",", "", literal=True)
+                    .str.strip_chars()
+                    .cast(pl.Float64, strict=False)
+                    * pl.col("scale").fill_null(1.0)
+                ).alias("value"),
+            )
+            .filter(pl.col("value").is_not_null() & pl.col("value").is_finite())
+        )

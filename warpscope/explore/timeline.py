@@ -14,9 +14,21 @@ import numpy as np
 import polars as pl
 
 #: warp states in the order the legend lists them (Nsight Compute's names)
-STATES = ("selected", "not_selected", "long_scoreboard", "short_scoreboard", "wait", "barrier",
-          "math_pipe_throttle", "mio_throttle", "lg_throttle", "branch_resolving", "no_instruction", "drain")
-NONE = -1   # no warp resident in the slot
+STATES = (
+    "selected",
+    "not_selected",
+    "long_scoreboard",
+    "short_scoreboard",
+    "wait",
+    "barrier",
+    "math_pipe_throttle",
+    "mio_throttle",
+    "lg_throttle",
+    "branch_resolving",
+    "no_instruction",
+    "drain",
+)
+NONE = -1  # no warp resident in the slot
 
 
 @dataclass
@@ -39,10 +51,18 @@ class Timeline:
         frame = frame.sort(["sm", "warp_slot", "start_cycle"])
         self.rows: list[_Row] = []
         for (sm, slot), part in frame.group_by(["sm", "warp_slot"], maintain_order=True):
-            self.rows.append(_Row(int(sm), int(slot), int(part["smsp"][0]),  # type: ignore[arg-type]
-                                  part["start_cycle"].to_numpy(), part["end_cycle"].to_numpy(),
-                                  part["state"].replace_strict(code, default=NONE, return_dtype=pl.Int64).to_numpy(),
-                                  part["block"].to_numpy(), part["warp"].to_numpy()))
+            self.rows.append(
+                _Row(
+                    int(sm),
+                    int(slot),
+                    int(part["smsp"][0]),  # type: ignore[arg-type]
+                    part["start_cycle"].to_numpy(),
+                    part["end_cycle"].to_numpy(),
+                    part["state"].replace_strict(code, default=NONE, return_dtype=pl.Int64).to_numpy(),
+                    part["block"].to_numpy(),
+                    part["warp"].to_numpy(),
+                )
+            )
         self.cycles = int(frame["end_cycle"].max() or 0) if frame.height else 0
         self.frame = frame
 
@@ -66,7 +86,10 @@ class Timeline:
     def breakdown(self, block: int, warp: int) -> pl.DataFrame:
         """Cycles per state of one warp over its life (state, cycles, share_pct), largest first."""
         runs = self.frame.filter((pl.col("block") == block) & (pl.col("warp") == warp))
-        out = (runs.group_by("state").agg((pl.col("end_cycle") - pl.col("start_cycle")).sum().alias("cycles"))
-               .sort(["cycles", "state"], descending=[True, False]))
+        out = (
+            runs.group_by("state")
+            .agg((pl.col("end_cycle") - pl.col("start_cycle")).sum().alias("cycles"))
+            .sort(["cycles", "state"], descending=[True, False])
+        )
         total = out["cycles"].sum()
         return out.with_columns((100 * pl.col("cycles") / total if total else pl.lit(0.0)).alias("share_pct"))

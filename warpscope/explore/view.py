@@ -20,8 +20,19 @@ Mode = Literal["kernels", "launches"]
 #: what a column sorts by, where that is not the column itself
 _SORT_BY = {"name": "label", "duration_us": "duration_ns", "worst_finding": "worst_rank"}
 #: what a launch row needs (sorting gathers every column, so only these are carried)
-_LAUNCH_COLUMNS = ("group", "launch_id", "label", "duration_ns", "grid", "block", "top_stall",
-                   "worst_finding", "worst_rank", "bank_conflicts", *(c.id for c in COLUMNS if c.metric == c.id))
+_LAUNCH_COLUMNS = (
+    "group",
+    "launch_id",
+    "label",
+    "duration_ns",
+    "grid",
+    "block",
+    "top_stall",
+    "worst_finding",
+    "worst_rank",
+    "bank_conflicts",
+    *(c.id for c in COLUMNS if c.metric == c.id),
+)
 #: columns whose natural first sort is ascending (names; worst finding = lowest rank first)
 _ASCENDING_FIRST = {"name", "grid", "block", "top_stall", "worst_finding"}
 
@@ -55,7 +66,7 @@ class TableView:
     def set_expression(self, text: str) -> None:
         """Filter by an expression such as ``achieved_occupancy_pct < 50``; raises ``ValueError``."""
         if text.strip():
-            compile_filter(text, self.table)   # fail here, before the view changes
+            compile_filter(text, self.table)  # fail here, before the view changes
         self.expression = text.strip()
 
     def set_table(self, table: KernelTable) -> None:
@@ -77,8 +88,9 @@ class TableView:
         mask = pl.lit(True)
         if self.name_filter:
             needle = self.name_filter.lower()
-            mask = (pl.col("kernel_lower").str.contains(needle, literal=True)
-                    | pl.col("kernel_short_lower").str.contains(needle, literal=True))
+            mask = pl.col("kernel_lower").str.contains(needle, literal=True) | pl.col(
+                "kernel_short_lower"
+            ).str.contains(needle, literal=True)
         if self.expression:
             mask = mask & compile_filter(self.expression, self.table)
         out = launches.filter(mask) if (self.name_filter or self.expression) else launches
@@ -102,14 +114,19 @@ class TableView:
         """Every launch: the display rows are built once per filter, a sort only reorders them."""
         key = (self.name_filter, self.expression)
         if key not in self._launch_views:
-            rows = _launch_rows(launches.select(_LAUNCH_COLUMNS), self.table.launches["duration_ns"].sum(),
-                                labelled=True)
-            _remember(self._launch_views, key, (rows, _display(rows),
-                                                rows.select("group", "launch_id", pl.lit(False).alias("is_kernel"))))
+            rows = _launch_rows(
+                launches.select(_LAUNCH_COLUMNS), self.table.launches["duration_ns"].sum(), labelled=True
+            )
+            _remember(
+                self._launch_views,
+                key,
+                (rows, _display(rows), rows.select("group", "launch_id", pl.lit(False).alias("is_kernel"))),
+            )
         rows, display, keys = self._launch_views[key]
         by = _SORT_BY.get(self.sort, self.sort)
-        order = rows.select(pl.arg_sort_by([by, "launch_id"], descending=[self.descending, False],
-                                           nulls_last=True))[:, 0]
+        order = rows.select(
+            pl.arg_sort_by([by, "launch_id"], descending=[self.descending, False], nulls_last=True)
+        )[:, 0]
         return display[order], keys[order]
 
     def total_kernels(self) -> int:
@@ -126,12 +143,22 @@ class TableView:
             return kernels
         total = self.table.launches["duration_ns"].sum()
         children = self._sorted(_launch_rows(children, total, labelled=False)).with_columns(
-            pl.lit(False).alias("is_kernel"))
+            pl.lit(False).alias("is_kernel")
+        )
         order = kernels.select("group").with_row_index("_parent")
-        parts = pl.concat([kernels.with_columns(pl.lit(0).alias("_child")),
-                           children.with_columns(pl.lit(1).alias("_child"))], how="diagonal_relaxed")
-        return (parts.with_row_index("_pos").join(order, on="group", how="left")
-                .sort(["_parent", "_child", "_pos"]).drop("_parent", "_child", "_pos"))
+        parts = pl.concat(
+            [
+                kernels.with_columns(pl.lit(0).alias("_child")),
+                children.with_columns(pl.lit(1).alias("_child")),
+            ],
+            how="diagonal_relaxed",
+        )
+        return (
+            parts.with_row_index("_pos")
+            .join(order, on="group", how="left")
+            .sort(["_parent", "_child", "_pos"])
+            .drop("_parent", "_child", "_pos")
+        )
 
 
 _CACHED = 8
@@ -145,8 +172,13 @@ def _remember(cache: dict, key: tuple, value: object) -> None:
 
 
 def _kernel_rows(kernels: pl.DataFrame, expanded: set[int]) -> pl.DataFrame:
-    marker = (pl.when(pl.col("launches") <= 1).then(pl.lit("  "))
-              .when(pl.col("group").is_in(sorted(expanded))).then(pl.lit("▾ ")).otherwise(pl.lit("▸ ")))
+    marker = (
+        pl.when(pl.col("launches") <= 1)
+        .then(pl.lit("  "))
+        .when(pl.col("group").is_in(sorted(expanded)))
+        .then(pl.lit("▾ "))
+        .otherwise(pl.lit("▸ "))
+    )
     return kernels.with_columns((marker + pl.col("label")).alias("name"))
 
 
@@ -155,8 +187,9 @@ def _launch_rows(launches: pl.DataFrame, total: float | None, labelled: bool) ->
     ident = pl.lit("#") + pl.col("launch_id").cast(pl.String)
     name = (pl.col("label") + pl.lit(" ") + ident) if labelled else (pl.lit("   └ ") + ident)
     share = 100 * pl.col("duration_ns") / total if total else pl.lit(None, dtype=pl.Float64)
-    return launches.with_columns(name.alias("name"), pl.lit(1, dtype=pl.UInt32).alias("launches"),
-                                 share.alias("time_share_pct"))
+    return launches.with_columns(
+        name.alias("name"), pl.lit(1, dtype=pl.UInt32).alias("launches"), share.alias("time_share_pct")
+    )
 
 
 def _display(frame: pl.DataFrame) -> pl.DataFrame:

@@ -45,8 +45,9 @@ class Workspace:
         self.profile = Profile.concat([self.profile, profile])
         state = self.view
         self.table = KernelTable.of(self.profile)
-        self.view = TableView(self.table, state.mode, state.sort, state.descending, state.name_filter,
-                              state.expression)
+        self.view = TableView(
+            self.table, state.mode, state.sort, state.descending, state.name_filter, state.expression
+        )
         self.analysed = False
 
     # -- questions ---------------------------------------------------------------
@@ -80,7 +81,9 @@ class Workspace:
             if pair is None:
                 return None
             base, new = pair
-        names = [", ".join(p.launches["source_file"].unique(maintain_order=True).to_list()) for p in (base, new)]
+        names = [
+            ", ".join(p.launches["source_file"].unique(maintain_order=True).to_list()) for p in (base, new)
+        ]
         return names[0], names[1], compare(analyze(base), new if self.analysed else analyze(new))
 
     def markdown_report(self) -> str:

@@ -31,7 +31,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (r"RTX 50[6-9]0|RTX PRO \d{4} Blackwell", "12.0"),
     (r"\bGB10\b|DGX Spark", "12.1"),
 )
-_LONGEST_NAME = 200   # no GPU is called anything longer: a longer "name" is damage, not a device
+_LONGEST_NAME = 200  # no GPU is called anything longer: a longer "name" is damage, not a device
 _COMPILED = tuple((re.compile(p), cc) for p, cc in _PATTERNS)
 
 

@@ -54,4 +54,4 @@ def _strip_return_type(name: str) -> str:
             depth -= 1
         elif ch == " " and depth == 0:
             cut = i
-    return name[cut + 1:] if cut >= 0 else name
+    return name[cut + 1 :] if cut >= 0 else name

@@ -76,17 +76,24 @@ class Profile:
                 parts[name].append(frame)
             if p.launches.height:
                 offset += int(p.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
-        tables = {n: pl.concat(fs, how="diagonal" if n in schema.WIDE_TABLES else "vertical")
-                  for n, fs in parts.items()}
+        tables = {
+            n: pl.concat(fs, how="diagonal" if n in schema.WIDE_TABLES else "vertical")
+            for n, fs in parts.items()
+        }
         tables["raw_units"] = tables["raw_units"].unique(maintain_order=True)
         return cls(**tables)
 
     def subset(self, launch_ids: list[int]) -> Profile:
         """The same profile holding only ``launch_ids`` (run-level tables kept whole)."""
         ids = [int(i) for i in launch_ids]
-        return Profile(**{name: frame.filter(pl.col("launch_id").is_in(ids))
-                          if "launch_id" in _columns(frame) else frame
-                          for name, frame in self.tables().items()})
+        return Profile(
+            **{
+                name: frame.filter(pl.col("launch_id").is_in(ids))
+                if "launch_id" in _columns(frame)
+                else frame
+                for name, frame in self.tables().items()
+            }
+        )
 
     # -- saving and loading ----------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -130,8 +137,9 @@ class Profile:
         if _is_parquet(path):
             # the tables in the footer can pass Parquet's default 100 MB guard for Thrift strings;
             # ParquetFile, not read_table: that one loads pyarrow.dataset first (~0.1 s)
-            body = pq.ParquetFile(path, thrift_string_size_limit=_MAX_META,
-                                  thrift_container_size_limit=_MAX_META).read()
+            body = pq.ParquetFile(
+                path, thrift_string_size_limit=_MAX_META, thrift_container_size_limit=_MAX_META
+            ).read()
         else:
             with pa.memory_map(str(path), "r") as source:
                 body = ipc.open_file(source).read_all()
@@ -147,7 +155,7 @@ class Profile:
             wide = name in schema.WIDE_TABLES
             if blob is None:
                 tables[name] = schema.empty(name).lazy() if wide else schema.empty(name)
-            elif digest is None and not wide:      # saved before tables went as Parquet
+            elif digest is None and not wide:  # saved before tables went as Parquet
                 tables[name] = _checked(name, _from_ipc_bytes(base64.b64decode(blob)))
             else:
                 tables[name] = _table_from_parquet_bytes(name, base64.b64decode(blob), digest)
@@ -156,7 +164,9 @@ class Profile:
         # import panic in a way that aborts the process instead of raising
         unknown = [c for c in body.column_names if c not in schema.TABLES["metrics"]]
         if unknown:
-            raise ValueError(f"table 'metrics' has columns warpscope does not write: {', '.join(unknown[:3])}")
+            raise ValueError(
+                f"table 'metrics' has columns warpscope does not write: {', '.join(unknown[:3])}"
+            )
         metrics = pl.from_arrow(_plain(body))
         if not isinstance(metrics, pl.DataFrame):
             raise ValueError("the metrics table is not a table")

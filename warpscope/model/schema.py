@@ -11,78 +11,82 @@ import polars as pl
 
 LAUNCHES: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),
-    "source_file": pl.String(),       # path of the file it came from
-    "source_format": pl.String(),     # e.g. ncu-details, ncu-raw, ncu-summary, ncu-source, ncu-text
+    "source_file": pl.String(),  # path of the file it came from
+    "source_format": pl.String(),  # e.g. ncu-details, ncu-raw, ncu-summary, ncu-source, ncu-text
     "profiler_launch_id": pl.String(),  # the file's own ID column, verbatim
     "process_id": pl.String(),
     "process_name": pl.String(),
     "host": pl.String(),
-    "device": pl.String(),            # device index or name as the file gives it
+    "device": pl.String(),  # device index or name as the file gives it
     "device_name": pl.String(),
     "compute_capability": pl.String(),  # "9.0"
-    "kernel": pl.String(),            # demangled name, verbatim
-    "kernel_short": pl.String(),      # stable short name for grouping across runs
+    "kernel": pl.String(),  # demangled name, verbatim
+    "kernel_short": pl.String(),  # stable short name for grouping across runs
     "context": pl.String(),
     "stream": pl.String(),
-    "grid_x": pl.Int64(), "grid_y": pl.Int64(), "grid_z": pl.Int64(),
-    "block_x": pl.Int64(), "block_y": pl.Int64(), "block_z": pl.Int64(),
+    "grid_x": pl.Int64(),
+    "grid_y": pl.Int64(),
+    "grid_z": pl.Int64(),
+    "block_x": pl.Int64(),
+    "block_y": pl.Int64(),
+    "block_z": pl.Int64(),
     "registers_per_thread": pl.Int64(),
     "static_shared_bytes": pl.Int64(),
     "dynamic_shared_bytes": pl.Int64(),
     "sm_count": pl.Int64(),
     "duration_ns": pl.Float64(),
-    "invocations": pl.Int64(),        # launches this row stands for (summaries aggregate)
+    "invocations": pl.Int64(),  # launches this row stands for (summaries aggregate)
 }
 
 METRICS: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),
-    "metric": pl.Categorical(),       # canonical id, null when the catalog has none
-    "stat": pl.Categorical(),         # null, or min/max/avg where the file aggregates launches
-    "value": pl.Float64(),            # base units; null for n/a and text values
-    "name": pl.Categorical(),         # metric name or label as exported
-    "section": pl.Categorical(),      # section as exported; null on the raw page
-    "item": pl.Categorical(),         # body table inside the section (--print-details all), or null
-    "unit": pl.Categorical(),         # unit as exported
-    "base_unit": pl.Categorical(),    # unit of `value`
-    "text": pl.String(),              # value as exported, verbatim
+    "metric": pl.Categorical(),  # canonical id, null when the catalog has none
+    "stat": pl.Categorical(),  # null, or min/max/avg where the file aggregates launches
+    "value": pl.Float64(),  # base units; null for n/a and text values
+    "name": pl.Categorical(),  # metric name or label as exported
+    "section": pl.Categorical(),  # section as exported; null on the raw page
+    "item": pl.Categorical(),  # body table inside the section (--print-details all), or null
+    "unit": pl.Categorical(),  # unit as exported
+    "base_unit": pl.Categorical(),  # unit of `value`
+    "text": pl.String(),  # value as exported, verbatim
 }
 
 STALLS: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),
-    "reason": pl.String(),            # Nsight Compute taxonomy: long_scoreboard, barrier, ...
+    "reason": pl.String(),  # Nsight Compute taxonomy: long_scoreboard, barrier, ...
     "cycles_per_issue": pl.Float64(),  # warp cycles per issued instruction spent in this state
-    "share_pct": pl.Float64(),        # % of the sum over all reasons
+    "share_pct": pl.Float64(),  # % of the sum over all reasons
 }
 
 EVIDENCE = pl.List(pl.Struct({"metric": pl.String(), "value": pl.Float64()}))
 
 FINDINGS: dict[str, pl.DataType] = {
-    "launch_id": pl.Int64(),          # null for findings about the whole run (transfers)
-    "origin": pl.String(),            # "warpscope" or "ncu"
+    "launch_id": pl.Int64(),  # null for findings about the whole run (transfers)
+    "origin": pl.String(),  # "warpscope" or "ncu"
     "rule_id": pl.String(),
-    "category": pl.String(),          # divergence, occupancy, launch_config, coalescing, ...
-    "severity": pl.String(),          # high | medium | low | info
-    "section": pl.String(),           # ncu: the section the rule belongs to
-    "title": pl.String(),             # a few words: "32-way shared bank conflicts"
-    "message": pl.String(),           # what was seen, with the numbers
-    "why": pl.String(),               # why it costs time (warpscope rules)
-    "fix": pl.String(),               # the concrete change (warpscope rules)
-    "threshold": pl.String(),         # the line that was crossed, e.g. "conflicts >= 10% of wavefronts"
+    "category": pl.String(),  # divergence, occupancy, launch_config, coalescing, ...
+    "severity": pl.String(),  # high | medium | low | info
+    "section": pl.String(),  # ncu: the section the rule belongs to
+    "title": pl.String(),  # a few words: "32-way shared bank conflicts"
+    "message": pl.String(),  # what was seen, with the numbers
+    "why": pl.String(),  # why it costs time (warpscope rules)
+    "fix": pl.String(),  # the concrete change (warpscope rules)
+    "threshold": pl.String(),  # the line that was crossed, e.g. "conflicts >= 10% of wavefronts"
     "estimated_speedup_pct": pl.Float64(),
-    "speedup_type": pl.String(),      # global | local | null
-    "speedup_formula": pl.String(),   # how estimated_speedup_pct was computed
+    "speedup_type": pl.String(),  # global | local | null
+    "speedup_formula": pl.String(),  # how estimated_speedup_pct was computed
     "evidence": EVIDENCE,
-    "covered_by": pl.String(),        # ncu rows: the warpscope rule that reports the same problem
+    "covered_by": pl.String(),  # ncu rows: the warpscope rule that reports the same problem
 }
 
 SOURCE: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),
-    "row": pl.Int64(),                # order within the kernel's listing
+    "row": pl.Int64(),  # order within the kernel's listing
     "file": pl.String(),
-    "line": pl.Int64(),               # source line, null on SASS-only rows
-    "address": pl.String(),           # SASS address, null on source-line rows
-    "code": pl.String(),              # source or SASS text, verbatim
-    "counter": pl.Categorical(),      # column name as exported
+    "line": pl.Int64(),  # source line, null on SASS-only rows
+    "address": pl.String(),  # SASS address, null on source-line rows
+    "code": pl.String(),  # source or SASS text, verbatim
+    "counter": pl.Categorical(),  # column name as exported
     "value": pl.Float64(),
     "text": pl.String(),
 }
@@ -94,52 +98,52 @@ SOURCES: dict[str, pl.DataType] = {
     "rows_in": pl.Int64(),
     "rows_imported": pl.Int64(),
     "rows_rejected": pl.Int64(),
-    "lines_set_aside": pl.Int64(),    # program output and embedded side tables, not profile rows
+    "lines_set_aside": pl.Int64(),  # program output and embedded side tables, not profile rows
     "messages": pl.List(pl.String()),  # profiler lines (==PROF==, ==WARNING==, ...) kept as said
-    "notes": pl.List(pl.String()),     # what warpscope found while importing (e.g. occupancy checks)
+    "notes": pl.List(pl.String()),  # what warpscope found while importing (e.g. occupancy checks)
 }
 
 TRANSFERS: dict[str, pl.DataType] = {
     "source_file": pl.String(),
-    "line": pl.Int64(),               # line of the file the row came from
+    "line": pl.Int64(),  # line of the file the row came from
     "device": pl.String(),
     "context": pl.String(),
     "stream": pl.String(),
-    "kind": pl.String(),              # HtoD, DtoH, DtoD, HtoH, PtoP, memset, um_HtoD, ...
-    "name": pl.String(),              # as exported, e.g. "[CUDA memcpy HtoD]"
-    "start_ns": pl.Float64(),         # trace rows only
-    "duration_ns": pl.Float64(),      # total over `count` copies
-    "bytes": pl.Float64(),            # total over `count` copies
+    "kind": pl.String(),  # HtoD, DtoH, DtoD, HtoH, PtoP, memset, um_HtoD, ...
+    "name": pl.String(),  # as exported, e.g. "[CUDA memcpy HtoD]"
+    "start_ns": pl.Float64(),  # trace rows only
+    "duration_ns": pl.Float64(),  # total over `count` copies
+    "bytes": pl.Float64(),  # total over `count` copies
     "throughput_bytes_per_s": pl.Float64(),
-    "src_mem": pl.String(),           # Pageable, Pinned, Device, Array, Managed (where exported)
+    "src_mem": pl.String(),  # Pageable, Pinned, Device, Array, Managed (where exported)
     "dst_mem": pl.String(),
-    "count": pl.Int64(),              # copies this row stands for (1 in a trace)
+    "count": pl.Int64(),  # copies this row stands for (1 in a trace)
     "correlation_id": pl.String(),
 }
 
 API_CALLS: dict[str, pl.DataType] = {
     "source_file": pl.String(),
     "line": pl.Int64(),
-    "name": pl.String(),              # cudaMemcpy, cudaLaunch, ...
+    "name": pl.String(),  # cudaMemcpy, cudaLaunch, ...
     "calls": pl.Int64(),
     "total_ns": pl.Float64(),
     "avg_ns": pl.Float64(),
     "min_ns": pl.Float64(),
     "max_ns": pl.Float64(),
-    "time_share_pct": pl.Float64(),   # of all API time, as the summary states it
-    "start_ns": pl.Float64(),         # API trace rows only
+    "time_share_pct": pl.Float64(),  # of all API time, as the summary states it
+    "start_ns": pl.Float64(),  # API trace rows only
 }
 
 TIMELINE: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),
-    "sm": pl.Int64(),                 # which simulated SM (0 unless single-block SMs were sampled)
-    "warp_slot": pl.Int64(),          # hardware warp slot; sub-partition = slot % 4
+    "sm": pl.Int64(),  # which simulated SM (0 unless single-block SMs were sampled)
+    "warp_slot": pl.Int64(),  # hardware warp slot; sub-partition = slot % 4
     "smsp": pl.Int64(),
-    "block": pl.Int64(),              # linear block index in the grid
-    "warp": pl.Int64(),               # warp index within its block
+    "block": pl.Int64(),  # linear block index in the grid
+    "warp": pl.Int64(),  # warp index within its block
     "start_cycle": pl.Int64(),
-    "end_cycle": pl.Int64(),          # exclusive
-    "state": pl.String(),             # selected, not_selected or a stall reason (ncu names)
+    "end_cycle": pl.Int64(),  # exclusive
+    "state": pl.String(),  # selected, not_selected or a stall reason (ncu names)
 }
 
 #: The raw page's metric columns that the catalog does not map, as the file wrote them: one
@@ -152,9 +156,9 @@ RAW_METRICS: dict[str, pl.DataType] = {
 WIDE_TABLES = {"raw_metrics"}
 
 RAW_UNITS: dict[str, pl.DataType] = {
-    "source_file": pl.String(),       # the file whose units row said it
-    "name": pl.String(),              # a column of raw_metrics
-    "unit": pl.String(),              # as exported (the raw page's units row), verbatim
+    "source_file": pl.String(),  # the file whose units row said it
+    "name": pl.String(),  # a column of raw_metrics
+    "unit": pl.String(),  # as exported (the raw page's units row), verbatim
 }
 
 REJECTED: dict[str, pl.DataType] = {

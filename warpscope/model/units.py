@@ -13,22 +13,46 @@ from functools import lru_cache
 
 # numerator units whose value is a time: factor to nanoseconds
 _TIME_NS = {
-    "second": 1e9, "s": 1e9, "sec": 1e9,
-    "msecond": 1e6, "ms": 1e6,
-    "usecond": 1e3, "us": 1e3,
-    "nsecond": 1.0, "ns": 1.0,
+    "second": 1e9,
+    "s": 1e9,
+    "sec": 1e9,
+    "msecond": 1e6,
+    "ms": 1e6,
+    "usecond": 1e3,
+    "us": 1e3,
+    "nsecond": 1.0,
+    "ns": 1.0,
 }
 # denominator units that are a time: factor to seconds (rates are per second)
 _TIME_S = {
-    "second": 1.0, "s": 1.0, "sec": 1.0,
-    "msecond": 1e-3, "ms": 1e-3,
-    "usecond": 1e-6, "us": 1e-6,
-    "nsecond": 1e-9, "ns": 1e-9,
+    "second": 1.0,
+    "s": 1.0,
+    "sec": 1.0,
+    "msecond": 1e-3,
+    "ms": 1e-3,
+    "usecond": 1e-6,
+    "us": 1e-6,
+    "nsecond": 1e-9,
+    "ns": 1e-9,
 }
 _PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 # count-like units a metric can be scaled in (Kbyte, Mcycle, Ginst, ...)
-_SCALABLE = {"byte", "hz", "cycle", "inst", "sector", "request", "warp", "thread",
-             "block", "transaction", "flop", "op", "branches", "wavefront"}
+_SCALABLE = {
+    "byte",
+    "hz",
+    "cycle",
+    "inst",
+    "sector",
+    "request",
+    "warp",
+    "thread",
+    "block",
+    "transaction",
+    "flop",
+    "op",
+    "branches",
+    "wavefront",
+}
 
 
 def _part(unit: str, *, denominator: bool) -> tuple[float, str] | None:

@@ -7,15 +7,20 @@ from functools import lru_cache
 
 from warpscope.occupancy.calculator import Occupancy
 
-LIMIT_LABELS = {"warps": "warp slots", "registers": "registers", "shared_mem": "shared memory",
-                "blocks": "block slots", "barriers": "named barriers"}
+LIMIT_LABELS = {
+    "warps": "warp slots",
+    "registers": "registers",
+    "shared_mem": "shared memory",
+    "blocks": "block slots",
+    "barriers": "named barriers",
+}
 
 
 @dataclass(frozen=True)
 class Change:
     """One change to the launch and what it buys."""
 
-    lever: str            # "registers", "shared_mem" or "block_size"
+    lever: str  # "registers", "shared_mem" or "block_size"
     current: int
     proposed: int
     before: Occupancy
@@ -23,21 +28,33 @@ class Change:
 
     @property
     def text(self) -> str:
-        what = {"registers": "registers", "shared_mem": "B shared memory per block",
-                "block_size": "threads per block"}[self.lever]
-        line = (f"{self.current} -> {self.proposed} {what}: "
-                f"{self.before.active_blocks_per_sm} -> {self.after.active_blocks_per_sm} blocks, "
-                f"{self.before.occupancy_pct:.4g}% -> {self.after.occupancy_pct:.4g}%")
+        what = {
+            "registers": "registers",
+            "shared_mem": "B shared memory per block",
+            "block_size": "threads per block",
+        }[self.lever]
+        line = (
+            f"{self.current} -> {self.proposed} {what}: "
+            f"{self.before.active_blocks_per_sm} -> {self.after.active_blocks_per_sm} blocks, "
+            f"{self.before.occupancy_pct:.4g}% -> {self.after.occupancy_pct:.4g}%"
+        )
         if self.lever == "registers":
-            line += (f" (__launch_bounds__({self.before.block_size}, "
-                     f"{self.after.active_blocks_per_sm}) or -maxrregcount={self.proposed})")
+            line += (
+                f" (__launch_bounds__({self.before.block_size}, "
+                f"{self.after.active_blocks_per_sm}) or -maxrregcount={self.proposed})"
+            )
         return line
 
     def to_dict(self) -> dict[str, object]:
-        return {"lever": self.lever, "current": self.current, "proposed": self.proposed,
-                "active_blocks_per_sm": self.after.active_blocks_per_sm,
-                "active_warps_per_sm": self.after.active_warps_per_sm,
-                "occupancy_pct": round(self.after.occupancy_pct, 4), "text": self.text}
+        return {
+            "lever": self.lever,
+            "current": self.current,
+            "proposed": self.proposed,
+            "active_blocks_per_sm": self.after.active_blocks_per_sm,
+            "active_warps_per_sm": self.after.active_warps_per_sm,
+            "occupancy_pct": round(self.after.occupancy_pct, 4),
+            "text": self.text,
+        }
 
 
 @lru_cache(maxsize=1024)
@@ -101,11 +118,15 @@ def _other_block_size(occ: Occupancy) -> Change | None:
         candidate = occ.changed(block_size=size)
         if not _gains(occ, candidate):
             continue
-        if best is None or candidate.active_warps_per_sm > best.active_warps_per_sm or (
+        if (
+            best is None
+            or candidate.active_warps_per_sm > best.active_warps_per_sm
+            or (
                 candidate.active_warps_per_sm == best.active_warps_per_sm
-                and abs(size - occ.block_size) < abs(best.block_size - occ.block_size)):
+                and abs(size - occ.block_size) < abs(best.block_size - occ.block_size)
+            )
+        ):
             best = candidate
     if best is None:
         return None
     return Change("block_size", occ.block_size, best.block_size, occ, best)
-

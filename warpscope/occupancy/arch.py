@@ -19,14 +19,14 @@ KB = 1024
 class Arch:
     """What one SM of a compute capability offers a kernel launch."""
 
-    name: str                      # "sm_90"
+    name: str  # "sm_90"
     major: int
     minor: int
-    family: str                    # "Hopper"
+    family: str  # "Hopper"
     max_threads_per_sm: int
     max_blocks_per_sm: int
-    shared_per_sm: int             # bytes, the largest carveout
-    shared_per_block_optin: int    # bytes, cudaFuncAttributeMaxDynamicSharedMemorySize ceiling
+    shared_per_sm: int  # bytes, the largest carveout
+    shared_per_block_optin: int  # bytes, cudaFuncAttributeMaxDynamicSharedMemorySize ceiling
     registers_per_block: int = 64 * KB
     registers_per_sm: int = 64 * KB
     shared_per_block: int = 48 * KB  # without opt-in
@@ -35,7 +35,7 @@ class Arch:
     max_threads_per_block: int = 1024
     max_registers_per_thread: int = 255
     warp_size: int = 32
-    register_alloc_unit: int = 256   # registers, allocated per warp
+    register_alloc_unit: int = 256  # registers, allocated per warp
 
     @property
     def compute_capability(self) -> str:
@@ -89,34 +89,36 @@ _GA10X = (0, 8, 16, 32, 64, 100)
 _GH100 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 
 
-def _arch(name: str, family: str, threads: int, blocks: int, shared_kb: int, optin_kb: int,
-          **extra) -> Arch:
+def _arch(name: str, family: str, threads: int, blocks: int, shared_kb: int, optin_kb: int, **extra) -> Arch:
     major, minor = divmod(int(name[3:]), 10)
     return Arch(name, major, minor, family, threads, blocks, shared_kb * KB, optin_kb * KB, **extra)
 
 
-ARCHS: dict[str, Arch] = {a.name: a for a in (
-    _arch("sm_50", "Maxwell", 2048, 32, 64, 48),
-    _arch("sm_52", "Maxwell", 2048, 32, 96, 48),
-    _arch("sm_53", "Maxwell", 2048, 32, 64, 48, registers_per_block=32 * KB),
-    _arch("sm_60", "Pascal", 2048, 32, 64, 48),
-    _arch("sm_61", "Pascal", 2048, 32, 96, 48),
-    _arch("sm_62", "Pascal", 2048, 32, 64, 48, registers_per_block=32 * KB),
-    _arch("sm_70", "Volta", 2048, 32, 96, 96, carveouts_kb=_V),
-    _arch("sm_72", "Volta", 2048, 32, 96, 96, carveouts_kb=_V),
-    _arch("sm_75", "Turing", 1024, 16, 64, 64, carveouts_kb=(32, 64)),
-    _arch("sm_80", "Ampere", 2048, 32, 164, 163, carveouts_kb=_GA100),
-    _arch("sm_86", "Ampere", 1536, 16, 100, 99, carveouts_kb=_GA10X),
-    _arch("sm_87", "Ampere", 1536, 16, 164, 163, carveouts_kb=_GA100),
-    _arch("sm_88", "Ampere", 1536, 16, 100, 99, carveouts_kb=_GA10X),
-    _arch("sm_89", "Ada", 1536, 24, 100, 99, carveouts_kb=_GA10X),
-    _arch("sm_90", "Hopper", 2048, 32, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=2),
-    _arch("sm_100", "Blackwell", 2048, 32, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=2),
-    _arch("sm_103", "Blackwell", 2048, 32, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=2),
-    _arch("sm_110", "Blackwell", 1536, 24, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=1),
-    _arch("sm_120", "Blackwell", 1536, 24, 100, 99, carveouts_kb=_GA10X, barrier_pool_per_block_slot=1),
-    _arch("sm_121", "Blackwell", 1536, 24, 100, 99, carveouts_kb=_GA10X, barrier_pool_per_block_slot=1),
-)}
+ARCHS: dict[str, Arch] = {
+    a.name: a
+    for a in (
+        _arch("sm_50", "Maxwell", 2048, 32, 64, 48),
+        _arch("sm_52", "Maxwell", 2048, 32, 96, 48),
+        _arch("sm_53", "Maxwell", 2048, 32, 64, 48, registers_per_block=32 * KB),
+        _arch("sm_60", "Pascal", 2048, 32, 64, 48),
+        _arch("sm_61", "Pascal", 2048, 32, 96, 48),
+        _arch("sm_62", "Pascal", 2048, 32, 64, 48, registers_per_block=32 * KB),
+        _arch("sm_70", "Volta", 2048, 32, 96, 96, carveouts_kb=_V),
+        _arch("sm_72", "Volta", 2048, 32, 96, 96, carveouts_kb=_V),
+        _arch("sm_75", "Turing", 1024, 16, 64, 64, carveouts_kb=(32, 64)),
+        _arch("sm_80", "Ampere", 2048, 32, 164, 163, carveouts_kb=_GA100),
+        _arch("sm_86", "Ampere", 1536, 16, 100, 99, carveouts_kb=_GA10X),
+        _arch("sm_87", "Ampere", 1536, 16, 164, 163, carveouts_kb=_GA100),
+        _arch("sm_88", "Ampere", 1536, 16, 100, 99, carveouts_kb=_GA10X),
+        _arch("sm_89", "Ada", 1536, 24, 100, 99, carveouts_kb=_GA10X),
+        _arch("sm_90", "Hopper", 2048, 32, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=2),
+        _arch("sm_100", "Blackwell", 2048, 32, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=2),
+        _arch("sm_103", "Blackwell", 2048, 32, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=2),
+        _arch("sm_110", "Blackwell", 1536, 24, 228, 227, carveouts_kb=_GH100, barrier_pool_per_block_slot=1),
+        _arch("sm_120", "Blackwell", 1536, 24, 100, 99, carveouts_kb=_GA10X, barrier_pool_per_block_slot=1),
+        _arch("sm_121", "Blackwell", 1536, 24, 100, 99, carveouts_kb=_GA10X, barrier_pool_per_block_slot=1),
+    )
+}
 
 _SPEC = re.compile(r"^(?:sm|compute|cc)?[_ ]?(\d{1,2})\.?(\d)[af]?$")
 

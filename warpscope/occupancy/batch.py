@@ -14,8 +14,14 @@ from warpscope.occupancy.calculator import OccupancyError, evaluate
 
 REQUIRED = ("arch", "block_size", "registers_per_thread")
 OPTIONAL = {"static_smem": 0, "dynamic_smem": 0, "carveout": None, "barriers": 1}
-INTEGER_COLUMNS = ("block_size", "registers_per_thread", "static_smem", "dynamic_smem",
-                   "carveout", "barriers")
+INTEGER_COLUMNS = (
+    "block_size",
+    "registers_per_thread",
+    "static_smem",
+    "dynamic_smem",
+    "carveout",
+    "barriers",
+)
 
 
 def read_configs(path: Path) -> pl.DataFrame:
@@ -26,8 +32,11 @@ def read_configs(path: Path) -> pl.DataFrame:
         raise InputError(str(path), f"unreadable CSV ({str(e).splitlines()[0]})") from None
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
-        raise InputError(str(path), f"missing column(s) {', '.join(missing)}; expected "
-                                    f"{','.join(REQUIRED + tuple(OPTIONAL))}", line=1)
+        raise InputError(
+            str(path),
+            f"missing column(s) {', '.join(missing)}; expected {','.join(REQUIRED + tuple(OPTIONAL))}",
+            line=1,
+        )
     frame = frame.with_columns(pl.col(pl.String).str.strip_chars())
     for col in INTEGER_COLUMNS:
         if col not in frame.columns:

@@ -62,10 +62,17 @@ class Occupancy:
     limits: dict[str, int | None] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "limits", {
-            "warps": self.block_limit_warps, "registers": self.block_limit_registers,
-            "shared_mem": self.block_limit_shared_mem, "blocks": self.block_limit_blocks,
-            "barriers": self.block_limit_barriers})
+        object.__setattr__(
+            self,
+            "limits",
+            {
+                "warps": self.block_limit_warps,
+                "registers": self.block_limit_registers,
+                "shared_mem": self.block_limit_shared_mem,
+                "blocks": self.block_limit_blocks,
+                "barriers": self.block_limit_barriers,
+            },
+        )
 
     @property
     def active_blocks_per_sm(self) -> int:
@@ -93,23 +100,32 @@ class Occupancy:
     def changed(self, **changes: int) -> Occupancy:
         """The same launch with some inputs changed (what-if and sweeps); never raises for a
         launch that cannot run."""
-        args: dict = dict(arch=self.arch, block_size=self.block_size,
-                          registers_per_thread=self.registers_per_thread,
-                          static_smem=self.static_smem, dynamic_smem=self.dynamic_smem,
-                          carveout=self.carveout, barriers=self.barriers)
+        args: dict = dict(
+            arch=self.arch,
+            block_size=self.block_size,
+            registers_per_thread=self.registers_per_thread,
+            static_smem=self.static_smem,
+            dynamic_smem=self.dynamic_smem,
+            carveout=self.carveout,
+            barriers=self.barriers,
+        )
         return evaluate(**(args | changes))
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "arch": self.arch.name, "block_size": self.block_size,
+            "arch": self.arch.name,
+            "block_size": self.block_size,
             "registers_per_thread": self.registers_per_thread,
-            "static_smem": self.static_smem, "dynamic_smem": self.dynamic_smem,
-            "carveout": self.carveout, "barriers": self.barriers,
+            "static_smem": self.static_smem,
+            "dynamic_smem": self.dynamic_smem,
+            "carveout": self.carveout,
+            "barriers": self.barriers,
             "active_blocks_per_sm": self.active_blocks_per_sm,
             "active_warps_per_sm": self.active_warps_per_sm,
             "max_warps_per_sm": self.arch.max_warps_per_sm,
             "occupancy_pct": round(self.occupancy_pct, 4),
-            "limiter": self.limiter, "limiters": list(self.limiters),
+            "limiter": self.limiter,
+            "limiters": list(self.limiters),
             **{f"block_limit_{k}": v for k, v in self.limits.items()},
             "allocated_registers_per_block": self.allocated_registers_per_block,
             "allocated_shared_mem_per_block": self.allocated_shared_mem_per_block,
@@ -118,9 +134,16 @@ class Occupancy:
         }
 
 
-def calculate(arch: str | Arch, block_size: int, registers_per_thread: int, static_smem: int = 0,
-              dynamic_smem: int = 0, carveout: int | None = None, barriers: int = 1,
-              shared_mem_config: int | None = None) -> Occupancy:
+def calculate(
+    arch: str | Arch,
+    block_size: int,
+    registers_per_thread: int,
+    static_smem: int = 0,
+    dynamic_smem: int = 0,
+    carveout: int | None = None,
+    barriers: int = 1,
+    shared_mem_config: int | None = None,
+) -> Occupancy:
     """Occupancy of a launch; raises OccupancyError when the launch cannot run at all.
 
     ``carveout`` is the preferred shared-memory share of the unified L1 in percent
@@ -130,16 +153,31 @@ def calculate(arch: str | Arch, block_size: int, registers_per_thread: int, stat
     Dynamic shared memory beyond 48 KB is taken as opted in
     (``cudaFuncAttributeMaxDynamicSharedMemorySize``), up to the architecture's ceiling.
     """
-    result = evaluate(arch, block_size, registers_per_thread, static_smem, dynamic_smem,
-                      carveout, barriers, shared_mem_config)
+    result = evaluate(
+        arch,
+        block_size,
+        registers_per_thread,
+        static_smem,
+        dynamic_smem,
+        carveout,
+        barriers,
+        shared_mem_config,
+    )
     if result.error:
         raise OccupancyError(result.error)
     return result
 
 
-def evaluate(arch: str | Arch, block_size: int, registers_per_thread: int, static_smem: int = 0,
-             dynamic_smem: int = 0, carveout: int | None = None, barriers: int = 1,
-             shared_mem_config: int | None = None) -> Occupancy:
+def evaluate(
+    arch: str | Arch,
+    block_size: int,
+    registers_per_thread: int,
+    static_smem: int = 0,
+    dynamic_smem: int = 0,
+    carveout: int | None = None,
+    barriers: int = 1,
+    shared_mem_config: int | None = None,
+) -> Occupancy:
     """Like ``calculate``, but a launch that cannot run comes back with 0 blocks and ``error``
     set (sweeps and batch mode need those points too)."""
     a = get_arch(arch)
@@ -149,24 +187,37 @@ def evaluate(arch: str | Arch, block_size: int, registers_per_thread: int, stati
 
     limit_warps = _warps_limit(a, block_size, warps, errors)
     limit_regs, regs_warp = _registers_limit(a, registers_per_thread, warps, errors)
-    limit_smem, smem_block, smem_sm = _shared_limit(a, static_smem, dynamic_smem, carveout,
-                                                    shared_mem_config, errors)
+    limit_smem, smem_block, smem_sm = _shared_limit(
+        a, static_smem, dynamic_smem, carveout, shared_mem_config, errors
+    )
     limit_bars = None
     if a.barrier_limited and barriers > 0:
         limit_bars = a.barrier_pool_per_block_slot * a.max_blocks_per_sm // barriers
     return Occupancy(
-        arch=a, block_size=block_size, registers_per_thread=registers_per_thread,
-        static_smem=static_smem, dynamic_smem=dynamic_smem, carveout=carveout, barriers=barriers,
-        warps_per_block=warps, block_limit_warps=limit_warps, block_limit_registers=limit_regs,
-        block_limit_shared_mem=limit_smem, block_limit_blocks=a.max_blocks_per_sm,
-        block_limit_barriers=limit_bars, allocated_registers_per_warp=regs_warp,
-        allocated_registers_per_block=regs_warp * warps, allocated_shared_mem_per_block=smem_block,
-        shared_mem_per_sm=smem_sm, error="; ".join(errors) or None,
+        arch=a,
+        block_size=block_size,
+        registers_per_thread=registers_per_thread,
+        static_smem=static_smem,
+        dynamic_smem=dynamic_smem,
+        carveout=carveout,
+        barriers=barriers,
+        warps_per_block=warps,
+        block_limit_warps=limit_warps,
+        block_limit_registers=limit_regs,
+        block_limit_shared_mem=limit_smem,
+        block_limit_blocks=a.max_blocks_per_sm,
+        block_limit_barriers=limit_bars,
+        allocated_registers_per_warp=regs_warp,
+        allocated_registers_per_block=regs_warp * warps,
+        allocated_shared_mem_per_block=smem_block,
+        shared_mem_per_sm=smem_sm,
+        error="; ".join(errors) or None,
     )
 
 
-def _check_inputs(block_size: int, registers: int, static: int, dynamic: int,
-                  carveout: int | None, barriers: int) -> None:
+def _check_inputs(
+    block_size: int, registers: int, static: int, dynamic: int, carveout: int | None, barriers: int
+) -> None:
     if block_size < 1:
         raise OccupancyError(f"block size {block_size}: a block has at least 1 thread")
     if registers < 0 or static < 0 or dynamic < 0 or barriers < 0:
@@ -177,8 +228,7 @@ def _check_inputs(block_size: int, registers: int, static: int, dynamic: int,
 
 def _warps_limit(a: Arch, block_size: int, warps: int, errors: list[str]) -> int:
     if block_size > a.max_threads_per_block:
-        errors.append(f"{block_size} threads per block: {a.name} allows at most "
-                      f"{a.max_threads_per_block}")
+        errors.append(f"{block_size} threads per block: {a.name} allows at most {a.max_threads_per_block}")
         return 0
     return a.max_warps_per_sm // warps
 
@@ -194,17 +244,21 @@ def _registers_limit(a: Arch, registers: int, warps: int, errors: list[str]) -> 
         errors.append(
             f"{registers} registers x {warps} warps need {assumed_per_block} registers per block "
             f"({per_warp} per warp, warps counted in groups of {a.sub_partitions}); "
-            f"{a.name} allows {a.registers_per_block}")
+            f"{a.name} allows {a.registers_per_block}"
+        )
         return 0, per_warp
     if per_warp == 0:
         return None, 0
     blocks = _registers_blocks(a.registers_per_sm, a.sub_partitions, per_warp, warps)
     if a.sub_partitions == 2 and (
-            per_warp * _round_up(warps, 4) > a.registers_per_block
-            or _registers_blocks(a.registers_per_sm, 4, per_warp, warps) == 0):
+        per_warp * _round_up(warps, 4) > a.registers_per_block
+        or _registers_blocks(a.registers_per_sm, 4, per_warp, warps) == 0
+    ):
         # GP100: what cannot run on the 4-partition Pascal parts is refused here too.
-        errors.append(f"{registers} registers x {warps} warps do not fit the register file "
-                      "of a 4-partition Pascal SM, so CUDA refuses them on GP100 as well")
+        errors.append(
+            f"{registers} registers x {warps} warps do not fit the register file "
+            "of a 4-partition Pascal SM, so CUDA refuses them on GP100 as well"
+        )
         return 0, per_warp
     return blocks, per_warp
 
@@ -214,8 +268,9 @@ def _registers_blocks(registers_per_sm: int, partitions: int, per_warp: int, war
     return warps_per_partition * partitions // warps
 
 
-def _shared_limit(a: Arch, static: int, dynamic: int, carveout: int | None, config: int | None,
-                  errors: list[str]) -> tuple[int | None, int, int]:
+def _shared_limit(
+    a: Arch, static: int, dynamic: int, carveout: int | None, config: int | None, errors: list[str]
+) -> tuple[int | None, int, int]:
     """(block limit, bytes allocated per block, bytes of shared memory the SM is configured with)."""
     need = static + dynamic + a.reserved_shared_per_block
     allocated = _round_up(need, a.shared_alloc_unit)
@@ -226,8 +281,10 @@ def _shared_limit(a: Arch, static: int, dynamic: int, carveout: int | None, conf
     sm_bytes = _sm_shared(a, carveout, config, allocated)
     if allocated > ceiling:
         reserve = f" + {a.reserved_shared_per_block} B driver reserve" if a.reserved_shared_per_block else ""
-        errors.append(f"{static + dynamic} B shared memory per block{reserve} exceeds "
-                      f"{a.name}'s {per_block} B per block")
+        errors.append(
+            f"{static + dynamic} B shared memory per block{reserve} exceeds "
+            f"{a.name}'s {per_block} B per block"
+        )
         return 0, allocated, sm_bytes
     if allocated == 0:
         return None, 0, sm_bytes

@@ -15,7 +15,6 @@ both readings are accepted.
 from __future__ import annotations
 
 import math
-
 from functools import lru_cache
 
 import polars as pl
@@ -24,15 +23,27 @@ from warpscope.model import schema
 from warpscope.occupancy.arch import Arch, UnknownArch, get_arch
 from warpscope.occupancy.calculator import Occupancy, OccupancyError, evaluate
 
-_LAUNCH_COLS = ("compute_capability", "block_x", "block_y", "block_z", "registers_per_thread",
-                "static_shared_bytes", "dynamic_shared_bytes")
-_REQUIRED = ("compute_capability", "registers_per_thread", "static_shared_bytes",
-             "dynamic_shared_bytes")
+_LAUNCH_COLS = (
+    "compute_capability",
+    "block_x",
+    "block_y",
+    "block_z",
+    "registers_per_thread",
+    "static_shared_bytes",
+    "dynamic_shared_bytes",
+)
+_REQUIRED = ("compute_capability", "registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes")
 _FROM_METRICS = ("shared_mem_config_bytes", "barriers_per_block", "block_size")
 _SIZES = ("static_shared_bytes", "dynamic_shared_bytes", "shared_mem_config_bytes")
-_COMPARED = ("theoretical_occupancy_pct", "theoretical_active_warps", "block_limit_warps",
-             "block_limit_registers", "block_limit_shared_mem", "block_limit_blocks",
-             "block_limit_barriers")
+_COMPARED = (
+    "theoretical_occupancy_pct",
+    "theoretical_active_warps",
+    "block_limit_warps",
+    "block_limit_registers",
+    "block_limit_shared_mem",
+    "block_limit_blocks",
+    "block_limit_barriers",
+)
 _NOTES_SHOWN = 5
 FORMULA = "occupancy calculator (CUDA's rules, warpscope.occupancy)"
 
@@ -61,8 +72,10 @@ def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, 
     notes: list[str] = []
     unknown = sorted(cc for cc in inputs["compute_capability"].unique().to_list() if cc and not _known(cc))
     if unknown:
-        notes.append(f"occupancy: not calculated for compute capability {', '.join(unknown)}: "
-                     "the calculator covers sm_50 to sm_121")
+        notes.append(
+            f"occupancy: not calculated for compute capability {', '.join(unknown)}: "
+            "the calculator covers sm_50 to sm_121"
+        )
     disagreements: list[tuple] = []
     for row in _configurations(inputs):
         variants = _calculate(row)
@@ -73,14 +86,25 @@ def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, 
         for order, (metric, value) in enumerate(readings[0].items()):
             stated = row.get(metric)
             if stated is None:
-                derived += [(pos, order, {"launch_id": lid, "metric": metric, "value": value})
-                            for pos, lid in zip(row["_pos"], row["launch_id"])]
+                derived += [
+                    (pos, order, {"launch_id": lid, "metric": metric, "value": value})
+                    for pos, lid in zip(row["_pos"], row["launch_id"])
+                ]
                 continue
             candidates = [r[metric] for r in readings if metric in r]
             if not _within(metric, stated, candidates):
-                disagreements += [(pos, order, {"launch_id": lid, "kernel_short": short}, variants[0],
-                                   metric, stated, value)
-                                  for pos, lid, short in zip(row["_pos"], row["launch_id"], row["kernel_short"])]
+                disagreements += [
+                    (
+                        pos,
+                        order,
+                        {"launch_id": lid, "kernel_short": short},
+                        variants[0],
+                        metric,
+                        stated,
+                        value,
+                    )
+                    for pos, lid, short in zip(row["_pos"], row["launch_id"], row["kernel_short"])
+                ]
     derived.sort(key=lambda d: d[:2])
     disagreements.sort(key=lambda d: d[:2])
     total = len(notes) + len(disagreements)
@@ -105,32 +129,45 @@ def _configurations(inputs: pl.DataFrame) -> list[dict]:
     with its launches' ``_pos`` (row in ``inputs``), ``launch_id`` and ``kernel_short`` as lists.
     Thousands of launches of one kernel are one calculation."""
     config = [c for c in inputs.columns if c not in ("launch_id", "kernel_short")]
-    return (inputs.with_row_index("_pos").group_by(config, maintain_order=True)
-            .agg("_pos", "launch_id", "kernel_short").to_dicts())
+    return (
+        inputs.with_row_index("_pos")
+        .group_by(config, maintain_order=True)
+        .agg("_pos", "launch_id", "kernel_short")
+        .to_dicts()
+    )
 
 
 def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     """One row per launch: the calculator's inputs, what the file states, and how precisely
     it states the byte sizes (``<metric>_half``: half the last printed digit, in bytes)."""
     wanted = (*_FROM_METRICS, *_COMPARED, *_SIZES)
-    rows = (metrics.filter(pl.col("metric").is_in(wanted)
-                           & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
-            .select("launch_id", pl.col("metric").cast(pl.String), "value", "text"))
+    rows = metrics.filter(
+        pl.col("metric").is_in(wanted) & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
+    ).select("launch_id", pl.col("metric").cast(pl.String), "value", "text")
     frame = launches.select("launch_id", "kernel_short", *_LAUNCH_COLS)
     if not rows.is_empty():
         printed = pl.col("text").str.strip_chars().cast(pl.Float64, strict=False)
         decimals = pl.col("text").str.extract(r"\.(\d+)\s*$").str.len_chars().fill_null(0)
         values = rows.filter(pl.col("metric").is_in((*_FROM_METRICS, *_COMPARED))).pivot(
-            on="metric", index="launch_id", values="value", aggregate_function="first")
-        halves = (rows.filter(pl.col("metric").is_in(_SIZES))
-                  .with_columns((0.5 * pl.col("value") / printed * 10.0 ** (-decimals.cast(pl.Float64)))
-                                .fill_nan(0.0).fill_null(0.0).alias("half"),
-                                pl.col("metric") + "_half")
-                  .pivot(on="metric", index="launch_id", values="half", aggregate_function="first"))
+            on="metric", index="launch_id", values="value", aggregate_function="first"
+        )
+        halves = (
+            rows.filter(pl.col("metric").is_in(_SIZES))
+            .with_columns(
+                (0.5 * pl.col("value") / printed * 10.0 ** (-decimals.cast(pl.Float64)))
+                .fill_nan(0.0)
+                .fill_null(0.0)
+                .alias("half"),
+                pl.col("metric") + "_half",
+            )
+            .pivot(on="metric", index="launch_id", values="half", aggregate_function="first")
+        )
         frame = frame.join(values, on="launch_id", how="left").join(halves, on="launch_id", how="left")
-    return frame.with_columns(pl.lit(None, pl.Float64).alias(c)
-                              for c in (*_FROM_METRICS, *_COMPARED, *(f"{m}_half" for m in _SIZES))
-                              if c not in frame.columns)
+    return frame.with_columns(
+        pl.lit(None, pl.Float64).alias(c)
+        for c in (*_FROM_METRICS, *_COMPARED, *(f"{m}_half" for m in _SIZES))
+        if c not in frame.columns
+    )
 
 
 def _calculate(row: dict) -> list[Occupancy]:
@@ -143,25 +180,40 @@ def _calculate(row: dict) -> list[Occupancy]:
         arch = get_arch(row["compute_capability"])
     except UnknownArch:
         return []
-    numbers = [row[c] for c in ("barriers_per_block", "shared_mem_config_bytes", *(f"{m}_half" for m in _SIZES))]
+    numbers = [
+        row[c] for c in ("barriers_per_block", "shared_mem_config_bytes", *(f"{m}_half" for m in _SIZES))
+    ]
     if any(v is not None and not (math.isfinite(v) and 0 <= v < 2**31) for v in numbers):
-        return []           # a damaged value: no calculation rather than a wrong one
+        return []  # a damaged value: no calculation rather than a wrong one
     barriers = int(row["barriers_per_block"]) if row["barriers_per_block"] is not None else 1
     static, dynamic = row["static_shared_bytes"], row["dynamic_shared_bytes"]
     config = row["shared_mem_config_bytes"]
     half = {m: row[f"{m}_half"] or 0.0 for m in _SIZES}
 
     def occ(static: float, dynamic: float, config: float | None) -> Occupancy:
-        return _evaluate(arch, block, row["registers_per_thread"], max(0, round(static)),
-                         max(0, round(dynamic)), barriers, round(config) if config else None)
+        return _evaluate(
+            arch,
+            block,
+            row["registers_per_thread"],
+            max(0, round(static)),
+            max(0, round(dynamic)),
+            barriers,
+            round(config) if config else None,
+        )
 
     try:
         variants = [
             occ(static, dynamic, config),
-            occ(static - half["static_shared_bytes"], dynamic - half["dynamic_shared_bytes"],
-                config + half["shared_mem_config_bytes"] if config else None),
-            occ(static + half["static_shared_bytes"], dynamic + half["dynamic_shared_bytes"],
-                config - half["shared_mem_config_bytes"] if config else None),
+            occ(
+                static - half["static_shared_bytes"],
+                dynamic - half["dynamic_shared_bytes"],
+                config + half["shared_mem_config_bytes"] if config else None,
+            ),
+            occ(
+                static + half["static_shared_bytes"],
+                dynamic + half["dynamic_shared_bytes"],
+                config - half["shared_mem_config_bytes"] if config else None,
+            ),
             occ(static, dynamic, None),
         ]
     except OccupancyError:
@@ -170,8 +222,9 @@ def _calculate(row: dict) -> list[Occupancy]:
 
 
 @lru_cache(maxsize=4096)
-def _evaluate(arch: Arch, block: int, registers: int, static: int, dynamic: int, barriers: int,
-              config: int | None) -> Occupancy:
+def _evaluate(
+    arch: Arch, block: int, registers: int, static: int, dynamic: int, barriers: int, config: int | None
+) -> Occupancy:
     """Launches of one kernel share their configuration: calculate it once per import."""
     return evaluate(arch, block, registers, static, dynamic, barriers=barriers, shared_mem_config=config)
 
@@ -197,21 +250,27 @@ def _within(metric: str, stated: float, candidates: list[float]) -> bool:
 
 
 def _note(row: dict, occ: Occupancy, metric: str, stated: float, value: float) -> str:
-    return (f"occupancy: launch {row['launch_id']} ({row['kernel_short']}): the file says "
-            f"{metric} {stated:g}, the calculator {value:g} ({occ.arch.name}, {occ.block_size} "
-            f"threads, {occ.registers_per_thread} registers, "
-            f"{occ.static_smem}+{occ.dynamic_smem} B shared)")
+    return (
+        f"occupancy: launch {row['launch_id']} ({row['kernel_short']}): the file says "
+        f"{metric} {stated:g}, the calculator {value:g} ({occ.arch.name}, {occ.block_size} "
+        f"threads, {occ.registers_per_thread} registers, "
+        f"{occ.static_smem}+{occ.dynamic_smem} B shared)"
+    )
 
 
 def _derived_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
     if not rows:
         return schema.empty("metrics")
-    frame = pl.DataFrame(rows, schema={"launch_id": pl.Int64, "metric": pl.String,
-                                       "value": pl.Float64})
+    frame = pl.DataFrame(rows, schema={"launch_id": pl.Int64, "metric": pl.String, "value": pl.Float64})
     from warpscope.model.catalog import BY_ID
 
-    return schema.conform("metrics", frame.with_columns(
-        pl.lit(FORMULA).alias("name"), pl.lit("derived").alias("section"),
-        pl.col("metric").replace_strict({m: BY_ID[m].unit for m in _COMPARED}).alias("unit"),
-        pl.col("metric").replace_strict({m: BY_ID[m].unit for m in _COMPARED}).alias("base_unit"),
-        pl.format("{}", pl.col("value")).alias("text")))
+    return schema.conform(
+        "metrics",
+        frame.with_columns(
+            pl.lit(FORMULA).alias("name"),
+            pl.lit("derived").alias("section"),
+            pl.col("metric").replace_strict({m: BY_ID[m].unit for m in _COMPARED}).alias("unit"),
+            pl.col("metric").replace_strict({m: BY_ID[m].unit for m in _COMPARED}).alias("base_unit"),
+            pl.format("{}", pl.col("value")).alias("text"),
+        ),
+    )

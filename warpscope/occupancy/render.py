@@ -6,8 +6,11 @@ from warpscope.occupancy.advice import LIMIT_LABELS, blocked_by, what_would_help
 from warpscope.occupancy.calculator import Occupancy
 from warpscope.occupancy.sweeps import SWEEPS, runs, sweep
 
-SWEEP_TITLES = {"block_size": "threads per block", "registers": "registers per thread",
-                "shared_mem": "shared memory per block (B)"}
+SWEEP_TITLES = {
+    "block_size": "threads per block",
+    "registers": "registers per thread",
+    "shared_mem": "shared memory per block (B)",
+}
 
 
 def explain(occ: Occupancy, sweeps: tuple[str, ...] = ()) -> str:
@@ -29,8 +32,11 @@ def explain(occ: Occupancy, sweeps: tuple[str, ...] = ()) -> str:
     ]
     binding = set(occ.limiters)
     for key, value in occ.limits.items():
-        mark = "  <- limits" if key in binding and key == occ.limiter else (
-            "  <- also at the limit" if key in binding else "")
+        mark = (
+            "  <- limits"
+            if key in binding and key == occ.limiter
+            else ("  <- also at the limit" if key in binding else "")
+        )
         shown = "no limit" if value is None else str(value)
         lines.append(f"  {LIMIT_LABELS[key]:<15} {shown:>8}{mark}   {_why(occ, key)}")
     lines += ["", "what would help"]
@@ -40,8 +46,10 @@ def explain(occ: Occupancy, sweeps: tuple[str, ...] = ()) -> str:
     elif occ.active_warps_per_sm == a.max_warps_per_sm:
         lines.append("  nothing: every warp slot of the SM is in use (100%)")
     else:
-        lines.append(f"  no single change adds a block: {' and '.join(blocked_by(occ))} "
-                     f"all stop at {occ.active_blocks_per_sm} blocks; reduce them together")
+        lines.append(
+            f"  no single change adds a block: {' and '.join(blocked_by(occ))} "
+            f"all stop at {occ.active_blocks_per_sm} blocks; reduce them together"
+        )
     for over in sweeps:
         lines += ["", f"occupancy over {SWEEP_TITLES[over]}"] + sweep_lines(occ, over)
     return "\n".join(lines) + "\n"
@@ -56,8 +64,10 @@ def sweep_lines(occ: Occupancy, over: str) -> list[str]:
             text = "cannot launch"
         else:
             blocks = r["active_blocks_per_sm"]
-            text = (f"{blocks:>3} block{'s' if blocks != 1 else ' '} {r['active_warps_per_sm']:>3} warps "
-                    f"{r['occupancy_pct']:6.2f}%  {r['limiter']}")
+            text = (
+                f"{blocks:>3} block{'s' if blocks != 1 else ' '} {r['active_warps_per_sm']:>3} warps "
+                f"{r['occupancy_pct']:6.2f}%  {r['limiter']}"
+            )
         out.append(f"  {span:>13}  {text}{'   <- this launch' if r['current'] else ''}")
     return out
 
@@ -70,17 +80,21 @@ def _why(occ: Occupancy, key: str) -> str:
         if occ.block_limit_registers is None:
             return "no registers"
         per_part = a.registers_per_sm // a.sub_partitions
-        return (f"{occ.registers_per_thread} x 32 = {occ.registers_per_thread * 32} -> "
-                f"{occ.allocated_registers_per_warp} per warp (units of {a.register_alloc_unit}); "
-                f"{per_part // occ.allocated_registers_per_warp} warps per sub-partition x "
-                f"{a.sub_partitions}")
+        return (
+            f"{occ.registers_per_thread} x 32 = {occ.registers_per_thread * 32} -> "
+            f"{occ.allocated_registers_per_warp} per warp (units of {a.register_alloc_unit}); "
+            f"{per_part // occ.allocated_registers_per_warp} warps per sub-partition x "
+            f"{a.sub_partitions}"
+        )
     if key == "shared_mem":
         if occ.block_limit_shared_mem is None:
             return "no shared memory"
         reserve = f" + {a.reserved_shared_per_block} reserved" if a.reserved_shared_per_block else ""
-        return (f"{occ.static_smem + occ.dynamic_smem}{reserve} -> "
-                f"{occ.allocated_shared_mem_per_block} B per block (units of {a.shared_alloc_unit}) "
-                f"in {occ.shared_mem_per_sm} B per SM")
+        return (
+            f"{occ.static_smem + occ.dynamic_smem}{reserve} -> "
+            f"{occ.allocated_shared_mem_per_block} B per block (units of {a.shared_alloc_unit}) "
+            f"in {occ.shared_mem_per_sm} B per SM"
+        )
     if key == "blocks":
         return "the SM's block slots"
     if occ.block_limit_barriers is None:
@@ -89,4 +103,4 @@ def _why(occ: Occupancy, key: str) -> str:
     return f"{pool} named barriers per SM / {occ.barriers} per block"
 
 
-__all__ = ["explain", "sweep_lines", "SWEEPS"]
+__all__ = ["SWEEPS", "explain", "sweep_lines"]

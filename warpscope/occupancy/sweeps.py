@@ -13,8 +13,12 @@ from warpscope.occupancy.calculator import Occupancy
 SWEEPS = ("block_size", "registers", "shared_mem")
 
 SWEEP_SCHEMA = {
-    "value": pl.Int64, "active_blocks_per_sm": pl.Int64, "active_warps_per_sm": pl.Int64,
-    "occupancy_pct": pl.Float64, "limiter": pl.String, "current": pl.Boolean,
+    "value": pl.Int64,
+    "active_blocks_per_sm": pl.Int64,
+    "active_warps_per_sm": pl.Int64,
+    "occupancy_pct": pl.Float64,
+    "limiter": pl.String,
+    "current": pl.Boolean,
 }
 
 
@@ -25,8 +29,9 @@ def sweep(occ: Occupancy, over: str) -> pl.DataFrame:
     shared memory 0..the per-block ceiling in the allocation unit. A value the launch
     cannot run with has 0 blocks and no limiter.
     """
-    rows = [_point(value, _vary(occ, over, value), value == _current(occ, over))
-            for value in _values(occ, over)]
+    rows = [
+        _point(value, _vary(occ, over, value), value == _current(occ, over)) for value in _values(occ, over)
+    ]
     return pl.DataFrame(rows, schema=SWEEP_SCHEMA, orient="row")
 
 
@@ -41,12 +46,13 @@ def _current(occ: Occupancy, over: str) -> int:
 def _values(occ: Occupancy, over: str) -> Iterable[int]:
     arch = occ.arch
     if over == "block_size":
-        return sorted(set(range(arch.warp_size, arch.max_threads_per_block + 1, arch.warp_size))
-                      | {occ.block_size})
+        return sorted(
+            set(range(arch.warp_size, arch.max_threads_per_block + 1, arch.warp_size)) | {occ.block_size}
+        )
     if over == "registers":
-        return range(0, arch.max_registers_per_thread + 1)
+        return range(arch.max_registers_per_thread + 1)
     if over == "shared_mem":
-        ceiling = (arch.shared_per_block_optin if arch.has_carveout else arch.shared_per_block)
+        ceiling = arch.shared_per_block_optin if arch.has_carveout else arch.shared_per_block
         return sorted(set(range(0, ceiling + 1, arch.shared_alloc_unit)) | {_current(occ, over)})
     raise ValueError(f"unknown sweep {over!r}; expected one of {', '.join(SWEEPS)}")
 
@@ -63,18 +69,24 @@ def _vary(occ: Occupancy, over: str, value: int) -> Occupancy:
 def _point(value: int, occ: Occupancy, current: bool) -> tuple:
     if occ.error:
         return (value, 0, 0, 0.0, None, current)
-    return (value, occ.active_blocks_per_sm, occ.active_warps_per_sm, occ.occupancy_pct,
-            occ.limiter, current)
+    return (value, occ.active_blocks_per_sm, occ.active_warps_per_sm, occ.occupancy_pct, occ.limiter, current)
 
 
 def runs(table: pl.DataFrame) -> pl.DataFrame:
     """Consecutive values with the same blocks and limiter, as first..last ranges."""
-    return (table.with_columns(
-                pl.struct("active_blocks_per_sm", "active_warps_per_sm", "limiter")
-                .rle_id().alias("_run"))
-            .group_by("_run", maintain_order=True)
-            .agg(pl.col("value").first().alias("first"), pl.col("value").last().alias("last"),
-                 pl.col("active_blocks_per_sm").first(), pl.col("active_warps_per_sm").first(),
-                 pl.col("occupancy_pct").first(), pl.col("limiter").first(),
-                 pl.col("current").any())
-            .drop("_run"))
+    return (
+        table.with_columns(
+            pl.struct("active_blocks_per_sm", "active_warps_per_sm", "limiter").rle_id().alias("_run")
+        )
+        .group_by("_run", maintain_order=True)
+        .agg(
+            pl.col("value").first().alias("first"),
+            pl.col("value").last().alias("last"),
+            pl.col("active_blocks_per_sm").first(),
+            pl.col("active_warps_per_sm").first(),
+            pl.col("occupancy_pct").first(),
+            pl.col("limiter").first(),
+            pl.col("current").any(),
+        )
+        .drop("_run")
+    )

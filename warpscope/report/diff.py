@@ -22,9 +22,15 @@ from warpscope.model.values import canonical_values
 from warpscope.report.kernels import finding_key
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
-_THRESHOLD = re.compile(r"\s*(?P<metric>[a-z0-9_]+)\s*(?P<op>>=|<=|>|<)\s*"
-                        r"(?P<value>[+-]?(\d+(\.\d*)?|\.\d+))\s*(?P<pct>%)?\s*")
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+_THRESHOLD = re.compile(
+    r"\s*(?P<metric>[a-z0-9_]+)\s*(?P<op>>=|<=|>|<)\s*"
+    r"(?P<value>[+-]?(\d+(\.\d*)?|\.\d+))\s*(?P<pct>%)?\s*"
+)
 
 
 @dataclass(frozen=True)
@@ -43,8 +49,9 @@ class Threshold:
         if m is None:
             raise ValueError(f"--fail-on {text!r}: expected METRIC OP [+-]NUMBER[%], e.g. 'duration_ns>+5%'")
         if m["metric"] not in BY_ID:
-            raise ValueError(f"--fail-on {text!r}: {m['metric']} is not a canonical metric "
-                             "(see `warpscope metrics`)")
+            raise ValueError(
+                f"--fail-on {text!r}: {m['metric']} is not a canonical metric (see `warpscope metrics`)"
+            )
         return cls(text, m["metric"], m["op"], float(m["value"]), m["pct"] is not None)
 
     def change(self, base: float, new: float) -> float:
@@ -107,8 +114,12 @@ def _finding_keys(profile: Profile) -> dict[int, dict[tuple, dict[str, Any]]]:
     rows = profile.findings.filter(pl.col("launch_id").is_not_null() & pl.col("covered_by").is_null())
     for row in rows.iter_rows(named=True):
         out.setdefault(row["launch_id"], {})[finding_key(row)] = {
-            "rule": row["rule_id"], "origin": row["origin"], "category": row["category"],
-            "severity": row["severity"], "title": row["title"] or row["message"]}
+            "rule": row["rule_id"],
+            "origin": row["origin"],
+            "category": row["category"],
+            "severity": row["severity"],
+            "title": row["title"] or row["message"],
+        }
     return out
 
 
@@ -117,8 +128,12 @@ def _describe(key: tuple, lid: int) -> dict[str, Any]:
     return {"kernel": short, "launch": lid, "grid": [gx, gy, gz], "block": [bx, by, bz], "occurrence": n}
 
 
-def diff(base: Profile, new: Profile, thresholds: list[Threshold],
-         values: tuple[dict[int, dict[str, float]], dict[int, dict[str, float]]] | None = None) -> Diff:
+def diff(
+    base: Profile,
+    new: Profile,
+    thresholds: list[Threshold],
+    values: tuple[dict[int, dict[str, float]], dict[int, dict[str, float]]] | None = None,
+) -> Diff:
     """Compare two analysed profiles (``warpscope.analysis.analyze``); ``values`` are their
     canonical values per launch when the caller has them already (``LaunchView.metrics``)."""
     bkeys, nkeys = _keys(base), _keys(new)
@@ -134,8 +149,15 @@ def diff(base: Profile, new: Profile, thresholds: list[Threshold],
         for metric in b.keys() & n.keys():
             if b[metric] != n[metric]:
                 change = (n[metric] - b[metric]) / abs(b[metric]) * 100 if b[metric] else None
-                pair.deltas.append({"metric": metric, "base": b[metric], "new": n[metric],
-                                    "delta": n[metric] - b[metric], "change_pct": change})
+                pair.deltas.append(
+                    {
+                        "metric": metric,
+                        "base": b[metric],
+                        "new": n[metric],
+                        "delta": n[metric] - b[metric],
+                        "change_pct": change,
+                    }
+                )
         pair.deltas.sort(key=lambda d: d["metric"])
         bf, nf = bfind.get(blid, {}), nfind.get(nlid, {})
         pair.appeared = [nf[k] for k in nf.keys() - bf.keys()]
@@ -144,9 +166,18 @@ def diff(base: Profile, new: Profile, thresholds: list[Threshold],
             items.sort(key=lambda f: (f["origin"], f["rule"] or "", f["title"] or ""))
         for t in thresholds:
             if t.metric in b and t.metric in n and t.crossed(b[t.metric], n[t.metric]):
-                crossings.append({"threshold": t.text, "kernel": pair.kernel, "base_launch": blid,
-                                  "new_launch": nlid, "base": b[t.metric], "new": n[t.metric],
-                                  "change": t.change(b[t.metric], n[t.metric]), "relative": t.relative})
+                crossings.append(
+                    {
+                        "threshold": t.text,
+                        "kernel": pair.kernel,
+                        "base_launch": blid,
+                        "new_launch": nlid,
+                        "base": b[t.metric],
+                        "new": n[t.metric],
+                        "change": t.change(b[t.metric], n[t.metric]),
+                        "relative": t.relative,
+                    }
+                )
         pairs.append(pair)
     only_base = [_describe(k, lid) for k, lid in bkeys.items() if k not in nkeys]
     only_new = [_describe(k, lid) for k, lid in nkeys.items() if k not in bkeys]

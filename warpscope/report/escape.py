@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import re
 
-_UNSAFE_CODES = [*range(0x00, 0x20), *range(0x7f, 0xa0), 0x061c, 0x200e, 0x200f, *range(0x202a, 0x202f),
-                 *range(0x2066, 0x206a)]
+_UNSAFE_CODES = [
+    *range(0x20),
+    *range(0x7F, 0xA0),
+    0x061C,
+    0x200E,
+    0x200F,
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+]
 # str.translate runs in C: a 3 MB name of escape sequences takes milliseconds, not seconds
 _VISIBLE = {code: (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _UNSAFE_CODES}
 
@@ -52,5 +59,6 @@ def md_prose(text: str | None) -> str:
     parts = text.replace("\n", " ").split("`")
     if len(parts) % 2 == 0:  # unbalanced: show it all literally
         return md_cell(text)
-    return "".join(md_cell(p) if i % 2 == 0 else f"`{visible(p).replace(chr(10), ' ')}`"
-                   for i, p in enumerate(parts))
+    return "".join(
+        md_cell(p) if i % 2 == 0 else f"`{visible(p).replace(chr(10), ' ')}`" for i, p in enumerate(parts)
+    )

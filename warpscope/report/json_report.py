@@ -21,15 +21,34 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     occupancy limiter and ``findings``).
     """
     findings = findings_json_by_launch(profile)
-    sources = [{"path": r["path"], "format": r["format"], "launches": r["launches"],
-                "rows_rejected": r["rows_rejected"], "notes": list(r["notes"] or ())}
-               for r in profile.sources.iter_rows(named=True)]
-    parts = ['{"sources":', _dumps(sources), ',"run_findings":', _array(findings.get(None, [])),
-             ',"launches":[']
+    sources = [
+        {
+            "path": r["path"],
+            "format": r["format"],
+            "launches": r["launches"],
+            "rows_rejected": r["rows_rejected"],
+            "notes": list(r["notes"] or ()),
+        }
+        for r in profile.sources.iter_rows(named=True)
+    ]
+    parts = [
+        '{"sources":',
+        _dumps(sources),
+        ',"run_findings":',
+        _array(findings.get(None, [])),
+        ',"launches":[',
+    ]
     for i, record in enumerate(launch_records(profile, views)):
         # each launch object is closed by its findings, which arrive as JSON text already
-        parts.extend(("," if i else "", _dumps(record)[:-1], ',"findings":',
-                      _array(findings.get(record["launch_id"], [])), "}"))
+        parts.extend(
+            (
+                "," if i else "",
+                _dumps(record)[:-1],
+                ',"findings":',
+                _array(findings.get(record["launch_id"], [])),
+                "}",
+            )
+        )
     parts.append("]}\n")
     return "".join(parts)
 

@@ -33,11 +33,11 @@ class Kernel:
     block: tuple[int | None, ...]
     launch_ids: list[int] = field(default_factory=list)
     views: list[LaunchView] = field(default_factory=list)
-    metrics: dict[str, float] = field(default_factory=dict)   # mean over launches
-    stalls: dict[str, float] = field(default_factory=dict)    # mean over launches
+    metrics: dict[str, float] = field(default_factory=dict)  # mean over launches
+    stalls: dict[str, float] = field(default_factory=dict)  # mean over launches
     total_ns: float | None = None
     time_share_pct: float | None = None
-    findings: list[dict[str, Any]] = field(default_factory=list)   # warpscope + uncovered ncu
+    findings: list[dict[str, Any]] = field(default_factory=list)  # warpscope + uncovered ncu
     covered: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # warpscope rule -> ncu rows
 
     @property
@@ -46,8 +46,9 @@ class Kernel:
 
     @property
     def worst(self) -> dict[str, Any] | None:
-        ranked = sorted(self.findings, key=lambda f: rank_key(f["severity"], f["estimated_speedup_pct"],
-                                                             f["rule_id"]))
+        ranked = sorted(
+            self.findings, key=lambda f: rank_key(f["severity"], f["estimated_speedup_pct"], f["rule_id"])
+        )
         return ranked[0] if ranked else None
 
 
@@ -55,16 +56,36 @@ def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Ker
     """The profile's kernels, the most time first (then in launch order)."""
     views_by_id = {v.launch_id: v for v in (launch_views(profile) if views is None else views)}
     groups: dict[tuple, Kernel] = {}
-    cols = ("launch_id", "kernel", "kernel_short", "source_file", "device_name", "device",
-            "compute_capability", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
+    cols = (
+        "launch_id",
+        "kernel",
+        "kernel_short",
+        "source_file",
+        "device_name",
+        "device",
+        "compute_capability",
+        "grid_x",
+        "grid_y",
+        "grid_z",
+        "block_x",
+        "block_y",
+        "block_z",
+    )
     for row in profile.launches.sort("launch_id").select(cols).iter_rows(named=True):
         grid = (row["grid_x"], row["grid_y"], row["grid_z"])
         block = (row["block_x"], row["block_y"], row["block_z"])
         key = (row["source_file"], row["kernel"], grid, block, row["device"])
         k = groups.get(key)
         if k is None:
-            k = groups[key] = Kernel(row["kernel"] or "", row["kernel_short"] or "", row["source_file"] or "",
-                                     row["device_name"] or row["device"], row["compute_capability"], grid, block)
+            k = groups[key] = Kernel(
+                row["kernel"] or "",
+                row["kernel_short"] or "",
+                row["source_file"] or "",
+                row["device_name"] or row["device"],
+                row["compute_capability"],
+                grid,
+                block,
+            )
         k.launch_ids.append(row["launch_id"])
         k.views.append(views_by_id[row["launch_id"]])
     out = list(groups.values())
@@ -117,13 +138,19 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
             target[key] = {**row, "launches": 1, "kernel": k}
             continue
         seen["launches"] += 1
-        if (row["estimated_speedup_pct"] or 0) > (seen["estimated_speedup_pct"] or 0) or \
-                SEVERITY_RANK.get(row["severity"], 9) < SEVERITY_RANK.get(seen["severity"], 9):
+        if (row["estimated_speedup_pct"] or 0) > (seen["estimated_speedup_pct"] or 0) or SEVERITY_RANK.get(
+            row["severity"], 9
+        ) < SEVERITY_RANK.get(seen["severity"], 9):
             target[key] = {**row, "launches": seen["launches"], "kernel": k}
     for f in merged.values():
         f.pop("kernel").findings.append(f)
     for f in covered.values():
         f.pop("kernel").covered.setdefault(f["covered_by"], []).append(f)
     for k in groups:
-        k.findings.sort(key=lambda f: (f["estimated_speedup_pct"] is None, -(f["estimated_speedup_pct"] or 0),
-                                       *rank_key(f["severity"], 0, f["rule_id"])))
+        k.findings.sort(
+            key=lambda f: (
+                f["estimated_speedup_pct"] is None,
+                -(f["estimated_speedup_pct"] or 0),
+                *rank_key(f["severity"], 0, f["rule_id"]),
+            )
+        )

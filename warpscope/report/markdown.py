@@ -22,6 +22,7 @@ from warpscope.occupancy.advice import what_would_help
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
 
+
 def _ids(ids: list[int]) -> str:
     if len(ids) == 1:
         return f"launch {ids[0]}"
@@ -51,28 +52,51 @@ def _sources(profile: Profile) -> list[str]:
     out = ["| source | format | launches | rows rejected |", "|---|---|---:|---:|"]
     notes = []
     for r in profile.sources.iter_rows(named=True):
-        out.append(f"| {md_cell(r['path'])} | {md_cell(r['format'])} | {r['launches']} | {r['rows_rejected']} |")
+        out.append(
+            f"| {md_cell(r['path'])} | {md_cell(r['format'])} | {r['launches']} | {r['rows_rejected']} |"
+        )
         notes += [f"- {md_cell(r['path'])}: {md_cell(n)}" for n in r["notes"] or ()]
     return out + [""] + (notes + [""] if notes else [])
 
 
 def _summary(groups: list[Kernel]) -> list[str]:
-    out = ["## Kernels", "",
-           "| # | kernel | launches | time | time share | grid | block | occupancy theor. / achieved "
-           "| warp exec. eff. | worst finding |",
-           "|---:|---|---:|---:|---:|---|---|---|---:|---|"]
+    out = [
+        "## Kernels",
+        "",
+        "| # | kernel | launches | time | time share | grid | block | occupancy theor. / achieved "
+        "| warp exec. eff. | worst finding |",
+        "|---:|---|---:|---:|---:|---|---|---|---:|---|",
+    ]
     for i, k in enumerate(groups, 1):
         m = k.metrics
         worst = k.worst
-        worst_text = (f"{worst['severity']}: " + (md_prose(worst["title"]) if worst["origin"] == "warpscope"
-                                                  else md_cell(worst["rule_id"] or worst["category"]))
-                      if worst else DASH)
-        out.append(" | ".join([
-            f"| {i}", _title(k), str(len(k.launch_ids)),
-            us(k.total_ns) if k.total_ns is not None else DASH, _p(k.time_share_pct),
-            _dims(k.grid), _dims(k.block),
-            f"{_p(m.get('theoretical_occupancy_pct'))} / {_p(m.get('achieved_occupancy_pct'))}",
-            _p(m.get("warp_execution_efficiency_pct")), worst_text]) + " |")
+        worst_text = (
+            f"{worst['severity']}: "
+            + (
+                md_prose(worst["title"])
+                if worst["origin"] == "warpscope"
+                else md_cell(worst["rule_id"] or worst["category"])
+            )
+            if worst
+            else DASH
+        )
+        out.append(
+            " | ".join(
+                [
+                    f"| {i}",
+                    _title(k),
+                    str(len(k.launch_ids)),
+                    us(k.total_ns) if k.total_ns is not None else DASH,
+                    _p(k.time_share_pct),
+                    _dims(k.grid),
+                    _dims(k.block),
+                    f"{_p(m.get('theoretical_occupancy_pct'))} / {_p(m.get('achieved_occupancy_pct'))}",
+                    _p(m.get("warp_execution_efficiency_pct")),
+                    worst_text,
+                ]
+            )
+            + " |"
+        )
     return out + [""]
 
 
@@ -95,14 +119,20 @@ def _kernel(i: int, k: Kernel) -> list[str]:
     time = f"{us(k.total_ns)}, {_p(k.time_share_pct)} of kernel time" if k.total_ns is not None else DASH
     rows = [
         ("launches", f"{len(k.launch_ids)} ({_ids(k.launch_ids)}){avg}"),
-        ("device", f"{md_cell(k.device) or DASH} (compute capability {md_cell(k.compute_capability) or DASH})"),
+        (
+            "device",
+            f"{md_cell(k.device) or DASH} (compute capability {md_cell(k.compute_capability) or DASH})",
+        ),
         ("time", time),
         ("launch", _launch_line(k)),
         ("occupancy", _occupancy_line(k)),
         ("divergence", _divergence_line(m)),
         ("memory", _memory_line(m)),
-        ("throughput", f"SM {_p(m.get('sm_throughput_pct'))}, memory {_p(m.get('memory_throughput_pct'))} "
-                       f"of peak; issue slots {_p(m.get('issue_slot_utilization_pct'))} busy"),
+        (
+            "throughput",
+            f"SM {_p(m.get('sm_throughput_pct'))}, memory {_p(m.get('memory_throughput_pct'))} "
+            f"of peak; issue slots {_p(m.get('issue_slot_utilization_pct'))} busy",
+        ),
         ("stalls", _stalls_line(k)),
     ]
     out += [f"| {name} | {text} |" for name, text in rows]
@@ -110,75 +140,97 @@ def _kernel(i: int, k: Kernel) -> list[str]:
     if not k.findings:
         out += ["None.", ""]
     for n, f in enumerate(k.findings, 1):
-        out += _finding(n, f, k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else [],
-                        len(k.launch_ids))
+        out += _finding(
+            n, f, k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else [], len(k.launch_ids)
+        )
     return out
 
 
 def _launch_line(k: Kernel) -> str:
     m = k.metrics
-    parts = [f"grid {_dims(k.grid)} ({_n(m.get('grid_size'))} blocks)",
-             f"block {_dims(k.block)} ({_n(m.get('block_size'))} threads)",
-             f"{_n(m.get('registers_per_thread'))} registers per thread",
-             f"shared {_n(m.get('static_shared_bytes'))} B static + {_n(m.get('dynamic_shared_bytes'))} B dynamic",
-             f"{_n(m.get('waves_per_sm'))} waves per SM"]
+    parts = [
+        f"grid {_dims(k.grid)} ({_n(m.get('grid_size'))} blocks)",
+        f"block {_dims(k.block)} ({_n(m.get('block_size'))} threads)",
+        f"{_n(m.get('registers_per_thread'))} registers per thread",
+        f"shared {_n(m.get('static_shared_bytes'))} B static + {_n(m.get('dynamic_shared_bytes'))} B dynamic",
+        f"{_n(m.get('waves_per_sm'))} waves per SM",
+    ]
     return "; ".join(parts)
 
 
 def _occupancy_line(k: Kernel) -> str:
     m = k.metrics
-    text = (f"theoretical {_p(m.get('theoretical_occupancy_pct'))}, achieved "
-            f"{_p(m.get('achieved_occupancy_pct'))}; limiter: {md_cell(k.limiter) or DASH}")
+    text = (
+        f"theoretical {_p(m.get('theoretical_occupancy_pct'))}, achieved "
+        f"{_p(m.get('achieved_occupancy_pct'))}; limiter: {md_cell(k.limiter) or DASH}"
+    )
     occ = k.views[0].occupancy
     if occ is not None and occ.occupancy_pct < 100:
         changes = what_would_help(occ)
-        text += "; what would help: " + ("; ".join(md_cell(c.text) for c in changes) if changes
-                                         else "no single change")
+        text += "; what would help: " + (
+            "; ".join(md_cell(c.text) for c in changes) if changes else "no single change"
+        )
     return text
 
 
 def _divergence_line(m: dict[str, float]) -> str:
     # Nsight Compute states 0% when no branch had a target to diverge to: no data, not 0%
     branch_eff = m.get("branch_efficiency_pct")
-    if branch_eff == 0 and not m.get("divergent_branches") or m.get("branch_instructions") == 0:
+    if (branch_eff == 0 and not m.get("divergent_branches")) or m.get("branch_instructions") == 0:
         branch_eff = None
-    return (f"warp execution efficiency {_p(m.get('warp_execution_efficiency_pct'))} "
-            f"(predicated-on {_p(m.get('warp_nonpred_execution_efficiency_pct'))}); branch efficiency "
-            f"{_p(branch_eff)}; {_n(m.get('divergent_branches'))} divergent branches")
+    return (
+        f"warp execution efficiency {_p(m.get('warp_execution_efficiency_pct'))} "
+        f"(predicated-on {_p(m.get('warp_nonpred_execution_efficiency_pct'))}); branch efficiency "
+        f"{_p(branch_eff)}; {_n(m.get('divergent_branches'))} divergent branches"
+    )
 
 
 def _memory_line(m: dict[str, float]) -> str:
     def shared(op: str) -> str:
-        req, wave, conf = (m.get(f"shared_{op}_requests"), m.get(f"shared_{op}_wavefronts"),
-                           m.get(f"shared_{op}_bank_conflicts"))
+        req, wave, conf = (
+            m.get(f"shared_{op}_requests"),
+            m.get(f"shared_{op}_wavefronts"),
+            m.get(f"shared_{op}_bank_conflicts"),
+        )
         if not req or wave is None:
             return f"shared {op}s {DASH}"
         share = f", {pct(100 * conf / wave)} conflicts" if conf is not None and wave else ""
         return f"shared {op}s {num(wave / req, 2)} wavefronts/request{share}"
 
-    return "; ".join([
-        f"global loads {_n(m.get('global_load_sectors_per_request'))} sectors/request",
-        f"global stores {_n(m.get('global_store_sectors_per_request'))} sectors/request",
-        shared("load"), shared("store")])
+    return "; ".join(
+        [
+            f"global loads {_n(m.get('global_load_sectors_per_request'))} sectors/request",
+            f"global stores {_n(m.get('global_store_sectors_per_request'))} sectors/request",
+            shared("load"),
+            shared("store"),
+        ]
+    )
 
 
 def _stalls_line(k: Kernel) -> str:
     view = k.views[0]
-    ranked = sorted(((r, c) for r, c in k.stalls.items() if r != "selected" and c > 0),
-                    key=lambda rc: (-rc[1], rc[0]))[:4]
+    ranked = sorted(
+        ((r, c) for r, c in k.stalls.items() if r != "selected" and c > 0), key=lambda rc: (-rc[1], rc[0])
+    )[:4]
     if not ranked:
         return DASH
     cpi = k.metrics.get("warp_cycles_per_issued_instruction") or view.cycles_per_issue
     total = f" of {num(cpi, 1)}" if cpi else ""
-    return ", ".join(f"{md_code(r)} {num(c, 1)}" for r, c in ranked) + f" cycles per issued instruction{total}"
+    return (
+        ", ".join(f"{md_code(r)} {num(c, 1)}" for r, c in ranked) + f" cycles per issued instruction{total}"
+    )
 
 
 def _finding(n: int, f: dict[str, Any], agreeing: list[dict[str, Any]], launches: int = 1) -> list[str]:
     ours = f["origin"] == "warpscope"
     prose = md_prose if ours else md_cell
     gain = f["estimated_speedup_pct"]
-    head = [f"**{f['severity']}**", md_code(f["category"] or "uncategorised"),
-            md_code(f["rule_id"] or "(unnamed rule)"), f"origin {md_cell(f['origin'])}"]
+    head = [
+        f"**{f['severity']}**",
+        md_code(f["category"] or "uncategorised"),
+        md_code(f["rule_id"] or "(unnamed rule)"),
+        f"origin {md_cell(f['origin'])}",
+    ]
     line = f"{n}. " + " · ".join(head)
     if f["title"]:
         line += f" — **{prose(f['title'])}**"
@@ -191,13 +243,17 @@ def _finding(n: int, f: dict[str, Any], agreeing: list[dict[str, Any]], launches
         if f.get(label):
             out.append(f"   - {label}: {prose(f[label])}")
     if f["evidence"]:
-        out.append("   - evidence: " + ", ".join(f"{md_code(e['metric'])} = {num(e['value'], 4)}"
-                                                 for e in f["evidence"]))
+        out.append(
+            "   - evidence: "
+            + ", ".join(f"{md_code(e['metric'])} = {num(e['value'], 4)}" for e in f["evidence"])
+        )
     if gain is not None and f.get("speedup_formula"):
         out.append(f"   - estimate: {prose(f['speedup_formula'])}")
     if agreeing:
-        said = ", ".join(md_cell(a["rule_id"]) + (f" (est. {pct(a['estimated_speedup_pct'])})"
-                                                  if a["estimated_speedup_pct"] is not None else "")
-                         for a in agreeing)
+        said = ", ".join(
+            md_cell(a["rule_id"])
+            + (f" (est. {pct(a['estimated_speedup_pct'])})" if a["estimated_speedup_pct"] is not None else "")
+            for a in agreeing
+        )
         out.append(f"   - Nsight Compute reports it too: {said}")
     return out + [""]

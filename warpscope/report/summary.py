@@ -14,10 +14,20 @@ from warpscope.occupancy import occupancy_limiter
 
 #: findings-table column -> the key reports use for it, in report order
 FINDING_KEYS = {
-    "rule_id": "rule", "category": "category", "origin": "origin", "severity": "severity",
-    "title": "title", "message": "message", "why": "why", "fix": "fix", "threshold": "threshold",
-    "estimated_speedup_pct": "estimated_speedup_pct", "speedup_type": "speedup_type",
-    "speedup_formula": "speedup_formula", "section": "section", "evidence": "evidence",
+    "rule_id": "rule",
+    "category": "category",
+    "origin": "origin",
+    "severity": "severity",
+    "title": "title",
+    "message": "message",
+    "why": "why",
+    "fix": "fix",
+    "threshold": "threshold",
+    "estimated_speedup_pct": "estimated_speedup_pct",
+    "speedup_type": "speedup_type",
+    "speedup_formula": "speedup_formula",
+    "section": "section",
+    "evidence": "evidence",
     "covered_by": "covered_by",
 }
 
@@ -54,17 +64,19 @@ def launch_records(profile: Profile, views: list[LaunchView] | None = None) -> l
     for row in profile.launches.sort("launch_id").iter_rows(named=True):
         lid = row["launch_id"]
         m = metrics.get(lid, {})
-        records.append({
-            "launch_id": lid,
-            "source": row["source_file"],
-            "kernel": row["kernel"],
-            "kernel_short": row["kernel_short"],
-            "device": row["device_name"] if row["device_name"] is not None else row["device"],
-            "compute_capability": row["compute_capability"],
-            "grid": [row["grid_x"], row["grid_y"], row["grid_z"]],
-            "block": [row["block_x"], row["block_y"], row["block_z"]],
-            "metrics": dict(m),
-            "stalls": dict(stalls.get(lid, {})),
-            "occupancy_limiter": occupancy_limiter(m),
-        })
+        records.append(
+            {
+                "launch_id": lid,
+                "source": row["source_file"],
+                "kernel": row["kernel"],
+                "kernel_short": row["kernel_short"],
+                "device": row["device_name"] if row["device_name"] is not None else row["device"],
+                "compute_capability": row["compute_capability"],
+                "grid": [row["grid_x"], row["grid_y"], row["grid_z"]],
+                "block": [row["block_x"], row["block_y"], row["block_z"]],
+                "metrics": dict(m),
+                "stalls": dict(stalls.get(lid, {})),
+                "occupancy_limiter": occupancy_limiter(m),
+            }
+        )
     return records

@@ -29,14 +29,14 @@ class WarpscopeApp(App):
     """GPU kernel profiles, explained in a terminal."""
 
     TITLE = "warpscope"
-    CSS_PATH = Path(__file__).parent / "app.tcss"   # absolute: subclasses may live anywhere
+    CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses may live anywhere
     COMMANDS = App.COMMANDS | {WarpscopeCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False),
     ]
-    NARROW = 100   # below this many columns the layout stacks panes
+    NARROW = 100  # below this many columns the layout stacks panes
 
     def __init__(self, workspace: Workspace, job: Job | None = None, analyse: bool = True) -> None:
         super().__init__()
@@ -44,7 +44,7 @@ class WarpscopeApp(App):
         self._job = job
         self._analyse = analyse
         self.report_path = Path("warpscope-report.md")
-        self.analysis: threading.Thread | None = None   # the rules running over the workspace
+        self.analysis: threading.Thread | None = None  # the rules running over the workspace
 
     def on_mount(self) -> None:
         screen = KernelsScreen()
@@ -69,12 +69,17 @@ class WarpscopeApp(App):
 
         try:
             profile = self._job(progress)
-        except Exception as e:  # noqa: BLE001 - a failed job is reported, the app stays up
+        except Exception as e:
             from warpscope.tui.text import one_line
 
             self.call_from_thread(screen.show_progress, 1, 1, "")
-            self.call_from_thread(self.notify, one_line(f"{type(e).__name__}: {e}", 300),
-                                  title="Emulator", severity="error", timeout=30)
+            self.call_from_thread(
+                self.notify,
+                one_line(f"{type(e).__name__}: {e}", 300),
+                title="Emulator",
+                severity="error",
+                timeout=30,
+            )
             return
         self.call_from_thread(self._job_done, screen, profile)
 

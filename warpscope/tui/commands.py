@@ -29,7 +29,9 @@ class WarpscopeCommands(Provider):
         for text, action, node in self._commands():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(node.run_action, action), help=f"key: {action}")
+                yield Hit(
+                    score, matcher.highlight(text), partial(node.run_action, action), help=f"key: {action}"
+                )
 
     async def discover(self) -> Hits:
         for text, action, node in self._commands():

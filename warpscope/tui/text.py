@@ -30,4 +30,3 @@ def one_line(text: object, limit: int = 200) -> str:
 
 def t(ns: float | None) -> str:
     return DASH if ns is None else us(ns)
-

@@ -34,14 +34,14 @@ class TimingResult:
     arch: str
     policy: str
     clock_hz: float
-    cycles: int                     # the slowest simulated SM, first block start to last retire
-    duration_ns: float              # launch overhead + cycles at the clock
-    sms: int                        # SMs of the device
-    active_sms: int                 # SMs that get at least one block
+    cycles: int  # the slowest simulated SM, first block start to last retire
+    duration_ns: float  # launch overhead + cycles at the clock
+    sms: int  # SMs of the device
+    active_sms: int  # SMs that get at least one block
     simulated: list[SMResult] = field(default_factory=list)
     max_warps: int = 64
     launch_overhead_ns: float = 0.0
-    wall_s: float = 0.0             # host time the simulation took
+    wall_s: float = 0.0  # host time the simulation took
 
     def total(self, name: str) -> int:
         return sum(getattr(r, name) for r in self.simulated)
@@ -54,14 +54,25 @@ class TimingResult:
         return {s: sum(r.state_cycles[i] for r in self.simulated) for i, s in enumerate(STATES)}
 
 
-def simulate(trace: Trace, table: list[Inst], arch: str, block_threads: int, registers: int,
-             static_shared: int, dynamic_shared: int, barriers: int, policy: str = "gty") -> TimingResult:
+def simulate(
+    trace: Trace,
+    table: list[Inst],
+    arch: str,
+    block_threads: int,
+    registers: int,
+    static_shared: int,
+    dynamic_shared: int,
+    barriers: int,
+    policy: str = "gty",
+) -> TimingResult:
     """Time a traced launch on ``arch``."""
     t = timing_for(arch)
     occ = evaluate(arch, block_threads, registers, static_shared, dynamic_shared, barriers=barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
     max_warps = occ.arch.max_warps_per_sm if not occ.error else 64
-    shared_per_block = static_shared + dynamic_shared + (occ.arch.reserved_shared_per_block if not occ.error else 0)
+    shared_per_block = (
+        static_shared + dynamic_shared + (occ.arch.reserved_shared_per_block if not occ.error else 0)
+    )
     l1_bytes = max(MIN_L1_BYTES, t.l1_bytes - (max_blocks * shared_per_block if shared_per_block else 0))
     n_blocks = trace.n_blocks
     active_sms = min(t.sms, n_blocks)
@@ -74,17 +85,37 @@ def simulate(trace: Trace, table: list[Inst], arch: str, block_threads: int, reg
         for s in streams:
             by_block.setdefault(s.block, []).append(s)
         ordered = [by_block[b] for b in blocks if b in by_block]
-        memory = MemorySystem(t, l1_bytes // 32, _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), active_sms),
-                              _fraction(grid_stores, streams, (Op.STG,), active_sms))
-        sm = SM(t, table, ordered, max_blocks, max_warps, memory, policy,
-                dispatch_interval=t.sms / t.blocks_per_cycle if big_grid else 0.0,
-                first_dispatch=0 if big_grid else int(blocks[0] / t.blocks_per_cycle))
+        memory = MemorySystem(
+            t,
+            l1_bytes // 32,
+            _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), active_sms),
+            _fraction(grid_stores, streams, (Op.STG,), active_sms),
+        )
+        sm = SM(
+            t,
+            table,
+            ordered,
+            max_blocks,
+            max_warps,
+            memory,
+            policy,
+            dispatch_interval=t.sms / t.blocks_per_cycle if big_grid else 0.0,
+            first_dispatch=0 if big_grid else int(blocks[0] / t.blocks_per_cycle),
+        )
         results.append(sm.run())
     cycles = max((r.cycles for r in results), default=0)
-    return TimingResult(arch=t.arch, policy=policy, clock_hz=t.clock_hz, cycles=cycles,
-                        duration_ns=t.launch_overhead_ns + cycles / t.clock_hz * 1e9, sms=t.sms,
-                        active_sms=active_sms, simulated=results, max_warps=max_warps,
-                        launch_overhead_ns=t.launch_overhead_ns)
+    return TimingResult(
+        arch=t.arch,
+        policy=policy,
+        clock_hz=t.clock_hz,
+        cycles=cycles,
+        duration_ns=t.launch_overhead_ns + cycles / t.clock_hz * 1e9,
+        sms=t.sms,
+        active_sms=active_sms,
+        simulated=results,
+        max_warps=max_warps,
+        launch_overhead_ns=t.launch_overhead_ns,
+    )
 
 
 def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...], sms: int) -> float:

@@ -99,7 +99,11 @@ class MemorySystem:
     def _l2(self, arrive: float, sectors: list[int], fraction: float) -> int:
         seen = self.l2_seen
         new = [s for s in sectors if s not in seen]
-        dram = set(np.asarray(new)[first_touch(np.asarray(new, dtype=np.int64), fraction)].tolist()) if new else set()
+        dram = (
+            set(np.asarray(new)[first_touch(np.asarray(new, dtype=np.int64), fraction)].tolist())
+            if new
+            else set()
+        )
         done = 0.0
         self.l2_lookups += len(sectors)
         for s in sectors:

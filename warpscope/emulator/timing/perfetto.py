@@ -19,18 +19,44 @@ def trace_events(profile: Profile) -> dict[str, object]:
     timeline = profile.timeline.sort("launch_id", "sm", "warp_slot", "start_cycle")
     for (launch_id, sm), rows in timeline.group_by(["launch_id", "sm"], maintain_order=True):
         pid = int(launch_id) * 1000 + int(sm)  # type: ignore[call-overload]
-        events.append({"ph": "M", "pid": pid, "name": "process_name",
-                       "args": {"name": f"launch {launch_id}: {kernels.get(launch_id, '?')} (SM {sm})"}})
+        events.append(
+            {
+                "ph": "M",
+                "pid": pid,
+                "name": "process_name",
+                "args": {"name": f"launch {launch_id}: {kernels.get(launch_id, '?')} (SM {sm})"},
+            }
+        )
         for slot, smsp in rows.select("warp_slot", "smsp").unique().sort("warp_slot").iter_rows():
-            events.append({"ph": "M", "pid": pid, "tid": slot, "name": "thread_name",
-                           "args": {"name": f"warp slot {slot} (SMSP {smsp})"}})
+            events.append(
+                {
+                    "ph": "M",
+                    "pid": pid,
+                    "tid": slot,
+                    "name": "thread_name",
+                    "args": {"name": f"warp slot {slot} (SMSP {smsp})"},
+                }
+            )
         for slot, block, warp, start, end, state in rows.select(
-                "warp_slot", "block", "warp", "start_cycle", "end_cycle", "state").iter_rows():
-            events.append({"ph": "X", "pid": pid, "tid": slot, "ts": start, "dur": end - start, "name": state,
-                           "cat": "stall" if state not in ("selected", "not_selected") else "issue",
-                           "args": {"block": block, "warp": warp}})
-    return {"traceEvents": events, "displayTimeUnit": "ns",
-            "otherData": {"producer": "warpscope emulate", "time_unit": "1 us = 1 SM cycle"}}
+            "warp_slot", "block", "warp", "start_cycle", "end_cycle", "state"
+        ).iter_rows():
+            events.append(
+                {
+                    "ph": "X",
+                    "pid": pid,
+                    "tid": slot,
+                    "ts": start,
+                    "dur": end - start,
+                    "name": state,
+                    "cat": "stall" if state not in ("selected", "not_selected") else "issue",
+                    "args": {"block": block, "warp": warp},
+                }
+            )
+    return {
+        "traceEvents": events,
+        "displayTimeUnit": "ns",
+        "otherData": {"producer": "warpscope emulate", "time_unit": "1 us = 1 SM cycle"},
+    }
 
 
 def write_trace(profile: Profile, path: str) -> int:
@@ -40,4 +66,3 @@ def write_trace(profile: Profile, path: str) -> int:
     data = trace_events(profile)
     write_text_atomic(path, json.dumps(data, separators=(",", ":"), ensure_ascii=True))
     return sum(1 for e in data["traceEvents"] if e["ph"] == "X")  # type: ignore[union-attr,index]
-

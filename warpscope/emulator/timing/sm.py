@@ -25,11 +25,35 @@ from warpscope.emulator.timing.params import Timing
 from warpscope.emulator.trace import WarpStream
 
 # warp states, in Nsight Compute's names (smsp__average_warps_issue_stalled_<state>)
-SELECTED, NOT_SELECTED, WAIT, LONG_SB, SHORT_SB, BARRIER, MATH_THROTTLE, MIO_THROTTLE, LG_THROTTLE, \
-    BRANCH, NO_INSTRUCTION, DRAIN = range(12)
-STATES = ("selected", "not_selected", "wait", "long_scoreboard", "short_scoreboard", "barrier",
-          "math_pipe_throttle", "mio_throttle", "lg_throttle", "branch_resolving", "no_instruction", "drain")
-NOT_RESIDENT = len(STATES)   # timeline only
+(
+    SELECTED,
+    NOT_SELECTED,
+    WAIT,
+    LONG_SB,
+    SHORT_SB,
+    BARRIER,
+    MATH_THROTTLE,
+    MIO_THROTTLE,
+    LG_THROTTLE,
+    BRANCH,
+    NO_INSTRUCTION,
+    DRAIN,
+) = range(12)
+STATES = (
+    "selected",
+    "not_selected",
+    "wait",
+    "long_scoreboard",
+    "short_scoreboard",
+    "barrier",
+    "math_pipe_throttle",
+    "mio_throttle",
+    "lg_throttle",
+    "branch_resolving",
+    "no_instruction",
+    "drain",
+)
+NOT_RESIDENT = len(STATES)  # timeline only
 NEVER = 1 << 62
 POLICIES = ("gty", "gto", "lrr")
 
@@ -43,15 +67,36 @@ class Block:
     index: int
     warps: list[Warp] = field(default_factory=list)
     live: int = 0
-    release: int = 0                # when the last warp's resources are free
+    release: int = 0  # when the last warp's resources are free
     at_barrier: list[Warp] = field(default_factory=list)
 
 
 class Warp:
-    __slots__ = ("slot", "smsp", "age", "block", "ops", "srcs", "dsts", "ns", "accesses", "pc", "left",
-                 "ready", "when", "why", "state", "since", "stores_done", "start", "stream")
+    __slots__ = (
+        "accesses",
+        "age",
+        "block",
+        "dsts",
+        "left",
+        "ns",
+        "ops",
+        "pc",
+        "ready",
+        "since",
+        "slot",
+        "smsp",
+        "srcs",
+        "start",
+        "state",
+        "stores_done",
+        "stream",
+        "when",
+        "why",
+    )
 
-    def __init__(self, slot: int, age: int, block: Block, stream: WarpStream, table: list[Inst], start: int) -> None:
+    def __init__(
+        self, slot: int, age: int, block: Block, stream: WarpStream, table: list[Inst], start: int
+    ) -> None:
         self.slot, self.smsp, self.age, self.block = slot, slot % 4, age, block
         self.stream = stream
         insts = [table[i] for i in stream.insts]
@@ -61,7 +106,7 @@ class Warp:
         self.ns = [i.n for i in insts]
         self.accesses = stream.accesses
         self.pc = 0
-        self.left = 0                   # issues left of a multi-instruction site
+        self.left = 0  # issues left of a multi-instruction site
         self.ready: dict[int, tuple[int, int]] = {}
         self.when, self.why = start, NO_INSTRUCTION
         self.state, self.since = NO_INSTRUCTION, start
@@ -73,7 +118,7 @@ class Warp:
 class SMResult:
     """What one simulated SM measured."""
 
-    cycles: int = 0                 # first block start to last warp retired
+    cycles: int = 0  # first block start to last warp retired
     issued: int = 0
     state_cycles: list[int] = field(default_factory=lambda: [0] * len(STATES))
     resident_warp_cycles: int = 0
@@ -92,9 +137,19 @@ class SMResult:
 class SM:
     """Runs the warp streams of the blocks one SM is given, in block order."""
 
-    def __init__(self, t: Timing, table: list[Inst], blocks: list[list[WarpStream]], max_blocks: int,
-                 max_warps: int, memory: MemorySystem, policy: str = "gty", dispatch_interval: float = 0.0,
-                 first_dispatch: int = 0, timeline_limit: int = 200_000) -> None:
+    def __init__(
+        self,
+        t: Timing,
+        table: list[Inst],
+        blocks: list[list[WarpStream]],
+        max_blocks: int,
+        max_warps: int,
+        memory: MemorySystem,
+        policy: str = "gty",
+        dispatch_interval: float = 0.0,
+        first_dispatch: int = 0,
+        timeline_limit: int = 200_000,
+    ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"scheduler policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         self.t, self.table, self.mem, self.policy = t, table, memory, policy
@@ -103,8 +158,8 @@ class SM:
         self.dispatch_interval = dispatch_interval
         self.next_dispatch = first_dispatch
         self.free_slots = list(range(max_warps - 1, -1, -1))
-        self.freeing: list[tuple[int, int]] = []   # (cycle, warp slot) of draining warps
-        self.retiring: list[int] = []              # cycles at which finished blocks release resources
+        self.freeing: list[tuple[int, int]] = []  # (cycle, warp slot) of draining warps
+        self.retiring: list[int] = []  # cycles at which finished blocks release resources
         self.resident: list[Block] = []
         self.smsp: list[list[Warp]] = [[] for _ in range(4)]
         self.pipe_free = [[0] * 5 for _ in range(4)]
@@ -121,8 +176,13 @@ class SM:
         self.timeline_limit = timeline_limit
         self.smsp_resident = [0] * 4
         self.smsp_since = [0] * 4
-        self.interval = {0: 128 // t.alu_lanes, 1: max(1, 128 // t.fma_lanes), 2: max(1, 128 // t.fp64_lanes),
-                         3: max(1, 128 // t.xu_lanes), 4: max(1, 128 // t.cvt_lanes)}
+        self.interval = {
+            0: 128 // t.alu_lanes,
+            1: max(1, 128 // t.fma_lanes),
+            2: max(1, 128 // t.fp64_lanes),
+            3: max(1, 128 // t.xu_lanes),
+            4: max(1, 128 // t.cvt_lanes),
+        }
 
     # -- the main loop ---------------------------------------------------------------
     def run(self) -> SMResult:
@@ -147,8 +207,13 @@ class SM:
         r = self.r
         r.cycles = now - (first or 0)
         m = self.mem
-        r.l1_lookups, r.l1_hits, r.l2_lookups, r.l2_hits, r.dram_sectors = \
-            m.l1_lookups, m.l1_hits, m.l2_lookups, m.l2_hits, m.dram_sectors
+        r.l1_lookups, r.l1_hits, r.l2_lookups, r.l2_hits, r.dram_sectors = (
+            m.l1_lookups,
+            m.l1_hits,
+            m.l2_lookups,
+            m.l2_hits,
+            m.dram_sectors,
+        )
         return r
 
     def _warps_next(self) -> int:
@@ -161,8 +226,10 @@ class SM:
             self.freeing = [(c, slot) for c, slot in self.freeing if c > now]
 
     def _has_room(self) -> bool:
-        return (len(self.resident) + len(self.retiring) < self.max_blocks
-                and len(self.free_slots) >= self._warps_next())
+        return (
+            len(self.resident) + len(self.retiring) < self.max_blocks
+            and len(self.free_slots) >= self._warps_next()
+        )
 
     def _capacity_at(self, now: int) -> int:
         """The first cycle at which the next block fits (resources of draining warps return)."""
@@ -224,7 +291,7 @@ class SM:
         op = w.ops[w.pc]
         pipe = _PIPE.get(op)
         if pipe == 3 and w.left < self._issues(op, 1):
-            pipe = 1                         # a refinement instruction runs on the FMA pipe
+            pipe = 1  # a refinement instruction runs on the FMA pipe
         if pipe is not None:
             free = self.pipe_free[w.smsp][pipe]
             return (free, MATH_THROTTLE) if free > now else (now, 0)
@@ -250,13 +317,13 @@ class SM:
         pc = w.pc
         op = w.ops[pc]
         sequence = op is Op.XU or op is Op.FDIV
-        if w.left > 1:                       # not the last instruction of its site
+        if w.left > 1:  # not the last instruction of its site
             first = w.left == self._issues(op, w.ns[pc])
             w.left -= 1
-            if sequence and first:           # MUFU: the refinement waits for its result
+            if sequence and first:  # MUFU: the refinement waits for its result
                 self.pipe_free[w.smsp][3] = now + self.interval[3]
                 w.when, w.why = now + t.mufu_latency, SHORT_SB
-            elif sequence:                   # refinement: dependent FMA-pipe instructions
+            elif sequence:  # refinement: dependent FMA-pipe instructions
                 self.pipe_free[w.smsp][1] = now + self.interval[1]
                 w.when, w.why = now + t.fma_latency, WAIT
             else:
@@ -277,7 +344,7 @@ class SM:
                 done, kind = now + t.fp64_latency, WAIT
             elif op is Op.CVT:
                 done, kind = now + t.conversion_latency, SHORT_SB
-            elif t.xu_refinement:            # the last refinement instruction
+            elif t.xu_refinement:  # the last refinement instruction
                 done, kind = now + t.fma_latency, WAIT
             else:
                 done, kind = now + (t.fdiv_latency if op is Op.FDIV else t.xu_latency), SHORT_SB
@@ -290,7 +357,9 @@ class SM:
             self.shared_free = start + units * step
             self.mio_queue[w.smsp].append(start)
             if op is not Op.STS:
-                latency = t.shuffle_latency if op is Op.SHFL else t.shared_latency * (2 if op is Op.ATOMS else 1)
+                latency = (
+                    t.shuffle_latency if op is Op.SHFL else t.shared_latency * (2 if op is Op.ATOMS else 1)
+                )
                 w.ready[w.dsts[pc]] = (int(start + (units - 1) * step) + latency, SHORT_SB)
         elif op in _LG:
             access = w.accesses[pc]
@@ -352,6 +421,7 @@ class SM:
                 when, why = r
         w.when, w.why = when, why
         self._set(w, why if when > now else NOT_SELECTED, now)
+
     def _barrier(self, w: Warp, now: int) -> None:
         b = w.block
         b.at_barrier.append(w)

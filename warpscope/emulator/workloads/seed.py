@@ -16,10 +16,10 @@ import numpy as np
 from warpscope.emulator import cuda
 
 N1 = 1 << 20
-M = 512          # matmul size
-T = 1024         # transpose size
+M = 512  # matmul size
+T = 1024  # transpose size
 FULL = 0xFFFFFFFF
-LAUNCHES = 23    # kernel launches main() makes (progress reports count against it)
+LAUNCHES = 23  # kernel launches main() makes (progress reports count against it)
 f32 = np.float32
 
 
@@ -129,6 +129,7 @@ def _transpose_shared(pad: int):
         y = cuda.blockIdx.x * 32 + cuda.threadIdx.y
         if y < cols and x < rows:
             out[y * rows + x] = tile[cuda.threadIdx.x, cuda.threadIdx.y]
+
     transposeShared.__name__ = f"transposeShared<{pad}>"
     return cuda.jit(transposeShared)
 
@@ -166,6 +167,7 @@ def _matmul_tiled(tile: int, pad: int):
             cuda.syncthreads()
         if row < N and col < N:
             C[row * N + col] = s
+
     matmulTiled.__name__ = f"matmulTiled<{tile}, {pad}>"
     return cuda.jit(matmulTiled)
 
@@ -332,7 +334,7 @@ def main(scale: int = 1) -> dict[str, np.ndarray]:
     offset = np.zeros(n1, dtype=np.float32)
     copyOffset[n1 // 256, 256](a, offset, n1, 1)
     t = T if scale == 1 else 256
-    src = a[:t * t] if a.size >= t * t else np.resize(a, t * t)
+    src = a[: t * t] if a.size >= t * t else np.resize(a, t * t)
     tn, t0, t1 = (np.zeros(t * t, dtype=np.float32) for _ in range(3))
     transposeNaive[(t // 32, t // 32), (32, 32)](tn, src, t, t)
     transposeShared0[(t // 32, t // 32), (32, 32)](t0, src, t, t)
@@ -356,10 +358,31 @@ def main(scale: int = 1) -> dict[str, np.ndarray]:
     bigShared[n1 // 256, 256, 0, 96 * 1024](a, big, n1)
     tiny = np.arange(40 * 32, dtype=np.float32)
     tinyBlocks[40, 32](tiny, 40 * 32)
-    return {"input": a, "mathKernel2": c, "withDivergence": d, "withDivergence_sorted": d_sorted,
-            "noDivergence": e, "vecAddTail": vec, "saxpyCoalesced": saxpy, "copyStrided": strided,
-            "copyOffset": offset, "transpose_src": src, "transposeNaive": tn, "transposeShared<0>": t0,
-            "transposeShared<1>": t1, "A": A, "B": B, "matmulNaive": mn, "matmulTiled<16, 0>": m16,
-            "matmulTiled<32, 1>": m32, "reduceSingleThread": r1, "reduceInterleaved": r2,
-            "reduceStridedIndex": r3, "reduceSequential": r4, "reduceShuffle": r5,
-            "heavyRegisters": heavy, "bigShared": big, "tinyBlocks": tiny}
+    return {
+        "input": a,
+        "mathKernel2": c,
+        "withDivergence": d,
+        "withDivergence_sorted": d_sorted,
+        "noDivergence": e,
+        "vecAddTail": vec,
+        "saxpyCoalesced": saxpy,
+        "copyStrided": strided,
+        "copyOffset": offset,
+        "transpose_src": src,
+        "transposeNaive": tn,
+        "transposeShared<0>": t0,
+        "transposeShared<1>": t1,
+        "A": A,
+        "B": B,
+        "matmulNaive": mn,
+        "matmulTiled<16, 0>": m16,
+        "matmulTiled<32, 1>": m32,
+        "reduceSingleThread": r1,
+        "reduceInterleaved": r2,
+        "reduceStridedIndex": r3,
+        "reduceSequential": r4,
+        "reduceShuffle": r5,
+        "heavyRegisters": heavy,
+        "bigShared": big,
+        "tinyBlocks": tiny,
+    }

@@ -43,8 +43,11 @@ class GlossaryScreen(ModalScreen):
     @staticmethod
     def _options(query: str) -> list[Option]:
         q = query.lower()
-        return [Option(e.id, id=e.id) for e in entries()
-                if not q or q in e.id.lower() or q in e.definition.lower()]
+        return [
+            Option(e.id, id=e.id)
+            for e in entries()
+            if not q or q in e.id.lower() or q in e.definition.lower()
+        ]
 
     @on(Input.Changed, "#glossary-search")
     def _search(self, event: Input.Changed) -> None:
@@ -66,8 +69,13 @@ class GlossaryScreen(ModalScreen):
 
 
 def render_entry(e: Entry) -> Group:
-    parts = [Text(e.id, style="bold underline"), Text(f"{e.kind} · unit: {e.unit}\n", style="italic"),
-             Text(e.definition), Text("\nFormula", style="bold"), Text(e.formula)]
+    parts = [
+        Text(e.id, style="bold underline"),
+        Text(f"{e.kind} · unit: {e.unit}\n", style="italic"),
+        Text(e.definition),
+        Text("\nFormula", style="bold"),
+        Text(e.formula),
+    ]
     if e.ncu:
         parts += [Text("\nNsight Compute", style="bold"), *(Text(f"  {name}") for name in e.ncu)]
     if e.nvprof:

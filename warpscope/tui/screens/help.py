@@ -34,7 +34,10 @@ escapes. Copying uses OSC 52, which works over SSH and in tmux with `set-clipboa
 
 
 class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("question_mark", "app.pop_screen", show=False)]
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("question_mark", "app.pop_screen", show=False),
+    ]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):

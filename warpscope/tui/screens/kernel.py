@@ -20,10 +20,15 @@ from warpscope.tui.widgets.occupancy_plot import OccupancyPlot
 
 TABS = ("overview", "divergence", "occupancy", "stalls", "memory", "source", "findings")
 #: the glossary entry each tab's `g` opens
-TAB_METRIC = {"overview": "duration_ns", "divergence": "warp_execution_efficiency_pct",
-              "occupancy": "achieved_occupancy_pct", "stalls": "warp_cycles_per_issued_instruction",
-              "memory": "global_load_sectors_per_request", "source": "instructions_executed",
-              "findings": None}
+TAB_METRIC = {
+    "overview": "duration_ns",
+    "divergence": "warp_execution_efficiency_pct",
+    "occupancy": "achieved_occupancy_pct",
+    "stalls": "warp_cycles_per_issued_instruction",
+    "memory": "global_load_sectors_per_request",
+    "source": "instructions_executed",
+    "findings": None,
+}
 
 
 class KernelScreen(Screen):
@@ -55,22 +60,28 @@ class KernelScreen(Screen):
             title.append(literal(one_line(k.kernel, 400)))
         yield Static(title, id="kernel-title")
         with TabbedContent(id="tabs", initial="overview"):
-            for number, (tab, body) in enumerate((
-                    ("overview", kernel_tabs.overview(d)), ("divergence", kernel_tabs.divergence(d))), 1):
+            for number, (tab, body) in enumerate(
+                (("overview", kernel_tabs.overview(d)), ("divergence", kernel_tabs.divergence(d))), 1
+            ):
                 yield _scroll_pane(tab, number, body)
-            with TabPane("3 Occupancy", id="occupancy"):
-                with VerticalScroll(), Horizontal(id="occupancy-panes"):
-                    yield Static(kernel_tabs.occupancy(d), id="occupancy-text")
-                    yield OccupancyPlot(d, id="occupancy-plot")
+            with TabPane("3 Occupancy", id="occupancy"), VerticalScroll(), Horizontal(id="occupancy-panes"):
+                yield Static(kernel_tabs.occupancy(d), id="occupancy-text")
+                yield OccupancyPlot(d, id="occupancy-plot")
             yield _scroll_pane("stalls", 4, kernel_tabs.stalls(d))
             yield _scroll_pane("memory", 5, kernel_tabs.memory(d))
             with TabPane("6 Source", id="source"):
                 if d.source.is_empty():
-                    yield Static(Text("No per-line counters: they come from Nsight Compute's source page "
-                                      "(ncu --page source --csv) or from the emulator."), classes="empty")
+                    yield Static(
+                        Text(
+                            "No per-line counters: they come from Nsight Compute's source page "
+                            "(ncu --page source --csv) or from the emulator."
+                        ),
+                        classes="empty",
+                    )
                 else:
                     shown = d.source.drop("row").with_columns(
-                        d.source["code"].map_elements(lambda s: one_line(s, 120), return_dtype=str))
+                        d.source["code"].map_elements(lambda s: one_line(s, 120), return_dtype=str)
+                    )
                     yield Grid(shown.to_arrow(), id="source-grid", max_column_content_width=60)
             with TabPane("7 Findings", id="findings"):
                 yield self._findings()
@@ -80,9 +91,17 @@ class KernelScreen(Screen):
         k = self.detail.kernel
         if not k.findings:
             return Static(Text("No findings for this kernel."), classes="empty")
-        options = [Option(kernel_tabs.finding(f, len(k.launch_ids),
-                                              k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else []),
-                          id=str(i)) for i, f in enumerate(k.findings)]
+        options = [
+            Option(
+                kernel_tabs.finding(
+                    f,
+                    len(k.launch_ids),
+                    k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else [],
+                ),
+                id=str(i),
+            )
+            for i, f in enumerate(k.findings)
+        ]
         return OptionList(*options, id="finding-list")
 
     # -- actions ---------------------------------------------------------------------
@@ -102,8 +121,10 @@ class KernelScreen(Screen):
 
     def action_timeline(self) -> None:
         if not self.app.workspace.has_timeline(self.launch_ids):
-            self.notify("Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
-                        title="Timeline")
+            self.notify(
+                "Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
+                title="Timeline",
+            )
             return
         from warpscope.tui.screens.timeline import TimelineScreen
 
@@ -123,8 +144,11 @@ class KernelScreen(Screen):
             index = self.query_one("#finding-list", OptionList).highlighted or 0
             text = kernel_tabs.finding_text(k.findings[index])
         else:
-            text = _plain(getattr(kernel_tabs, tab)(self.detail)) if tab != "source" else \
-                self.detail.source.write_csv(separator="\t")
+            text = (
+                _plain(getattr(kernel_tabs, tab)(self.detail))
+                if tab != "source"
+                else self.detail.source.write_csv(separator="\t")
+            )
         self.app.copy_to_clipboard(text)
         self.notify(f"{tab.capitalize()} copied to the clipboard (OSC 52).", title="Copy")
 

@@ -38,22 +38,38 @@ def overview(d: KernelDetail) -> RenderableType:
     timing = f"{t(k.total_ns)} in {launches} launch{'es' if launches > 1 else ''}"
     if d.time_share_pct is not None:
         timing += f", {p(d.time_share_pct)} of all kernel time"
-    config = _facts([
-        ("device", literal(f"{k.device or DASH} (compute capability {k.compute_capability or DASH})")),
-        ("time", timing + (f" (mean {t(k.total_ns / launches)})" if k.total_ns and launches > 1 else "")),
-        ("grid", f"{dims(k.grid)} = {n(m.get('grid_size'), 0)} blocks"),
-        ("block", f"{dims(k.block)} = {n(m.get('block_size'), 0)} threads"),
-        ("registers", f"{n(m.get('registers_per_thread'), 0)} per thread"),
-        ("shared memory", f"{n(m.get('static_shared_bytes'), 0)} B static + "
-                          f"{n(m.get('dynamic_shared_bytes'), 0)} B dynamic per block"),
-        ("waves per SM", n(m.get("waves_per_sm"))),
-        ("occupancy", f"theoretical {p(m.get('theoretical_occupancy_pct'))}, achieved "
-                      f"{p(m.get('achieved_occupancy_pct'))}, limiter {k.limiter or DASH}"),
-    ])
-    throughput = [(label, m[key], p(m[key])) for label, key in (
-        ("SM", "sm_throughput_pct"), ("memory", "memory_throughput_pct"), ("DRAM", "dram_throughput_pct"),
-        ("L1/TEX", "l1tex_throughput_pct"), ("L2", "l2_throughput_pct"),
-        ("issue slots", "issue_slot_utilization_pct")) if m.get(key) is not None]
+    config = _facts(
+        [
+            ("device", literal(f"{k.device or DASH} (compute capability {k.compute_capability or DASH})")),
+            ("time", timing + (f" (mean {t(k.total_ns / launches)})" if k.total_ns and launches > 1 else "")),
+            ("grid", f"{dims(k.grid)} = {n(m.get('grid_size'), 0)} blocks"),
+            ("block", f"{dims(k.block)} = {n(m.get('block_size'), 0)} threads"),
+            ("registers", f"{n(m.get('registers_per_thread'), 0)} per thread"),
+            (
+                "shared memory",
+                f"{n(m.get('static_shared_bytes'), 0)} B static + "
+                f"{n(m.get('dynamic_shared_bytes'), 0)} B dynamic per block",
+            ),
+            ("waves per SM", n(m.get("waves_per_sm"))),
+            (
+                "occupancy",
+                f"theoretical {p(m.get('theoretical_occupancy_pct'))}, achieved "
+                f"{p(m.get('achieved_occupancy_pct'))}, limiter {k.limiter or DASH}",
+            ),
+        ]
+    )
+    throughput = [
+        (label, m[key], p(m[key]))
+        for label, key in (
+            ("SM", "sm_throughput_pct"),
+            ("memory", "memory_throughput_pct"),
+            ("DRAM", "dram_throughput_pct"),
+            ("L1/TEX", "l1tex_throughput_pct"),
+            ("L2", "l2_throughput_pct"),
+            ("issue slots", "issue_slot_utilization_pct"),
+        )
+        if m.get(key) is not None
+    ]
     parts: list[RenderableType] = [config, _heading("Throughput (% of peak)")]
     parts.append(bar_chart(throughput, 100.0, width=30) if throughput else Text("not in this profile"))
     parts.append(_heading("Findings"))
@@ -80,16 +96,25 @@ def divergence(d: KernelDetail) -> RenderableType:
     m = d.kernel.metrics
     branch = m.get("branch_efficiency_pct")
     if branch == 0 and not m.get("divergent_branches"):
-        branch = None   # ncu writes 0% when no branch could diverge
-    bars = [(label, m[key], p(m[key])) for label, key in (
-        ("warp execution efficiency", "warp_execution_efficiency_pct"),
-        ("  predicated-on", "warp_nonpred_execution_efficiency_pct")) if m.get(key) is not None]
+        branch = None  # ncu writes 0% when no branch could diverge
+    bars = [
+        (label, m[key], p(m[key]))
+        for label, key in (
+            ("warp execution efficiency", "warp_execution_efficiency_pct"),
+            ("  predicated-on", "warp_nonpred_execution_efficiency_pct"),
+        )
+        if m.get(key) is not None
+    ]
     if branch is not None:
         bars.append(("branch efficiency", branch, p(branch)))
     parts: list[RenderableType] = [
         bar_chart(bars, 100.0, width=30) if bars else Text("No divergence metrics in this profile."),
-        _facts([("divergent branches", n(m.get("divergent_branches"), 0)),
-                ("branch instructions", n(m.get("branch_instructions"), 0))]),
+        _facts(
+            [
+                ("divergent branches", n(m.get("divergent_branches"), 0)),
+                ("branch instructions", n(m.get("branch_instructions"), 0)),
+            ]
+        ),
         Text(_definition("warp_execution_efficiency_pct"), style="italic"),
     ]
     lines = _per_line(d, ("divergent_branches", "Avg. Threads Executed"))
@@ -109,16 +134,20 @@ def _per_line(d: KernelDetail, counters: tuple[str, ...]) -> Table | None:
         table.add_column(c, justify="right")
     for row in src.head(15).iter_rows(named=True):
         where = str(row["line"]) if row["line"] is not None else (row["address"] or "")
-        table.add_row(literal(where), literal(one_line(row["code"], 60)),
-                      *(n(row[c]) for c in have))
+        table.add_row(literal(where), literal(one_line(row["code"], 60)), *(n(row[c]) for c in have))
     return table
 
 
 def occupancy(d: KernelDetail) -> RenderableType:
     m, occ = d.kernel.metrics, d.occupancy
-    bars = [(label, m[key], p(m[key])) for label, key in (
-        ("theoretical", "theoretical_occupancy_pct"), ("achieved", "achieved_occupancy_pct"))
-        if m.get(key) is not None]
+    bars = [
+        (label, m[key], p(m[key]))
+        for label, key in (
+            ("theoretical", "theoretical_occupancy_pct"),
+            ("achieved", "achieved_occupancy_pct"),
+        )
+        if m.get(key) is not None
+    ]
     parts: list[RenderableType] = [bar_chart(bars, 100.0, width=30) if bars else Text("no occupancy metrics")]
     limits = Table(box=None, header_style="bold", pad_edge=False)
     limits.add_column("limit")
@@ -133,10 +162,14 @@ def occupancy(d: KernelDetail) -> RenderableType:
         limits.add_row(label, n(value, 0), mark)
     parts += [_heading("Blocks per SM each resource allows"), limits]
     if occ is not None:
-        parts.append(Text(f"\nThis launch: {occ.block_size} threads, {occ.registers_per_thread} registers, "
-                          f"{occ.static_smem + occ.dynamic_smem} B shared → {occ.active_blocks_per_sm} blocks, "
-                          f"{occ.active_warps_per_sm} of {occ.arch.max_warps_per_sm} warps ({occ.arch.name}); "
-                          "◆ marks it on the graph (v: next graph)."))
+        parts.append(
+            Text(
+                f"\nThis launch: {occ.block_size} threads, {occ.registers_per_thread} registers, "
+                f"{occ.static_smem + occ.dynamic_smem} B shared → {occ.active_blocks_per_sm} blocks, "
+                f"{occ.active_warps_per_sm} of {occ.arch.max_warps_per_sm} warps ({occ.arch.name}); "
+                "◆ marks it on the graph (v: next graph)."
+            )
+        )
         parts.append(_heading("What would help"))
         if occ.occupancy_pct >= 100:
             parts.append(Text("Nothing: the SM already holds its maximum of warps."))
@@ -146,24 +179,39 @@ def occupancy(d: KernelDetail) -> RenderableType:
             parts.append(literal("No single change: " + ", ".join(blocked_by(occ)) + " bind together."))
     achieved, theoretical = m.get("achieved_occupancy_pct"), m.get("theoretical_occupancy_pct")
     if achieved is not None and theoretical and achieved < 0.8 * theoretical:
-        parts.append(Text(f"\nAchieved is {p(100 * achieved / theoretical, 0)} of theoretical: warps finish "
-                          "unevenly or blocks arrive slowly (tail effect, small grid), not a resource limit."))
+        parts.append(
+            Text(
+                f"\nAchieved is {p(100 * achieved / theoretical, 0)} of theoretical: warps finish "
+                "unevenly or blocks arrive slowly (tail effect, small grid), not a resource limit."
+            )
+        )
     return Group(*parts)
 
 
 def stalls(d: KernelDetail) -> RenderableType:
-    shares = d.stall_shares.filter(d.stall_shares["reason"] != "selected") if not d.stall_shares.is_empty() \
+    shares = (
+        d.stall_shares.filter(d.stall_shares["reason"] != "selected")
+        if not d.stall_shares.is_empty()
         else d.stall_shares
+    )
     if shares.is_empty():
-        return Text("No stall reasons in this profile (Nsight Compute's raw page or WarpStateStats section, "
-                    "nvprof stall_* metrics, or the emulator's timing model have them).")
+        return Text(
+            "No stall reasons in this profile (Nsight Compute's raw page or WarpStateStats section, "
+            "nvprof stall_* metrics, or the emulator's timing model have them)."
+        )
     top = float(shares["cycles_per_issue"].max())
-    chart = bar_chart(((r, c, f"{n(c, 2)} cyc/issue · {p(s, 0)}") for r, c, s in shares.iter_rows()),
-                      top, width=24)
+    chart = bar_chart(
+        ((r, c, f"{n(c, 2)} cyc/issue · {p(s, 0)}") for r, c, s in shares.iter_rows()), top, width=24
+    )
     cpi = d.kernel.metrics.get("warp_cycles_per_issued_instruction")
     parts: list[RenderableType] = [
-        Text("Warp cycles per issued instruction, by reason" + (f" (total {n(cpi, 2)})" if cpi else ""),
-             style="bold underline"), chart, _heading("What they mean")]
+        Text(
+            "Warp cycles per issued instruction, by reason" + (f" (total {n(cpi, 2)})" if cpi else ""),
+            style="bold underline",
+        ),
+        chart,
+        _heading("What they mean"),
+    ]
     for reason, _, _ in shares.head(6).iter_rows():
         entry = lookup(reason)
         if entry is not None:
@@ -177,38 +225,65 @@ def stalls(d: KernelDetail) -> RenderableType:
 
 def memory(d: KernelDetail) -> RenderableType:
     m = d.kernel.metrics
-    table = Table(box=None, header_style="bold", pad_edge=False, title="Global memory",
-                  title_justify="left", title_style="bold underline")
+    table = Table(
+        box=None,
+        header_style="bold",
+        pad_edge=False,
+        title="Global memory",
+        title_justify="left",
+        title_style="bold underline",
+    )
     for name in ("", "requests", "sectors", "sectors/request", "efficiency", "excess sectors"):
         table.add_column(name, justify="left" if not name else "right")
-    excess_total = m.get("global_excess_sectors")   # ncu states it for loads and stores together
+    excess_total = m.get("global_excess_sectors")  # ncu states it for loads and stores together
     for op in ("load", "store"):
         req, sec = m.get(f"global_{op}_requests"), m.get(f"global_{op}_sectors")
         eff = m.get(f"global_{op}_efficiency_pct")
         excess = sec * (1 - eff / 100) if sec is not None and eff is not None else None
-        table.add_row(op + "s", n(req, 0), n(sec, 0), n(m.get(f"global_{op}_sectors_per_request")),
-                      p(eff), n(excess, 0))
+        table.add_row(
+            op + "s", n(req, 0), n(sec, 0), n(m.get(f"global_{op}_sectors_per_request")), p(eff), n(excess, 0)
+        )
     if excess_total is not None:
         table.add_row("both", "", "", "", "", n(excess_total, 0))
-    shared = Table(box=None, header_style="bold", pad_edge=False, title="Shared memory",
-                   title_justify="left", title_style="bold underline")
+    shared = Table(
+        box=None,
+        header_style="bold",
+        pad_edge=False,
+        title="Shared memory",
+        title_justify="left",
+        title_style="bold underline",
+    )
     for name in ("", "requests", "wavefronts", "wavefronts/request", "bank conflicts", "conflict share"):
         shared.add_column(name, justify="left" if not name else "right")
     for op in ("load", "store"):
-        req, wave, conf = (m.get(f"shared_{op}_requests"), m.get(f"shared_{op}_wavefronts"),
-                           m.get(f"shared_{op}_bank_conflicts"))
+        req, wave, conf = (
+            m.get(f"shared_{op}_requests"),
+            m.get(f"shared_{op}_wavefronts"),
+            m.get(f"shared_{op}_bank_conflicts"),
+        )
         per = wave / req if wave is not None and req else None
         share = 100 * conf / wave if conf is not None and wave else None
         shared.add_row(op + "s", n(req, 0), n(wave, 0), n(per), n(conf, 0), p(share))
     if m.get("shared_excess_wavefronts") is not None:
         shared.add_row("excess", "", n(m["shared_excess_wavefronts"], 0), "", "", "")
-    notes = Text("A warp's 32 four-byte loads need 4 sectors when coalesced; more per request means "
-                 "scattered or strided addresses. One wavefront per request is conflict-free; n-way bank "
-                 "conflicts take n.", style="italic")
+    notes = Text(
+        "A warp's 32 four-byte loads need 4 sectors when coalesced; more per request means "
+        "scattered or strided addresses. One wavefront per request is conflict-free; n-way bank "
+        "conflicts take n.",
+        style="italic",
+    )
     parts: list[RenderableType] = [table, Text(""), shared, Text(""), notes]
-    lines = _per_line(d, ("global_load_sectors", "global_store_sectors", "L2 Theoretical Sectors Global Excessive",
-                          "shared_load_bank_conflicts", "shared_store_bank_conflicts",
-                          "L1 Wavefronts Shared Excessive"))
+    lines = _per_line(
+        d,
+        (
+            "global_load_sectors",
+            "global_store_sectors",
+            "L2 Theoretical Sectors Global Excessive",
+            "shared_load_bank_conflicts",
+            "shared_store_bank_conflicts",
+            "L1 Wavefronts Shared Excessive",
+        ),
+    )
     if lines is not None:
         parts += [_heading("Per source line"), lines]
     return Group(*parts)
@@ -216,8 +291,10 @@ def memory(d: KernelDetail) -> RenderableType:
 
 def finding_text(f: dict) -> str:
     """A finding as plain text (what `y` copies)."""
-    lines = [f"[{f['severity']}] {f['origin']}: {f['rule_id']} — {one_line(f['title'] or '')}",
-             one_line(f["message"], 2000)]
+    lines = [
+        f"[{f['severity']}] {f['origin']}: {f['rule_id']} — {one_line(f['title'] or '')}",
+        one_line(f["message"], 2000),
+    ]
     for label in ("why", "fix", "threshold"):
         if f.get(label):
             lines.append(f"{label}: {one_line(f[label], 2000)}")
@@ -239,10 +316,13 @@ def finding(f: dict, launches: int, agreeing: list[dict]) -> RenderableType:
             line.append(literal(one_line(f[label], 2000)))
             body.append(line)
     if f["evidence"]:
-        body.append(literal("  evidence: " + ", ".join(f"{e['metric']} = {n(e['value'], 4)}"
-                                                      for e in f["evidence"])))
+        body.append(
+            literal("  evidence: " + ", ".join(f"{e['metric']} = {n(e['value'], 4)}" for e in f["evidence"]))
+        )
     if agreeing:
-        body.append(literal("  Nsight Compute reports it too: " + ", ".join(a["rule_id"] or "?" for a in agreeing)))
+        body.append(
+            literal("  Nsight Compute reports it too: " + ", ".join(a["rule_id"] or "?" for a in agreeing))
+        )
     return Group(*body)
 
 

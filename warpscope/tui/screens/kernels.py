@@ -88,7 +88,9 @@ class KernelsScreen(Screen):
         names = ", ".join(Path(p).name for p in paths[:20]) if paths else "no files"
         if len(paths) > 20:
             names += f" and {len(paths) - 20} more"
-        devices = ws.profile.launches["device_name"].drop_nulls().unique(maintain_order=True).head(5).to_list()
+        devices = (
+            ws.profile.launches["device_name"].drop_nulls().unique(maintain_order=True).head(5).to_list()
+        )
         title = Text("warpscope ", style="bold")
         title.append(literal(one_line(names, 120)))
         if devices:
@@ -165,12 +167,17 @@ class KernelsScreen(Screen):
         self.refresh_rows()
 
     def action_filter_name(self) -> None:
-        self._open_filter("name", "Find kernel:", self.app.workspace.view.name_filter,
-                          "part of a kernel name")
+        self._open_filter(
+            "name", "Find kernel:", self.app.workspace.view.name_filter, "part of a kernel name"
+        )
 
     def action_filter_expression(self) -> None:
-        self._open_filter("expression", "Filter:", self.app.workspace.view.expression,
-                          "e.g. achieved_occupancy_pct < 50 and kernel ~ reduce")
+        self._open_filter(
+            "expression",
+            "Filter:",
+            self.app.workspace.view.expression,
+            "e.g. achieved_occupancy_pct < 50 and kernel ~ reduce",
+        )
 
     def _open_filter(self, mode: str, label: str, value: str, placeholder: str) -> None:
         self._mode = mode
@@ -225,8 +232,10 @@ class KernelsScreen(Screen):
         if not ids:
             return
         if not self.app.workspace.has_timeline(ids):
-            self.notify("Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
-                        title="Timeline")
+            self.notify(
+                "Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
+                title="Timeline",
+            )
             return
         from warpscope.tui.screens.timeline import TimelineScreen
 

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 from warpscope.explore.timeline import STATES, Timeline
 from warpscope.tui.text import literal, n, one_line
 from warpscope.tui.widgets.bars import bar_chart
-from warpscope.tui.widgets.timeline import GLYPHS, TimelineView, CELL_STYLES
+from warpscope.tui.widgets.timeline import CELL_STYLES, GLYPHS, TimelineView
 
 
 class TimelineScreen(Screen):
@@ -54,8 +54,10 @@ class TimelineScreen(Screen):
         view = self.query_one(TimelineView)
         title = Text("Timeline · ", style="bold")
         title.append(literal(one_line(self.kernel, 60), style="bold"))
-        title.append(f" · launch {self.launch_id} · {n(self.timeline.cycles, 0)} cycles · "
-                     f"{len(self.timeline.rows)} warp slots · {n(view.cycles_per_cell, 0)} cycles per cell")
+        title.append(
+            f" · launch {self.launch_id} · {n(self.timeline.cycles, 0)} cycles · "
+            f"{len(self.timeline.rows)} warp slots · {n(view.cycles_per_cell, 0)} cycles per cell"
+        )
         self.query_one("#timeline-title", Static).update(title)
         self.query_one("#warp-detail", Static).update(self._detail(row, cycle))
 
@@ -63,7 +65,9 @@ class TimelineScreen(Screen):
         if not self.timeline.rows:
             return Text("No timeline rows.")
         r = self.timeline.rows[row]
-        head = Text(f"SM {r.sm}, warp slot {r.slot} (scheduler {r.smsp})\ncycle {n(cycle, 0)}: ", style="bold")
+        head = Text(
+            f"SM {r.sm}, warp slot {r.slot} (scheduler {r.smsp})\ncycle {n(cycle, 0)}: ", style="bold"
+        )
         found = self.timeline.warp_at(row, cycle)
         if found is None:
             head.append("no warp resident")
@@ -72,8 +76,14 @@ class TimelineScreen(Screen):
         head.append(f"block {block}, warp {warp}, {state}")
         shares = self.timeline.breakdown(block, warp)
         top = float(shares["cycles"].max() or 1)
-        chart = bar_chart(((GLYPHS.get(s, ("?",))[0] + " " + s, c, f"{n(c, 0)} · {n(sh, 0)}%")
-                           for s, c, sh in shares.iter_rows()), top, width=12)
+        chart = bar_chart(
+            (
+                (GLYPHS.get(s, ("?",))[0] + " " + s, c, f"{n(c, 0)} · {n(sh, 0)}%")
+                for s, c, sh in shares.iter_rows()
+            ),
+            top,
+            width=12,
+        )
         return Group(head, Text(f"\nThis warp's {n(shares['cycles'].sum(), 0)} cycles:", style="bold"), chart)
 
     def action_fit(self) -> None:
@@ -82,8 +92,9 @@ class TimelineScreen(Screen):
         view.action_move(0, 0)
 
     def action_glossary(self) -> None:
-        found = self.timeline.warp_at(self.query_one(TimelineView).cursor_row,
-                                      self.query_one(TimelineView).cursor_cycle)
+        found = self.timeline.warp_at(
+            self.query_one(TimelineView).cursor_row, self.query_one(TimelineView).cursor_cycle
+        )
         self.app.action_glossary(found[2] if found else "warp_cycles_per_issued_instruction")
 
 

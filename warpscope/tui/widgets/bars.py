@@ -21,14 +21,22 @@ def bar(fraction: float, width: int) -> str:
     return (FULL * whole + (PARTS[part] if part else "")).ljust(width)
 
 
-def bar_chart(rows: Iterable[tuple[str, float, str]], scale: float, width: int = 30,
-              style: str = "bold", label_style: str = "") -> Table:
+def bar_chart(
+    rows: Iterable[tuple[str, float, str]],
+    scale: float,
+    width: int = 30,
+    style: str = "bold",
+    label_style: str = "",
+) -> Table:
     """One line per (label, value, value text): label, bar of value/scale, value text."""
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(no_wrap=True)
     table.add_column(no_wrap=True, justify="right")
     for label, value, text in rows:
-        table.add_row(Text(label, style=label_style), Text(bar(value / scale if scale else 0.0, width), style=style),
-                      Text(text))
+        table.add_row(
+            Text(label, style=label_style),
+            Text(bar(value / scale if scale else 0.0, width), style=style),
+            Text(text),
+        )
     return table

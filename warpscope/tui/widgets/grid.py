@@ -36,7 +36,9 @@ class Grid(DataTable):
         self._require_update_dimensions = True
         self._clear_caches()
         rows, cols = data.num_rows, data.num_columns
-        self.cursor_coordinate = Coordinate(max(0, min(cursor.row, rows - 1)), max(0, min(cursor.column, cols - 1)))
+        self.cursor_coordinate = Coordinate(
+            max(0, min(cursor.row, rows - 1)), max(0, min(cursor.column, cols - 1))
+        )
         self.refresh()
 
 

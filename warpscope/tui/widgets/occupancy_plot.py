@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from textual_plotext import PlotextPlot
 
-from warpscope.occupancy.sweeps import SWEEPS
 from warpscope.explore.kernel import KernelDetail
+from warpscope.occupancy.sweeps import SWEEPS
 
-LABELS = {"block_size": "threads per block", "registers": "registers per thread",
-          "shared_mem": "shared memory per block (bytes)"}
+LABELS = {
+    "block_size": "threads per block",
+    "registers": "registers per thread",
+    "shared_mem": "shared memory per block (bytes)",
+}
 
 
 class OccupancyPlot(PlotextPlot):

@@ -20,13 +20,26 @@ from warpscope.explore.timeline import NONE, STATES, Timeline
 
 #: state -> (letter, colour); Okabe–Ito colours, safe for colour-blind readers
 GLYPHS: dict[str, tuple[str, str]] = {
-    "selected": ("█", "#009E73"), "not_selected": ("n", "#56B4E9"), "long_scoreboard": ("L", "#D55E00"),
-    "short_scoreboard": ("S", "#E69F00"), "wait": ("w", "#F0E442"), "barrier": ("B", "#CC79A7"),
-    "math_pipe_throttle": ("M", "#0072B2"), "mio_throttle": ("m", "#999933"), "lg_throttle": ("g", "#882255"),
-    "branch_resolving": ("b", "#44AA99"), "no_instruction": ("i", "#BBBBBB"), "drain": ("d", "#777777"),
+    "selected": ("█", "#009E73"),
+    "not_selected": ("n", "#56B4E9"),
+    "long_scoreboard": ("L", "#D55E00"),
+    "short_scoreboard": ("S", "#E69F00"),
+    "wait": ("w", "#F0E442"),
+    "barrier": ("B", "#CC79A7"),
+    "math_pipe_throttle": ("M", "#0072B2"),
+    "mio_throttle": ("m", "#999933"),
+    "lg_throttle": ("g", "#882255"),
+    "branch_resolving": ("b", "#44AA99"),
+    "no_instruction": ("i", "#BBBBBB"),
+    "drain": ("d", "#777777"),
 }
-CELL_STYLES = [(GLYPHS[s][0], Style(color="black", bgcolor=GLYPHS[s][1]) if s != "selected"
-          else Style(color=GLYPHS[s][1])) for s in STATES]
+CELL_STYLES = [
+    (
+        GLYPHS[s][0],
+        Style(color="black", bgcolor=GLYPHS[s][1]) if s != "selected" else Style(color=GLYPHS[s][1]),
+    )
+    for s in STATES
+]
 _EMPTY = (" ", Style())
 LABEL_WIDTH = 9
 
@@ -65,7 +78,7 @@ class TimelineView(ScrollView, can_focus=True):
         self.timeline = timeline
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self.fit)   # the width is known once the layout has run
+        self.call_after_refresh(self.fit)  # the width is known once the layout has run
 
     def fit(self) -> None:
         """Zoom so the whole launch fits the width."""

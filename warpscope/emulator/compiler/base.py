@@ -1,0 +1,98 @@
+"""What every part of the compiler shares: the function being compiled, its instruction
+table, line numbers, errors, and dispatch of statements and expressions by node type."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from warpscope.emulator.errors import UnsupportedError
+from warpscope.emulator.instructions import Inst, InstTable, Op
+from warpscope.emulator.ir import (
+    NO_DEPS,
+    Expr,
+    Function,
+    Node,
+    SharedDecl,
+    Stmt,
+    at_line,
+    deps,
+    run_expr,
+    with_deps,
+)
+from warpscope.emulator.source import function_source
+
+
+class CompilerBase:
+    """Compiles one Python function; each concern (expressions, statements, loops) adds the
+    ``expr_*`` and ``stmt_*`` methods for its node types."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        kernel: bool,
+        shared: list[SharedDecl] | None = None,
+        inlining: tuple[Any, ...] = (),
+        table: InstTable | None = None,
+    ) -> None:
+        self.fn, self.kernel = fn, kernel
+        self.src = function_source(fn)
+        self.file = self.src.file
+        self.shared = [] if shared is None else shared
+        self.inlining = inlining + (fn,)
+        self.env = self.src.environment
+        self.locals: set[str] = set()
+        self.table = InstTable() if table is None else table
+        self.return_deps: set[int] = set()
+
+    def inst(
+        self, node: ast.AST | int, op: Op | None, srcs: Any = NO_DEPS, n: int = 1, dst: int | None = None
+    ) -> Inst:
+        line = node if isinstance(node, int) else self.line(node)
+        return self.table.inst(line, op, srcs, n, dst)
+
+    def var(self, name: str) -> int:
+        return self.table.variable(id(self), name)
+
+    def unsupported(self, node: ast.AST, what: str) -> UnsupportedError:
+        return UnsupportedError(self.file, self.line(node), f"in {self.src.name}: {what}")
+
+    def line(self, node: ast.AST) -> int:
+        return getattr(node, "lineno", 1) + self.src.line_offset
+
+    def block(self, stmts: list[ast.stmt]) -> list[Stmt]:
+        out = []
+        for s in stmts:
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant):
+                continue  # docstrings and bare constants do nothing
+            if isinstance(s, ast.Pass):
+                continue
+            out.append(self.guarded(s, self.stmt(s)))
+        return out
+
+    def guarded(self, node: ast.stmt, fn: Stmt) -> Stmt:
+        """Python errors inside a statement become a fault at the kernel's own line."""
+        if isinstance(node, (ast.If, ast.For, ast.While)):
+            return fn  # their own statements (and their tests) report themselves
+        return at_line(self.line(node), fn)
+
+    def stmt(self, node: ast.stmt) -> Stmt:
+        method = getattr(self, f"stmt_{type(node).__name__}", None)
+        if method is None:
+            raise self.unsupported(node, f"'{type(node).__name__}' statements are not supported in kernels")
+        return method(node)
+
+    def guarded_expr(self, node: ast.expr, line: int) -> Expr:
+        compiled = self.expr(node)
+        return with_deps(at_line(line, run_expr(compiled)), deps(compiled))
+
+    def expr(self, node: ast.expr) -> Node:
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise self.unsupported(node, f"'{type(node).__name__}' expressions are not supported in kernels")
+        return method(node)
+
+    def compile(self) -> Function:
+        """The whole function (``core.Compiler``)."""
+        raise NotImplementedError

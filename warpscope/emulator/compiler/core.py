@@ -1,0 +1,45 @@
+"""``Compiler``: a whole kernel or device function, from its source to a ``Function``."""
+
+from __future__ import annotations
+
+import ast
+
+from warpscope.emulator.compiler.loops import Loops
+from warpscope.emulator.ir import Function
+
+
+class Compiler(Loops):
+    """Compiles one Python function; device functions it calls are compiled and inlined."""
+
+    def compile(self) -> Function:
+        tree = self.src.tree
+        args = tree.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs:
+            raise self.unsupported(
+                tree,
+                "kernel parameters must be plain positional names "
+                "(no defaults, *args, **kwargs or keyword-only)",
+            )
+        params = [a.arg for a in args.args]
+        self.locals = set(params) | _assigned_names(tree)
+        body = self.block(tree.body)
+        return Function(
+            self.src.name,
+            self.file,
+            params,
+            body,
+            self.src.lines,
+            self.shared,
+            self.table,
+            [self.var(p) for p in params],
+            frozenset(self.return_deps),
+        )
+
+
+def _assigned_names(tree: ast.FunctionDef) -> set[str]:
+    """Every name the function assigns: local everywhere in it, as in Python."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names

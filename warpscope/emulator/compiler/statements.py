@@ -1,0 +1,195 @@
+"""Statements: assignments (to names, tuples and array elements), ``if``, ``return``."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from warpscope.emulator import arrays
+from warpscope.emulator.compiler.expressions import BINARY, Expressions
+from warpscope.emulator.compiler.ops import STORE_OP, arith_op, memory_op
+from warpscope.emulator.instructions import Op
+from warpscope.emulator.ir import NO_DEPS, Const, Stmt, deps, exec_block, run_expr
+from warpscope.emulator.runtime import Frame, Run
+from warpscope.emulator.simt import Mask, union
+
+
+class Statements(Expressions):
+    """``stmt_*`` for straight-line statements and ``if``; ``target`` for what they assign to."""
+
+    def stmt_Expr(self, node: ast.Expr) -> Stmt:
+        value = run_expr(self.expr(node.value))
+
+        def run_expr_stmt(run: Run, frame: Frame, mask: Mask) -> Mask | None:
+            value(run, frame, mask)
+            return mask
+
+        return run_expr_stmt
+
+    def stmt_Assign(self, node: ast.Assign) -> Stmt:
+        if isinstance(node.value, ast.Call) and isinstance(node.targets[0], ast.Name):
+            node.value.warpscope_target = node.targets[0].id  # type: ignore[attr-defined]
+        value_node = self.expr(node.value)
+        value = run_expr(value_node)
+        if isinstance(value_node, Const) or isinstance(node.value, ast.Name):
+            move = self.inst(node, Op.ALU, deps(value_node))  # a register move (or an immediate)
+            targets = [self.target(t, frozenset({move.dst})) for t in node.targets]
+
+            def run_move(run: Run, frame: Frame, mask: Mask) -> Mask | None:
+                run.issue(move, mask)
+                v = value(run, frame, mask)
+                for t in targets:
+                    t(run, frame, mask, v)
+                return mask
+
+            return run_move
+        targets = [self.target(t, deps(value_node)) for t in node.targets]
+
+        def run_assign(run: Run, frame: Frame, mask: Mask) -> Mask | None:
+            v = value(run, frame, mask)
+            for t in targets:
+                t(run, frame, mask, v)
+            return mask
+
+        return run_assign
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> Stmt:
+        if node.value is None:
+            return lambda run, frame, mask: mask
+        return self.stmt_Assign(ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno))
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> Stmt:
+        op = BINARY.get(type(node.op))
+        if op is None:
+            raise self.unsupported(node, f"operator {type(node.op).__name__} is not supported")
+        value_node, current_node = self.expr(node.value), self.expr(_as_load(node.target))
+        value, current = run_expr(value_node), run_expr(current_node)
+        inst = self.inst(node, None, deps(value_node) | deps(current_node))
+        target = self.target(node.target, frozenset({inst.dst}))
+        divide = isinstance(node.op, ast.Div)
+
+        def run_aug(run: Run, frame: Frame, mask: Mask) -> Mask | None:
+            v = op(current(run, frame, mask), value(run, frame, mask))
+            run.issue(inst, mask, arith_op(v, divide))
+            target(run, frame, mask, v)
+            return mask
+
+        return run_aug
+
+    def target(self, node: ast.expr, srcs: frozenset[int] | None) -> Callable[[Run, Frame, Mask, Any], None]:
+        """A closure that stores a value into an assignment target; the value waits on ``srcs``
+        (None: the target's slot is written by the instruction itself, as a loop counter)."""
+        if isinstance(node, ast.Name):
+            name = node.id
+            if srcs is None:
+
+                def set_name(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
+                    frame.assign(name, value, mask)
+
+                return set_name
+            define = self.inst(node, Op.DEF, srcs, n=0, dst=self.var(name))
+
+            def set_defined(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
+                frame.assign(name, value, mask)
+                run.define(define, mask)
+
+            return set_defined
+        if isinstance(node, (ast.Tuple, ast.List)):
+            parts = [self.target(e, srcs) for e in node.elts]
+
+            def set_tuple(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
+                if not isinstance(value, tuple) or len(value) != len(parts):
+                    raise TypeError(f"cannot unpack {type(value).__name__} into {len(parts)} names")
+                for p, v in zip(parts, value):
+                    p(run, frame, mask, v)
+
+            return set_tuple
+        if isinstance(node, ast.Subscript):
+            base_node = self.expr(node.value)
+            base = run_expr(base_node)
+            index = self.index(node.slice)
+            # a store to a register-resident local array (see _memory_op) writes the array's slot
+            array_slot = (
+                self.var(node.value.id)
+                if isinstance(node.value, ast.Name) and node.value.id in self.locals
+                else None
+            )
+            store = self.inst(node, None, deps(base_node) | deps(index) | (srcs or NO_DEPS), dst=array_slot)
+            line = store.line
+
+            def set_item(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
+                array, idx = arrays.resolve(base(run, frame, mask), index(run, frame, mask))
+                arrays.store(array, idx, value, mask, run.counters.site(line))
+                run.issue(
+                    store,
+                    mask,
+                    memory_op(STORE_OP, array, idx),
+                    run.memory_cost(array, idx, mask, store=True),
+                )
+
+            return set_item
+        raise self.unsupported(node, f"cannot assign to {type(node).__name__}")
+
+    def stmt_If(self, node: ast.If) -> Stmt:
+        line = self.line(node)
+        test = self.guarded_expr(node.test, line)
+        branch = self.inst(node, Op.BRA, deps(test))
+        then, orelse = self.block(node.body), self.block(node.orelse)
+
+        def run_if(run: Run, frame: Frame, mask: Mask) -> Mask | None:
+            cond = test(run, frame, mask)
+            site = run.counters.site(line)
+            run.issue(branch, mask)
+            site.branches += mask.warps
+            if not np.ndim(cond):
+                return exec_block(then if cond else orelse, run, frame, mask)
+            cond = cond.astype(bool, copy=False)
+            m_then, m_else = Mask(mask.arr & cond), Mask(mask.arr & ~cond)
+            site.divergent_branches += int(np.count_nonzero(m_then.warp_any & m_else.warp_any))
+            if not m_else:
+                return exec_block(then, run, frame, mask)
+            if not m_then:
+                return exec_block(orelse, run, frame, mask)
+            out_then = exec_block(then, run, frame, m_then)
+            out_else = exec_block(orelse, run, frame, m_else)
+            if out_then is m_then and out_else is m_else:
+                return mask  # everyone reconverges: keep the mask (and its counts)
+            return union(out_then, out_else)
+
+        return run_if
+
+    def stmt_Return(self, node: ast.Return) -> Stmt:
+        line = self.line(node)
+        if (
+            self.kernel
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+        ):
+            raise self.unsupported(node, "a kernel cannot return a value (it returns void)")
+        value_node = self.expr(node.value) if node.value is not None else None
+        value = run_expr(value_node) if value_node is not None else None
+        self.return_deps |= deps(value_node)
+        ret = self.inst(line, Op.ALU if self.kernel else Op.BRA)
+
+        def run_return(run: Run, frame: Frame, mask: Mask) -> Mask | None:
+            run.issue(ret, mask)
+            if frame.kernel:
+                run.end_lanes(mask)
+            elif value is not None:
+                v = value(run, frame, mask)
+                # the first return sets every lane; later ones (other lanes) overwrite theirs
+                frame.ret = v if frame.ret is None else np.where(mask.arr, v, frame.ret)
+            frame.live -= mask.threads
+            return None
+
+        return run_return
+
+
+def _as_load(node: ast.expr) -> ast.expr:
+    """The target of ``x += v`` read as a value."""
+    copy = ast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
+    copy.ctx = ast.Load()  # type: ignore[attr-defined]
+    return copy

@@ -1,0 +1,93 @@
+"""The names a kernel uses inside ``@cuda.jit`` code: placeholders the compiler knows by identity.
+
+``cuda.threadIdx``, ``cuda.shfl_sync``, ``cuda.shared.array``... are never called as Python
+inside a kernel: the compiler resolves each name when it compiles the kernel and the
+intrinsic registered for that object emits the warp-wide operation. Called from host code
+they say that they only exist inside kernels. ``warpscope.emulator.api`` puts these objects,
+the host functions and ``jit`` together as the public ``cuda`` namespace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+
+def _kernel_only(name: str) -> Callable[..., Any]:
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"cuda.{name} can only be used inside a @cuda.jit kernel")
+
+    stub.__name__ = stub.__qualname__ = name
+    return stub
+
+
+class Dim3Index:
+    """``cuda.threadIdx`` and friends; ``.x/.y/.z`` are read per lane by the compiler."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"cuda.{self.name}"
+
+
+class CudaNamespace(SimpleNamespace):
+    """The type of the public ``cuda`` object (a module-like namespace)."""
+
+    def __repr__(self) -> str:
+        return "<warpscope.emulator.cuda>"
+
+
+threadIdx = Dim3Index("threadIdx")
+blockIdx = Dim3Index("blockIdx")
+blockDim = Dim3Index("blockDim")
+gridDim = Dim3Index("gridDim")
+laneid = Dim3Index("laneid")
+warpsize = 32
+
+shared = SimpleNamespace(array=_kernel_only("shared.array"))
+local = SimpleNamespace(array=_kernel_only("local.array"))
+const = SimpleNamespace(array_like=_kernel_only("const.array_like"))
+ATOMIC_OPS = ("add", "sub", "max", "min", "exch", "cas", "and_", "or_", "xor")
+atomic = SimpleNamespace(**{op: _kernel_only(f"atomic.{op}") for op in ATOMIC_OPS})
+
+grid = _kernel_only("grid")
+gridsize = _kernel_only("gridsize")
+syncthreads = _kernel_only("syncthreads")
+syncthreads_count = _kernel_only("syncthreads_count")
+syncthreads_and = _kernel_only("syncthreads_and")
+syncthreads_or = _kernel_only("syncthreads_or")
+syncwarp = _kernel_only("syncwarp")
+shfl_sync = _kernel_only("shfl_sync")
+shfl_up_sync = _kernel_only("shfl_up_sync")
+shfl_down_sync = _kernel_only("shfl_down_sync")
+shfl_xor_sync = _kernel_only("shfl_xor_sync")
+ballot_sync = _kernel_only("ballot_sync")
+all_sync = _kernel_only("all_sync")
+any_sync = _kernel_only("any_sync")
+activemask = _kernel_only("activemask")
+lanemask_lt = _kernel_only("lanemask_lt")
+threadfence = _kernel_only("threadfence")
+threadfence_block = _kernel_only("threadfence_block")
+threadfence_system = _kernel_only("threadfence_system")
+popc = _kernel_only("popc")
+clz = _kernel_only("clz")
+ffs = _kernel_only("ffs")
+brev = _kernel_only("brev")
+fma = _kernel_only("fma")
+selp = _kernel_only("selp")
+
+#: the public ``cuda`` namespace carries each of these
+NAMES: dict[str, Any] = {
+    name: globals()[name]
+    for name in (
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize",
+        "shared", "local", "const", "atomic", "grid", "gridsize",
+        "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+        "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+        "ballot_sync", "all_sync", "any_sync", "activemask", "lanemask_lt",
+        "threadfence", "threadfence_block", "threadfence_system",
+        "popc", "clz", "ffs", "brev", "fma", "selp",
+    )
+}  # fmt: skip

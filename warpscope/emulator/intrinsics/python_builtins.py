@@ -1,0 +1,63 @@
+"""Python builtins with their own rules in kernels: ``min``/``max`` of two or more numbers,
+``len``, ``round``, and ``range`` outside a ``for``."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from warpscope.emulator.intrinsics.elementwise import cast, elementwise
+from warpscope.emulator.intrinsics.registry import register
+from warpscope.emulator.ir import Compiling, run_expr
+from warpscope.emulator.runtime import Frame, Run
+from warpscope.emulator.simt import Mask
+
+
+def _minmax(f: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+        if len(args) < 2:
+            raise c.unsupported(node, "min/max take two or more numbers in kernels")
+
+        def reduce(*vals: Any) -> Any:
+            out = vals[0]
+            for v in vals[1:]:
+                out = f(out, v)
+            return out
+
+        return elementwise(c, node, args, line, reduce)
+
+    return build
+
+
+@register(builtins.len)
+def _len(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    (a,) = args
+    fa = run_expr(a)
+
+    def length(run: Run, frame: Frame, mask: Mask) -> Any:
+        v = fa(run, frame, mask)
+        if isinstance(v, tuple):
+            return np.int64(len(v))
+        return np.int64(v.shape[0])
+
+    return length
+
+
+@register(builtins.round)
+def _round(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    if len(args) == 1:
+        return elementwise(c, node, args, line, lambda x: cast(np.int64)(np.round(x)))
+    return elementwise(c, node, args, line, lambda x, n: np.round(x, int(n)))
+
+
+@register(builtins.range)
+def _range(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    raise c.unsupported(node, "range() can only be used as 'for name in range(...)'")
+
+
+register(builtins.min)(_minmax(np.minimum))
+register(builtins.max)(_minmax(np.maximum))

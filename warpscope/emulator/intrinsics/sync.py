@@ -1,0 +1,73 @@
+"""Block barriers (``device.syncthreads`` and its count/and/or forms) and memory fences."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from warpscope.emulator import device_api as device
+from warpscope.emulator.instructions import Op
+from warpscope.emulator.intrinsics.registry import arguments, register
+from warpscope.emulator.ir import Compiling, Node, deps, run_expr, truth, with_deps
+from warpscope.emulator.runtime import Frame, Run
+from warpscope.emulator.simt import Mask
+
+
+def _syncthreads_kind(kind: str) -> Callable[..., Any]:
+    def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+        pred_node = arguments(c, node, args, ("predicate",))[0] if kind else None
+        pred = run_expr(pred_node) if kind else None
+        bar = c.inst(line, Op.BAR, deps(pred_node))
+
+        def syncthreads(run: Run, frame: Frame, mask: Mask) -> Any:
+            ch = run.chunk
+            arrived = np.bincount(ch.block_of_lane[mask.arr], minlength=ch.blocks)
+            expected = np.bincount(ch.block_of_lane[run.alive], minlength=ch.blocks)
+            partial = (arrived > 0) & (arrived < expected)
+            if partial.any():
+                b = int(np.argmax(partial))
+                lane = int(np.argmax(mask.arr & (ch.block_of_lane == b)))
+                raise run.fault(
+                    line,
+                    f"syncthreads reached by {arrived[b]} of the block's {expected[b]} "
+                    "threads (a barrier inside a branch that splits the block)",
+                    lane=lane,
+                )
+            site = run.counters.site(line)
+            site.barriers += mask.warps
+            run.issue(bar, mask)
+            if pred is None:
+                return None
+            p = np.broadcast_to(truth(pred(run, frame, mask)), mask.arr.shape) & mask.arr
+            count = np.bincount(ch.block_of_lane[p], minlength=ch.blocks)
+            per_lane = count[ch.block_of_lane]
+            if kind == "count":
+                return per_lane.astype(np.int64)
+            if kind == "and":
+                return (per_lane == expected[ch.block_of_lane]).astype(np.int64)
+            return (per_lane > 0).astype(np.int64)
+
+        return with_deps(syncthreads, {bar.dst})
+
+    return build
+
+
+register(device.syncthreads)(_syncthreads_kind(""))
+register(device.syncthreads_count)(_syncthreads_kind("count"))
+register(device.syncthreads_and)(_syncthreads_kind("and"))
+register(device.syncthreads_or)(_syncthreads_kind("or"))
+
+
+@register(device.threadfence, device.threadfence_block, device.threadfence_system)
+def _fence(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Node:
+    """Fences order memory; the emulator's memory is sequential, so they only issue."""
+    fence = c.inst(line, Op.ALU)
+
+    def no_op(run: Run, frame: Frame, mask: Mask) -> Any:
+        run.issue(fence, mask)
+        return None
+
+    return no_op

@@ -1,0 +1,158 @@
+"""The compiled form of a kernel: closures over (run, frame, mask), constants, and what the
+compiler, the intrinsics and the launcher share about them.
+
+An expression compiles to a ``Const`` (known at compile time) or an ``Expr`` closure that
+computes one value per lane of a chunk (a numpy array, or one numpy scalar when all lanes
+agree); a statement compiles to a ``Stmt`` closure that takes the active mask and returns
+the lanes that go on. ``Compiling`` is what an intrinsic may ask of the compiler.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from warpscope.emulator import arrays
+from warpscope.emulator.errors import EmulatorError, UnsupportedError
+from warpscope.emulator.instructions import Inst, InstTable, Op
+from warpscope.emulator.runtime import Frame, Run
+from warpscope.emulator.simt import Mask
+
+Expr = Callable[[Run, Frame, Mask], Any]
+Stmt = Callable[[Run, Frame, Mask], "Mask | None"]
+
+
+@dataclass(frozen=True)
+class Const:
+    """A value known when the kernel is compiled (literals, globals, folded expressions)."""
+
+    value: Any
+
+
+Node = Any  # Const | Expr
+NO_DEPS: frozenset[int] = frozenset()
+
+
+def deps(node: Node) -> frozenset[int]:
+    """The value slots a node's value waits on (the timing model's register dependencies)."""
+    return getattr(node, "deps", NO_DEPS)
+
+
+def with_deps(fn: Any, slots: frozenset[int] | set[int]) -> Any:
+    fn.deps = frozenset(slots)
+    return fn
+
+
+def scalar(value: Any) -> Any:
+    """A Python number as the numpy scalar numba would type it (int64, float64, bool)."""
+    if isinstance(value, bool):
+        return np.bool_(value)
+    if isinstance(value, int):
+        if -(1 << 63) <= value < (1 << 63):
+            return np.int64(value)
+        if 0 <= value < (1 << 64):
+            return np.uint64(value)
+        raise OverflowError(f"integer {value} does not fit 64 bits")
+    if isinstance(value, float):
+        return np.float64(value)
+    if isinstance(value, complex):
+        return np.complex128(value)
+    if isinstance(value, tuple):
+        return tuple(scalar(v) for v in value)
+    return value
+
+
+def run_expr(node: Node) -> Expr:
+    """A closure for a node, constants included."""
+    if isinstance(node, Const):
+        value = node.value
+        return lambda run, frame, mask: value
+    return node
+
+
+@dataclass
+class SharedDecl:
+    """A ``cuda.shared.array`` call site: its place in the block's shared memory."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    offset: int
+    dynamic: bool
+    line: int = 0
+
+
+@dataclass
+class Function:
+    """A compiled kernel or device function."""
+
+    name: str
+    file: str
+    params: list[str]
+    body: list[Stmt]
+    lines: dict[int, str]
+    shared: list[SharedDecl] = field(default_factory=list)
+    table: InstTable = field(default_factory=InstTable)
+    param_slots: list[int] = field(default_factory=list)
+    return_deps: frozenset[int] = NO_DEPS
+
+    @property
+    def static_shared_bytes(self) -> int:
+        return static_shared_end(self.shared)
+
+
+def static_shared_end(decls: list[SharedDecl]) -> int:
+    """Bytes of a block's static shared arrays, as laid out so far."""
+    return max(
+        (d.offset + int(np.prod(d.shape)) * d.dtype.itemsize for d in decls if not d.dynamic), default=0
+    )
+
+
+def exec_block(body: list[Stmt], run: Run, frame: Frame, mask: Mask) -> Mask | None:
+    for stmt in body:
+        out = stmt(run, frame, mask)
+        if out is None:
+            return None
+        mask = out
+    return mask
+
+
+def at_line(line: int, fn: Expr) -> Expr:
+    """``fn`` with any Python error (or out-of-bounds access) reported as a kernel fault at ``line``."""
+
+    def at_line(run: Run, frame: Frame, mask: Mask) -> Any:
+        try:
+            return fn(run, frame, mask)
+        except EmulatorError:
+            raise
+        except arrays.OutOfBounds as e:
+            raise run.fault(line, str(e), lane=e.lane) from None
+        except Exception as e:
+            raise run.fault(line, f"{type(e).__name__}: {e}", mask) from None
+
+    return at_line
+
+
+def truth(value: Any) -> Any:
+    """A condition as booleans: one per lane, or one for all."""
+    return value.astype(bool, copy=False) if np.ndim(value) else np.bool_(value)
+
+
+class Compiling(Protocol):
+    """What an intrinsic's builder may ask of the compiler compiling the call."""
+
+    shared: list[SharedDecl]
+    table: InstTable
+
+    def expr(self, node: ast.expr) -> Node: ...
+
+    def inst(
+        self, node: ast.AST | int, op: Op | None, srcs: Any = ..., n: int = 1, dst: int | None = None
+    ) -> Inst: ...
+
+    def line(self, node: ast.AST) -> int: ...
+
+    def unsupported(self, node: ast.AST, what: str) -> UnsupportedError: ...
