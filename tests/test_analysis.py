@@ -92,7 +92,8 @@ def test_strided_reduction_conflicts_point_at_sequential_addressing(views):
 
 def test_uncoalesced_access_names_the_operation_and_excess(views):
     (f,) = _fired(views, "transposeNaive", "uncoalesced_global_access")
-    assert f.severity == "high" and "stores" in f.title and "32 sectors per request" in f.title
+    assert f.severity == "high" and f.confidence == "high" and "stores" in f.title
+    assert "31.96 sectors per request" in f.message and "exact count" in f.message
     assert "tile" in f.fix
     (g,) = _fired(views, "copyStrided", "uncoalesced_global_access")
     assert "loads" in g.title and g.severity == "high"

@@ -14,11 +14,15 @@ from warpscope.report.diff import Threshold
 SEED = str(H100 / "seed_full_raw.csv")
 
 
-def _changed(tmp_path, name: str, **scale: float) -> str:
-    """The seed export saved with one kernel's metrics scaled (metric -> factor)."""
+def _changed(tmp_path, name: str, set_to: dict[str, float] | None = None, **scale: float) -> str:
+    """The seed export saved with one kernel's metrics scaled (metric -> factor) or set."""
     profile = warpscope.load(SEED)
     lid = profile.launches.filter(pl.col("kernel_short") == name)["launch_id"][0]
     value = pl.col("value")
+    for metric, new in (set_to or {}).items():
+        value = (
+            pl.when((pl.col("launch_id") == lid) & (pl.col("metric") == metric)).then(new).otherwise(value)
+        )
     for metric, factor in scale.items():
         value = (
             pl.when((pl.col("launch_id") == lid) & (pl.col("metric") == metric))
@@ -52,10 +56,12 @@ def test_slower_kernel_crosses_the_threshold(tmp_path):
 
 
 def test_findings_that_appear_are_listed(tmp_path):
-    # transposeShared<1> with <0>'s conflict count: the bank-conflict finding appears
+    # transposeShared<1> with <0>'s conflict count (and the exact excess that proves it):
+    # the bank-conflict finding appears
     worse = _changed(
         tmp_path,
         "transposeShared<1>",
+        set_to={"shared_excess_wavefronts": 1016034.0},
         shared_load_bank_conflicts=1016034 / 586,
         shared_load_wavefronts=1048802 / 33354,
     )
@@ -63,7 +69,11 @@ def test_findings_that_appear_are_listed(tmp_path):
     (pair,) = out["changed"]
     assert pair["kernel"] == "transposeShared<1>"
     assert {f["rule"] for f in pair["appeared"]} >= {"shared_bank_conflicts"}
-    assert {d["metric"] for d in pair["deltas"]} == {"shared_load_bank_conflicts", "shared_load_wavefronts"}
+    assert {d["metric"] for d in pair["deltas"]} == {
+        "shared_load_bank_conflicts",
+        "shared_load_wavefronts",
+        "shared_excess_wavefronts",
+    }
 
 
 def test_kernels_only_on_one_side(tmp_path):

@@ -37,7 +37,7 @@ def test_json_report_of_seed_export():
     result = run_cli("report", str(SEED), "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert list(report) == ["sources", "run_findings", "launches"]
+    assert list(report) == ["sources", "opportunities", "run_findings", "launches"]
     assert report["sources"] == [
         {"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0, "notes": []}
     ]
@@ -49,6 +49,7 @@ def test_json_report_of_seed_export():
         "source",
         "kernel",
         "kernel_short",
+        "library",
         "device",
         "compute_capability",
         "grid",

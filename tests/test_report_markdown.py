@@ -45,8 +45,8 @@ def test_seed_report_matches_golden_file():
 
 def test_seed_report_tables_parse():
     text = GOLDEN.read_text()
-    # sources, kernel summary, and one table per kernel
-    assert _assert_tables_consistent(text) == 2 + 22
+    # sources, fix first, kernel summary, and one table per kernel
+    assert _assert_tables_consistent(text) == 3 + 22
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<td>transposeShared&lt;0&gt;</td>" in html
     assert "<strong>32-way shared-memory bank conflicts</strong>" in html
@@ -78,12 +78,12 @@ def test_pipes_and_backticks_from_an_ncu_csv(tmp_path):
     path = tmp_path / "pipes.csv"
     path.write_text(data.replace("mathKernel1(float *)", "evil|name `tick` <b>x</b>(float *)"))
     text = run_cli("report", str(path)).stdout
-    assert _assert_tables_consistent(text) == 2 + 22
+    assert _assert_tables_consistent(text) == 3 + 22
     assert "evil\\|name \\`tick\\` \\<b\\>x\\</b\\>" in text
 
 
 def test_hostile_names_keep_tables_whole(nasty_report):
-    assert _assert_tables_consistent(nasty_report) == 2 + 22
+    assert _assert_tables_consistent(nasty_report) == 3 + 22
     html = MarkdownIt("commonmark").enable("table").render(nasty_report)
     assert "<b>" not in html and "<a href" not in html and "<em>" not in html.split("<h2>")[1]
     # the whole name, on one line, in one cell of the summary
@@ -95,7 +95,9 @@ def test_report_lists_findings_with_evidence():
     text = GOLDEN.read_text()
     section = text.split("## 11. transposeShared\\<0\\>", 1)[1].split("\n## ", 1)[0]
     first = section.split("### Findings", 1)[1].strip().splitlines()
-    assert first[0].startswith("1. **high** · `bank_conflicts` · `shared_bank_conflicts` · origin warpscope")
+    assert first[0].startswith(
+        "1. **high** (confidence high) · `bank_conflicts` · `shared_bank_conflicts` · origin warpscope"
+    )
     assert "(est. gain 61.8%)" in first[0]
     assert any(line.startswith("   - fix:") and "`tile[32][33]`" in line for line in first)
     assert any(

@@ -12,7 +12,16 @@ from dataclasses import replace
 
 import polars as pl
 
-from warpscope.analysis import bottleneck, divergence, launch_config, memory, occupancy, reduction, transfers  # noqa: F401  (register rules)
+from warpscope.analysis import (  # noqa: F401  (register rules)
+    bottleneck,
+    divergence,
+    impact,
+    launch_config,
+    memory,
+    occupancy,
+    reduction,
+    transfers,
+)
 from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame
 from warpscope.analysis.views import LaunchView, launch_views, run_views
 from warpscope.model import schema
@@ -41,8 +50,15 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
     """
     rows: list[tuple[int | None, Finding]] = []
     fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    for view in launch_views(profile) if views is None else views:
-        for f in findings_for(view):
+    views = launch_views(profile) if views is None else views
+    kernel_ns: dict[str, float] = {}
+    for view in views:
+        kernel_ns[view.kernel_short] = kernel_ns.get(view.kernel_short, 0.0) + (
+            view.get("duration_ns") or 0.0
+        )
+    total_ns = sum(kernel_ns.values())
+    for view in views:
+        for f in impact.assess(view, findings_for(view), total_ns, kernel_ns[view.kernel_short]):
             rows.append((view.launch_id, f))
             for ncu_rule in RULES[f.rule].ncu:
                 fired.setdefault((view.launch_id, ncu_rule), []).append((f.category, f.rule))

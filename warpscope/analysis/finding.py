@@ -33,6 +33,8 @@ CATEGORIES = (
 )
 SEVERITIES = ("high", "medium", "low", "info")
 Severity = Literal["high", "medium", "low", "info"]
+CONFIDENCES = ("high", "medium", "low")
+Confidence = Literal["high", "medium", "low"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,12 @@ class Finding:
     rule: str = ""
     category: str = ""
     speedup_formula: str | None = None
+    #: set by a rule whose evidence is ambiguous; otherwise the weakest evidence grade decides
+    confidence: Confidence | None = None
+    #: filled by ``analyze``: the grade of each evidence value, and the program impact
+    grades: tuple[str, ...] = ()
+    est_saved_ns: float | None = None
+    program_share_pct: float | None = None
 
 
 def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
@@ -68,6 +76,7 @@ def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
             ("rule_id", f.rule),
             ("category", f.category),
             ("severity", f.severity),
+            ("confidence", f.confidence),
             ("section", None),
             ("title", f.title),
             ("message", f.message),
@@ -77,6 +86,9 @@ def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
             ("estimated_speedup_pct", gain),
             ("speedup_type", None if gain is None else "global"),
             ("speedup_formula", None if gain is None else f.speedup_formula),
+            ("evidence_grade", list(f.grades) if f.grades else None),
+            ("est_saved_ns", f.est_saved_ns),
+            ("program_share_pct", f.program_share_pct),
             ("covered_by", None),
         ):
             cols[name].append(value)

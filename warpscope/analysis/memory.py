@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from warpscope.analysis.divergence import one_output_per_block
 from warpscope.analysis.finding import Finding, rule
@@ -10,6 +11,7 @@ from warpscope.analysis.text import num, pct
 from warpscope.analysis.views import LaunchView
 
 IDEAL_SECTORS = 4.0  # 32 lanes × 4 bytes = 128 bytes = four 32-byte sectors
+VECTOR_SECTORS = 16.0  # 32 lanes × 16 bytes (float4): the most an access without excess needs
 
 
 def _global_op(v: LaunchView, op: str) -> tuple[float, float, float] | None:
@@ -50,21 +52,104 @@ def _pattern_fix(op: str, spr: float, ideal: float) -> str:
     )
 
 
+#: what to collect when sectors per request cannot tell strided access from wide vectors
+COLLECT_COALESCING = (
+    "collect `--section MemoryWorkloadAnalysis_Tables` (excess sectors) or "
+    "`--section SourceCounters` (bytes per sector of each instruction) to be sure"
+)
+
+
 @rule(
     "uncoalesced_global_access",
     "coalescing",
     ncu=("UncoalescedGlobalAccess", "MemoryCacheAccessPattern"),
     checklist=("C7", "C8"),
-    speedup="memory throughput % × excess sectors / all sectors, with 4 sectors per request "
-    "(32 lanes × 4 bytes) or the exported efficiency as the ideal",
+    speedup="memory throughput % × excess sectors / all sectors; excess from Nsight Compute's exact "
+    "count (derived__memory_l2_theoretical_sectors_global_excessive), else from bytes per sector, "
+    "else at least the sectors beyond 16 per request",
 )
 def uncoalesced_global_access(v: LaunchView) -> Finding | None:
-    """Global loads or stores moving more 32-byte sectors per request than the data needs."""
+    """Global loads or stores moving more 32-byte sectors than the bytes they access need."""
     ops = {op: _global_op(v, op) for op in ("load", "store")}
-    bad = {op: x for op, x in ops.items() if x is not None and x[0] > x[1] * 1.1}
+    total = sum(x[2] for x in ops.values() if x is not None)
+    if v.get("global_excess_sectors") is not None:
+        return _coalescing_from_excess(v, ops, total)
+    if any(v.get(f"global_{op}_efficiency_pct") is not None for op in ops):
+        return _coalescing_from_ratio(v, ops, total, "high")
+    return _coalescing_from_sectors_per_request(v, ops, total)
+
+
+def _coalescing_from_excess(v: LaunchView, ops: dict, total: float) -> Finding | None:
+    """Nsight Compute counted the excess sectors: the claim is exact."""
+    excess = v.get("global_excess_sectors") or 0.0
+    if total <= 0 or excess / total < 0.10:
+        return None  # no excess (16-byte vectors need 16 sectors per request: that is ideal)
+    share = min(1.0, excess / total)
+    worst_op = max((op for op, x in ops.items() if x is not None), key=lambda op: ops[op][0], default="load")
+    spr = ops[worst_op][0] if ops.get(worst_op) else 0.0
+    mem = v.get("memory_throughput_pct")
+    evidence = {"global_excess_sectors": excess}
+    for op, x in ops.items():
+        if x is not None:
+            evidence[f"global_{op}_sectors"] = x[2]
+            evidence[f"global_{op}_sectors_per_request"] = round(x[0], 4)
+    if mem is not None:
+        evidence["memory_throughput_pct"] = mem
+    return Finding(
+        severity="high" if share >= 0.5 else "medium" if share >= 0.25 else "low",
+        title=f"uncoalesced global {worst_op}s ({pct(100 * share)} of sectors excess)",
+        message=f"{num(excess, 0)} of the {num(total, 0)} global sectors moved ({pct(100 * share)}) are "
+        "beyond the fewest the accessed bytes fit in (Nsight Compute's exact count); the worst are "
+        f"global {worst_op}s at {num(spr, 2)} sectors per request.",
+        why="A warp's memory access is served in 32-byte sectors; when the 32 lanes touch "
+        "scattered addresses each sector brings mostly unused bytes, wasting bandwidth.",
+        fix=_pattern_fix(worst_op, spr, IDEAL_SECTORS),
+        threshold="excess sectors ≥ 10% of the sectors moved",
+        evidence=evidence,
+        estimated_speedup_pct=(mem if mem is not None else 100.0) * share,
+        confidence="high",
+    )
+
+
+def _coalescing_from_sectors_per_request(v: LaunchView, ops: dict, total: float) -> Finding | None:
+    """Sectors per request alone: up to 16 is ideal for 16-byte vectors, so only more is proof."""
+    seen = {op: x for op, x in ops.items() if x is not None and x[0] > IDEAL_SECTORS * 1.1}
+    if not seen:
+        return None
+    over = {op: (x[0], VECTOR_SECTORS, x[2]) for op, x in seen.items() if x[0] > VECTOR_SECTORS * 1.1}
+    if over:
+        finding = _coalescing_from_ratio(v, over, total, "medium")
+        if finding is not None:
+            return replace(
+                finding,
+                severity="medium" if finding.severity == "high" else finding.severity,
+                message=finding.message + " More than 16 sectors per request is excess for any access "
+                "up to 16 bytes wide; the excess shown is the least it can be (4-byte elements would "
+                f"make it larger): {COLLECT_COALESCING}.",
+            )
+    worst_op, (spr, _, _) = max(seen.items(), key=lambda kv: kv[1][0])
+    evidence = {f"global_{op}_sectors_per_request": round(x[0], 4) for op, x in seen.items()}
+    return Finding(
+        severity="info",
+        title=f"global {worst_op}s at {num(spr, 1)} sectors per request: can't tell",
+        message=f"Global {worst_op}s move {num(spr, 2)} sectors per request: 4-byte accesses "
+        "strided apart, or 8- or 16-byte vector accesses (float2/float4: 8 or 16 sectors is their "
+        f"ideal). The export cannot tell which: {COLLECT_COALESCING}.",
+        why="Sectors per request count sectors per warp instruction, not per byte used: wide "
+        "vector loads move more sectors and use every byte of them.",
+        fix="If the elements are 4 bytes wide, make threadIdx.x index the contiguous dimension; "
+        "if they are float2/float4 vectors, nothing to fix.",
+        threshold="4 < sectors per request ≤ 16, access width unknown",
+        evidence=evidence,
+        confidence="low",
+    )
+
+
+def _coalescing_from_ratio(v: LaunchView, bad_ops: dict, total: float, confidence: str) -> Finding | None:
+    """Sectors per request against an ideal the evidence supports (bytes per sector, or 16)."""
+    bad = {op: x for op, x in bad_ops.items() if x is not None and x[0] > x[1] * 1.1}
     if not bad:
         return None
-    total = sum(x[2] for x in ops.values() if x is not None)
     excess = sum(x[2] * (1 - x[1] / x[0]) for x in bad.values())
     worst_op, (spr, ideal, _) = max(bad.items(), key=lambda kv: kv[1][0] / kv[1][1])
     ratio = spr / ideal
@@ -84,8 +169,6 @@ def uncoalesced_global_access(v: LaunchView) -> Finding | None:
     message = (
         "; ".join(parts) + f": {pct(100 * excess / total if total else 0)} of the sectors moved are excess."
     )
-    if ratio >= 1.9 and ideal == IDEAL_SECTORS and v.get(f"global_{worst_op}_efficiency_pct") is None:
-        message += " (If the elements are 8 or 16 bytes wide, 8 or 16 sectors is ideal.)"
     return Finding(
         severity="high" if ratio >= 4 else "medium" if ratio >= 1.9 else "low",
         title=f"uncoalesced global {worst_op}s ({num(spr, 1)} sectors per request)",
@@ -96,6 +179,7 @@ def uncoalesced_global_access(v: LaunchView) -> Finding | None:
         threshold="sectors per request > 1.1 × ideal",
         evidence=evidence,
         estimated_speedup_pct=gain,
+        confidence=confidence,  # type: ignore[arg-type]
     )
 
 
@@ -126,6 +210,22 @@ def _near_power_of_two(x: float) -> int | None:
 def shared_bank_conflicts(v: LaunchView) -> Finding | None:
     """Shared loads or stores replayed because lanes of a warp hit one bank (≥ 10% of wavefronts)."""
     ops = {op: _shared_op(v, op) for op in ("load", "store")}
+    excess = v.get("shared_excess_wavefronts")
+    all_wavefronts = sum(x[1] for x in ops.values() if x is not None)
+    if excess is not None and v.source_format != "emulator":
+        # Nsight Compute's exact count of wavefronts beyond the ideal decides whether there
+        # are conflicts at all; the per-op counter only says where
+        if not all_wavefronts or excess / all_wavefronts < 0.10:
+            return None
+        confidence = "high"
+    elif v.source_format == "emulator":
+        confidence = "high"  # the emulator counts the ideal wavefronts of every access
+    elif any(v.get(f"shared_{op}_bank_conflicts") is not None for op in ops):
+        confidence = "low"  # the l1tex counter alone also counts events that are not conflicts
+    else:
+        # wavefronts against instructions: 8- and 16-byte accesses need 2 and 4 without conflict
+        ops = {op: (x[0], x[1], max(0.0, x[1] - 4 * x[0])) if x else None for op, x in ops.items()}
+        confidence = "medium"
     bad = {op: x for op, x in ops.items() if x is not None and x[2] / x[1] >= 0.10}
     if not bad:
         return None
@@ -142,6 +242,8 @@ def shared_bank_conflicts(v: LaunchView) -> Finding | None:
                 evidence[key] = v.get(key)
     if l1 is not None:
         evidence["l1tex_throughput_pct"] = l1
+    if excess is not None:
+        evidence["shared_excess_wavefronts"] = excess
     n = _near_power_of_two(nway)
     if one_output_per_block(v):
         fix = (
@@ -172,10 +274,19 @@ def shared_bank_conflicts(v: LaunchView) -> Finding | None:
         "of them conflicts"
         for op, x in bad.items()
     ]
+    message = "; ".join(parts)[0].upper() + "; ".join(parts)[1:] + "."
+    if confidence == "low":
+        message += (
+            " Only the hardware counter (l1tex__data_bank_conflicts_pipe_lsu_mem_shared) says so, and "
+            "it also counts events that are not bank conflicts: collect "
+            "`--section MemoryWorkloadAnalysis_Tables` (excess shared wavefronts) or "
+            "`--section SourceCounters` to be sure."
+        )
     return Finding(
         severity="high" if nway >= 8 or share >= 0.5 else "medium" if share >= 0.25 else "low",
         title=f"{num(nway, 1)}-way shared-memory bank conflicts",
-        message="; ".join(parts)[0].upper() + "; ".join(parts)[1:] + ".",
+        message=message,
+        confidence=confidence,  # type: ignore[arg-type]
         why="Shared memory has 32 banks of 4 bytes; lanes of a warp that hit different words in "
         "one bank are served one after the other (n-way = n wavefronts per request).",
         fix=fix,

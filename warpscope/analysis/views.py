@@ -9,6 +9,7 @@ from functools import cached_property
 
 import polars as pl
 
+from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values, stall_values
 from warpscope.occupancy.calculator import Occupancy
@@ -36,6 +37,9 @@ class LaunchView:
     stalls: Mapping[str, float]  # reason -> warp cycles per issued instruction
     occupancy: Occupancy | None  # from the calculator, where the configuration is known
     stated: Mapping[str, float]  # the canonical values the profile holds, catalog order
+    kernel_short: str = ""
+    library: str | None = None  # vendor library that ships the kernel (model.libraries)
+    source_format: str | None = None  # ncu-raw, nvprof-metrics, emulator, ...
 
     def get(self, metric: str) -> float | None:
         return self.metrics.get(metric)
@@ -147,6 +151,9 @@ def launch_views(profile: Profile) -> list[LaunchView]:
                 stalls.get(lid, {}),
                 occupancy.get(lid),
                 values.get(lid, {}),
+                row["kernel_short"] or "",
+                library_of(row["kernel_short"]),
+                row["source_format"],
             )
         )
     return views

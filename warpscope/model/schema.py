@@ -66,6 +66,7 @@ FINDINGS: dict[str, pl.DataType] = {
     "rule_id": pl.String(),
     "category": pl.String(),  # divergence, occupancy, launch_config, coalescing, ...
     "severity": pl.String(),  # high | medium | low | info
+    "confidence": pl.String(),  # high | medium | low: follows the weakest evidence the claim needs
     "section": pl.String(),  # ncu: the section the rule belongs to
     "title": pl.String(),  # a few words: "32-way shared bank conflicts"
     "message": pl.String(),  # what was seen, with the numbers
@@ -76,6 +77,9 @@ FINDINGS: dict[str, pl.DataType] = {
     "speedup_type": pl.String(),  # global | local | null
     "speedup_formula": pl.String(),  # how estimated_speedup_pct was computed
     "evidence": EVIDENCE,
+    "evidence_grade": pl.List(pl.String()),  # exact | hardware | inferred, one per evidence entry
+    "est_saved_ns": pl.Float64(),  # the launch's time x its share of the launch's combined gain
+    "program_share_pct": pl.Float64(),  # est_saved_ns as % of the profile's kernel time
     "covered_by": pl.String(),  # ncu rows: the warpscope rule that reports the same problem
 }
 

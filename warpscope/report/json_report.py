@@ -8,6 +8,7 @@ from typing import Any
 
 from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
+from warpscope.report.opportunities import opportunities
 from warpscope.report.summary import findings_json_by_launch, launch_records
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -16,7 +17,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     """The JSON report of an analysed profile (``views``: its launch views, if at hand).
 
-    Keys: ``sources`` (path, format, launches, rows_rejected, notes), ``run_findings``
+    Keys: ``sources`` (path, format, launches, rows_rejected, notes), ``opportunities`` (the
+    fix-first list: one entry per kernel and rule, largest saving first), ``run_findings``
     (findings about the whole run) and ``launches`` (each with its metrics, stalls,
     occupancy limiter and ``findings``).
     """
@@ -34,6 +36,8 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     parts = [
         '{"sources":',
         _dumps(sources),
+        ',"opportunities":',
+        _dumps(opportunities(profile)),
         ',"run_findings":',
         _array(findings.get(None, [])),
         ',"launches":[',

@@ -21,6 +21,7 @@ from warpscope.model.profile import Profile
 from warpscope.occupancy.advice import what_would_help
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
+from warpscope.report.opportunities import opportunities
 
 
 def _ids(ids: list[int]) -> str:
@@ -41,11 +42,43 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     groups = kernels(profile, views)
     out = ["# warpscope report", ""]
     out += _sources(profile)
+    out += _fix_first(opportunities(profile))
     out += _summary(groups)
     out += _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     for i, k in enumerate(groups, 1):
         out += _kernel(i, k)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+FIX_FIRST_ROWS = 10
+
+
+def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
+    """The top of the fix-first list: what to fix first, and what it should buy."""
+    if not entries:
+        return []
+    out = [
+        "## Fix first",
+        "",
+        "| # | kernel | problem | severity | confidence | launches | kernel time | est. saved | of program |",
+        "|---:|---|---|---|---|---:|---:|---:|---:|",
+    ]
+    for i, e in enumerate(entries[:FIX_FIRST_ROWS], 1):
+        kernel = md_cell(e["kernel_short"] or e["kernel"]) + (
+            f" ({md_cell(e['library'])})" if e["library"] else ""
+        )
+        out.append(
+            f"| {i} | {kernel} | {md_code(e['rule'])} | {e['severity']} | {e['confidence']} | {e['launches']} "
+            f"| {us(e['time_ns'])} | {us(e['est_saved_ns'])} | {_p(e['program_share_pct'])} |"
+        )
+    shown = min(len(entries), FIX_FIRST_ROWS)
+    out.append("")
+    out.append(
+        f"{shown} of {len(entries)} (kernel, problem) pairs, ranked by estimated time saved over the "
+        "whole profile; a kernel's entries never add up past its time (fixes overlap). "
+        "The fix for each is in the kernel's section below."
+    )
+    return out + [""]
 
 
 def _sources(profile: Profile) -> list[str]:
@@ -226,7 +259,7 @@ def _finding(n: int, f: dict[str, Any], agreeing: list[dict[str, Any]], launches
     prose = md_prose if ours else md_cell
     gain = f["estimated_speedup_pct"]
     head = [
-        f"**{f['severity']}**",
+        f"**{f['severity']}**" + (f" (confidence {f['confidence']})" if f.get("confidence") else ""),
         md_code(f["category"] or "uncategorised"),
         md_code(f["rule_id"] or "(unnamed rule)"),
         f"origin {md_cell(f['origin'])}",

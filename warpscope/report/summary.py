@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.views import LaunchView
+from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values, stall_values
 from warpscope.occupancy import occupancy_limiter
@@ -18,6 +19,7 @@ FINDING_KEYS = {
     "category": "category",
     "origin": "origin",
     "severity": "severity",
+    "confidence": "confidence",
     "title": "title",
     "message": "message",
     "why": "why",
@@ -28,6 +30,9 @@ FINDING_KEYS = {
     "speedup_formula": "speedup_formula",
     "section": "section",
     "evidence": "evidence",
+    "evidence_grade": "evidence_grade",
+    "est_saved_ns": "est_saved_ns",
+    "program_share_pct": "program_share_pct",
     "covered_by": "covered_by",
 }
 
@@ -70,6 +75,7 @@ def launch_records(profile: Profile, views: list[LaunchView] | None = None) -> l
                 "source": row["source_file"],
                 "kernel": row["kernel"],
                 "kernel_short": row["kernel_short"],
+                "library": library_of(row["kernel_short"]),
                 "device": row["device_name"] if row["device_name"] is not None else row["device"],
                 "compute_capability": row["compute_capability"],
                 "grid": [row["grid_x"], row["grid_y"], row["grid_z"]],

@@ -1,0 +1,90 @@
+"""What a finding is worth to the program, how sure it is, and what the user can act on.
+
+Applied by ``analyze`` after the rules: each finding gets the grade of every evidence value
+and a confidence; findings of one launch share its time (overlapping fixes do not add:
+the launch's combined gain is 1 − Π(1 − gᵢ), split in proportion to the gᵢ), giving
+``est_saved_ns`` and ``program_share_pct``; severity is then capped by confidence and by the
+kernel's share of the profile's kernel time; advice on a library kernel becomes advice
+about the call (its launch, stalls and latency are the library's: info). docs/checklist.md states the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from warpscope.analysis.evidence import confidence, grade
+from warpscope.analysis.finding import SEVERITIES, Finding
+from warpscope.analysis.views import LaunchView
+
+#: a kernel under this share of the profile's kernel time never gets ``high``
+MIN_SHARE_FOR_HIGH_PCT = 0.5
+#: categories whose advice is about the launch configuration the caller of a kernel chooses
+LAUNCH_CATEGORIES = frozenset({"launch_config", "occupancy", "tail_effect"})
+#: on a library kernel these say only how the library's code runs: nothing the caller can change
+LIBRARY_INFO_CATEGORIES = LAUNCH_CATEGORIES | {"stalls", "latency_bound"}
+
+_CALL_ADVICE = {
+    "cuBLAS": "its grid, block and tiles are cuBLAS's choice for the call's shape. What you control: "
+    "the GEMM shape (M, N, K multiples of 16, or of the tile, avoid partial tiles), the data type "
+    "(bf16/fp16/tf32 run on tensor cores), batching many small GEMMs into one batched or grouped "
+    "call, and cuBLASLt's algorithm selection.",
+    "cuDNN": "its launch is cuDNN's choice for the call. What you control: the memory layout "
+    "(channels_last/NHWC avoids the NCHW↔NHWC transposes), the data type, the batch size, and "
+    "algorithm selection (torch.backends.cudnn.benchmark = True tries them and keeps the fastest).",
+    "PyTorch": "PyTorch chooses its launch. What you control: fewer, larger calls — fuse chains of "
+    "small elementwise ops (torch.compile), drop needless copies and dtype casts, larger batches.",
+}
+_GENERIC_ADVICE = (
+    "its launch configuration comes from the library's own choice for the call's shapes. What you "
+    "control: problem shapes that fit its tiles, the data type and layout, and batching small calls."
+)
+
+_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+
+def cap(severity: str, ceiling: str) -> str:
+    """The milder of ``severity`` and ``ceiling``."""
+    return severity if _RANK[severity] >= _RANK[ceiling] else ceiling
+
+
+def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: float) -> list[Finding]:
+    """``found`` (one launch's findings) graded, weighed against the program, and capped."""
+    duration = view.get("duration_ns")
+    gains = [min(1.0, max(0.0, (f.estimated_speedup_pct or 0.0) / 100)) for f in found]
+    combined = 1.0
+    for g in gains:
+        combined *= 1.0 - g
+    combined = 1.0 - combined
+    scale = combined / sum(gains) if sum(gains) > 0 else 0.0
+    kernel_share = 100.0 * kernel_ns / total_ns if total_ns > 0 else None
+    out = []
+    for f, g in zip(found, gains):
+        grades = tuple(grade(view, m) for m in f.evidence)
+        conf = f.confidence or confidence(grades)
+        saved = duration * g * scale if duration is not None and f.estimated_speedup_pct is not None else None
+        severity: str = f.severity
+        if conf == "low":
+            severity = cap(severity, "low")
+        elif conf == "medium":
+            severity = cap(severity, "medium")
+        if kernel_share is not None and kernel_share < MIN_SHARE_FOR_HIGH_PCT:
+            severity = cap(severity, "medium")
+        fix = f.fix
+        if view.library:
+            call = f"This is a {view.library} kernel: {_CALL_ADVICE.get(view.library, _GENERIC_ADVICE)}"
+            if f.category in LIBRARY_INFO_CATEGORIES:
+                severity, fix = "info", call
+            else:  # what the library's code does (its access pattern...) changes only with the call
+                severity, fix = cap(severity, "medium"), f"{call} (What the kernel does: {f.fix})"
+        out.append(
+            replace(
+                f,
+                severity=severity,  # type: ignore[arg-type]
+                fix=fix,
+                confidence=conf,  # type: ignore[arg-type]
+                grades=grades,
+                est_saved_ns=saved,
+                program_share_pct=100.0 * saved / total_ns if saved is not None and total_ns > 0 else None,
+            )
+        )
+    return out
