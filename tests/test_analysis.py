@@ -152,7 +152,8 @@ def test_serial_and_tree_reductions(views):
 
 def test_launch_config_rules(views):
     (few,) = _fired(views, "matmulTiled<32, 1>", "grid_few_blocks_per_sm")
-    assert few.severity == "medium" and "256 blocks on 132 SMs" in few.message
+    # 256 blocks of 1,024 threads, 2 resident per SM: 0.97 of a wave, every block runs at once
+    assert few.severity == "low" and "256 blocks on 132 SMs" in few.message
     (tail,) = _fired(views, "heavyRegisters", "tail_effect")
     assert tail.estimated_speedup_pct == pytest.approx(100 * (1 - 0.17) / 6, abs=0.01)
     assert "One wave is 792 blocks" in tail.fix
@@ -176,7 +177,8 @@ def test_bounds_check_divergence_is_harmless(views):
 
 
 def test_bound_classification(views):
-    assert _fired(views, "matmulNaive", "memory_bound")[0].title == "memory-bound (at the roof)"
+    # L1 at 92% of peak and DRAM at 1%: the kernel re-reads what it could keep in shared memory
+    assert _fired(views, "matmulNaive", "memory_bound")[0].title == "memory-bound in the caches (at the roof)"
     assert _fired(views, "withDivergence", "compute_bound")
     assert _fired(views, "saxpyCoalesced", "latency_bound")
     assert not _fired(views, "saxpyCoalesced", "memory_bound")

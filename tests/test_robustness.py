@@ -98,7 +98,7 @@ def _real_samples() -> list:
         p
         for p in sorted(H100.iterdir())
         if p.suffix not in (".md", ".cu")
-        and p.name not in ("versions.txt", "ncu_help.txt", "make_samples_log.txt")
+        and p.name not in ("versions.txt", "advice_versions.txt", "ncu_help.txt", "make_samples_log.txt")
     ]
     if SHARED.is_dir():
         files += sorted(

@@ -12,6 +12,7 @@ from warpscope.explore.workspace import Workspace
 from warpscope.model.profile import Profile
 from warpscope.tui import WarpscopeApp
 from warpscope.tui.screens.compare import CompareScreen
+from warpscope.tui.screens.fix_first import FixFirstScreen
 from warpscope.tui.screens.glossary import GlossaryScreen
 from warpscope.tui.screens.help import HelpScreen
 from warpscope.tui.screens.kernel import TABS, KernelScreen
@@ -212,6 +213,38 @@ async def test_findings_tab_labels_origins_and_copies(monkeypatch):
         del text
 
 
+async def test_fix_first_agrees_with_the_reports_and_opens_findings():
+    """`x` lists what the JSON report's `opportunities` and the markdown "Fix first" table list,
+    in the same order; Enter opens the kernel of the highlighted row on its Findings tab."""
+    from warpscope.analysis import analyze
+    from warpscope.report.json_report import report_dict
+    from warpscope.report.markdown import render
+
+    path = H100 / "seed_full_details.csv"
+    analysed = analyze(warpscope.load(path))
+    expected = report_dict(analysed)["opportunities"]
+    markdown = render(analysed)
+    app = _app(path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        await pilot.press("x")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FixFirstScreen)
+        shown = [(e["kernel_short"], e["rule"], e["est_saved_ns"]) for e in screen.entries]
+        assert shown == [(e["kernel_short"], e["rule"], e["est_saved_ns"]) for e in expected]
+        assert screen.query_one("#fix-first").row_count == len(expected) >= 10
+        for i, e in enumerate(expected[:10], 1):  # the markdown table's rows, same order
+            assert f"| {i} | {e['kernel_short']}" in markdown
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        opened = app.screen
+        assert isinstance(opened, KernelScreen)
+        assert opened.query_one(TabbedContent).active == "findings"
+        assert opened.detail.kernel.kernel_short == expected[1]["kernel_short"]
+        assert expected[1]["rule"] in {f["rule_id"] for f in opened.detail.kernel.findings}
+
+
 async def test_export_writes_the_markdown_report(tmp_path):
     app = _app(H100 / "seed_full_raw.csv")
     app.report_path = tmp_path / "report.md"
@@ -294,7 +327,15 @@ def test_help_and_docs_name_every_key():
         "home": "Home",
         "end": "End",
     }
-    for screen in (KernelsScreen, KernelScreen, TimelineScreen, CompareScreen, TimelineView, WarpscopeApp):
+    for screen in (
+        KernelsScreen,
+        KernelScreen,
+        TimelineScreen,
+        CompareScreen,
+        FixFirstScreen,
+        TimelineView,
+        WarpscopeApp,
+    ):
         for binding in screen.BINDINGS:
             for key in binding.key.split(","):
                 if key in (

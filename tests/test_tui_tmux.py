@@ -14,7 +14,10 @@ import time
 import uuid
 from pathlib import Path
 
+import warpscope
 from tests.conftest import H100, ROOT
+from warpscope.analysis import analyze
+from warpscope.report.opportunities import opportunities
 
 WARPSCOPE = Path(sys.executable).parent / "warpscope"
 
@@ -62,6 +65,32 @@ def test_open_find_kernel_see_limiter_and_quit(tmp_path):
         screen = _wait_for(session, "◀ binds")
         binding = next(line for line in screen.splitlines() if "◀ binds" in line)
         assert binding.split()[0] == "registers"
+        _tmux("send-keys", "-t", session, "q")
+        screen = _wait_for(session, "warpscope exited with 0")
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_fix_first_from_the_table_opens_the_kernels_findings(tmp_path):
+    """`x` on the kernel table lists the fix-first pairs; Enter opens the top one's Findings tab."""
+    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
+    session = f"warpscope-{uuid.uuid4().hex[:8]}"
+    command = f"'{WARPSCOPE}' open '{H100 / 'seed_full_raw.csv'}'; echo warpscope exited with $?; sleep 30"
+    _tmux(
+        "new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", str(tmp_path), "sh", "-c", command
+    )
+    try:
+        _wait_for(session, "22 of 22 kernels")
+        _tmux("send-keys", "-t", session, "x")
+        screen = _wait_for(session, "(kernel, problem) pairs")
+        kernel = opportunities(analyze(warpscope.load(H100 / "seed_full_raw.csv")))[0]["kernel_short"]
+        top = next(line for line in screen.splitlines() if line.strip().startswith("1 "))
+        assert kernel in top
+        _tmux("send-keys", "-t", session, "Enter")
+        screen = _wait_for(session, "7 Findings")
+        assert kernel in screen
+        _wait_for(session, "fix: ")  # the Findings tab is the one showing
         _tmux("send-keys", "-t", session, "q")
         screen = _wait_for(session, "warpscope exited with 0")
         assert "Traceback" not in screen

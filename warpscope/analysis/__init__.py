@@ -67,8 +67,8 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
         for r in RULES.values():
             if r.scope == "run":
                 rows.extend((None, _about(f, run.source, len(runs) > 1)) for f in r.run(run))
-    ours = findings_frame(rows)
     theirs = _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired)
+    ours = findings_frame(_credit_ncu(rows, theirs))
     return replace(
         profile,
         findings=pl.concat([schema.conform("findings", ours), theirs]).sort(
@@ -80,6 +80,35 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
 def _about(f: Finding, source: str, several: bool) -> Finding:
     """A run finding names its file when the profile holds several runs."""
     return replace(f, message=f"{source}: {f.message}") if several else f
+
+
+#: evidence grade of an Nsight Compute rule's own estimate, credited in the finding it agrees with
+NCU_RULE = "ncu rule"
+
+
+def _credit_ncu(
+    rows: list[tuple[int | None, Finding]], ncu: pl.DataFrame
+) -> list[tuple[int | None, Finding]]:
+    """Each finding that an Nsight Compute rule agrees with names that rule and its estimated
+    speedup in its evidence (``ncu.<Rule>.est_speedup_pct``; ``ncu.<Rule>`` = 1 without one):
+    one finding per problem, crediting both."""
+    if ncu.is_empty() or "covered_by" not in ncu.columns:
+        return rows
+    credit: dict[tuple[int, str], dict[str, float]] = {}
+    for launch_id, rule_id, covered_by, speedup in ncu.select(
+        "launch_id", "rule_id", "covered_by", "estimated_speedup_pct"
+    ).iter_rows():
+        if covered_by is None or launch_id is None:
+            continue
+        key = f"ncu.{rule_id}.est_speedup_pct" if speedup is not None else f"ncu.{rule_id}"
+        credit.setdefault((launch_id, covered_by), {})[key] = speedup if speedup is not None else 1.0
+    out = []
+    for launch_id, f in rows:
+        extra = credit.get((launch_id, f.rule), {}) if launch_id is not None else {}
+        if extra:
+            f = replace(f, evidence={**f.evidence, **extra}, grades=(*f.grades, *[NCU_RULE] * len(extra)))
+        out.append((launch_id, f))
+    return out
 
 
 def _mark_covered(ncu: pl.DataFrame, fired: dict[tuple[int, str], list[tuple[str, str]]]) -> pl.DataFrame:

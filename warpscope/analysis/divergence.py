@@ -74,7 +74,7 @@ def warp_divergence(v: LaunchView) -> Finding | None:
         )
     sm = v.get("sm_throughput_pct")
     gain = (1 - low / 100) * (sm if sm is not None else 100.0)
-    severity = "high" if gain >= 20 or (sm is None and low < 50) else "medium" if gain >= 5 else "low"
+    severity = "high" if gain >= 20 or (sm is None and low < 50) else "medium" if gain >= 10 else "low"
     return Finding(
         severity=severity,
         title=f"warp divergence: {num(lanes, 1)} of 32 lanes busy",

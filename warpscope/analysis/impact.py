@@ -21,7 +21,16 @@ MIN_SHARE_FOR_HIGH_PCT = 0.5
 #: categories whose advice is about the launch configuration the caller of a kernel chooses
 LAUNCH_CATEGORIES = frozenset({"launch_config", "occupancy", "tail_effect"})
 #: on a library kernel these say only how the library's code runs: nothing the caller can change
-LIBRARY_INFO_CATEGORIES = LAUNCH_CATEGORIES | {"stalls", "latency_bound"}
+#: (a library's tree reductions and its place against the roofs are its own design)
+LIBRARY_INFO_CATEGORIES = LAUNCH_CATEGORIES | {
+    "stalls",
+    "latency_bound",
+    "memory_bound",
+    "compute_bound",
+    "reduction",
+}
+#: a finding with an estimated gain needs this much (% of the launch's time) for each severity
+MIN_GAIN_FOR = {"high": 20.0, "medium": 5.0}
 
 _CALL_ADVICE = {
     "cuBLAS": "its grid, block and tiles are cuBLAS's choice for the call's shape. What you control: "
@@ -41,6 +50,65 @@ _GENERIC_ADVICE = (
 
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
+_LAUNCH_ROOTS = ("grid_smaller_than_sms", "grid_few_blocks_per_sm", "blocks_too_small_for_sm")
+_MEMORY_ROOTS = ("uncoalesced_global_access", "shared_bank_conflicts")
+#: a finding (rule, or ``stall_reason:<reason>``) and the findings that explain it when they
+#: fire on the same launch: one problem, one finding (the symptom is kept, as info, saying so)
+FOLLOWS_FROM: dict[str, tuple[str, ...]] = {
+    "achieved_occupancy_gap": (*_LAUNCH_ROOTS, "tail_effect", "serial_reduction", "memory_bound"),
+    "few_resident_warps": (*_LAUNCH_ROOTS, "occupancy_limited"),
+    "latency_bound": (
+        *_LAUNCH_ROOTS,
+        *_MEMORY_ROOTS,
+        "occupancy_limited",
+        "achieved_occupancy_gap",
+        "block_size_outside_128_256",
+        "warp_divergence",
+        "serial_reduction",
+    ),
+    "warp_divergence": ("serial_reduction",),
+    "memory_bound": _MEMORY_ROOTS,
+    "compute_bound": ("warp_divergence",),
+    "stall_reason:long_scoreboard": (
+        "uncoalesced_global_access",
+        "grid_smaller_than_sms",
+        "serial_reduction",
+        "memory_bound",
+    ),
+    "stall_reason:lg_throttle": ("uncoalesced_global_access", "memory_bound"),
+    "stall_reason:drain": ("uncoalesced_global_access",),
+    "stall_reason:short_scoreboard": ("shared_bank_conflicts",),
+    "stall_reason:mio_throttle": ("shared_bank_conflicts",),
+    "stall_reason:barrier": ("shared_memory_tree_reduction", "serial_reduction"),
+}
+
+
+def _key(f: Finding) -> str:
+    if f.rule == "stall_reason":
+        reason = next((m.removeprefix("stalls.") for m in f.evidence if m.startswith("stalls.")), "")
+        return f"stall_reason:{reason}"
+    return f.rule
+
+
+def fold_symptoms(found: list[Finding]) -> list[Finding]:
+    """Findings that follow from another finding of the same launch become info that names it."""
+    roots = {f.rule: f for f in found if f.severity != "info"}
+    out = []
+    for f in found:
+        cause = next((roots[r] for r in FOLLOWS_FROM.get(_key(f), ()) if r in roots), None)
+        if cause is None:
+            out.append(f)
+            continue
+        out.append(
+            replace(
+                f,
+                severity="info",
+                message=f"Follows from “{cause.title}” (fix that first). {f.message}",
+                estimated_speedup_pct=None,
+            )
+        )
+    return out
+
 
 def cap(severity: str, ceiling: str) -> str:
     """The milder of ``severity`` and ``ceiling``."""
@@ -49,6 +117,7 @@ def cap(severity: str, ceiling: str) -> str:
 
 def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: float) -> list[Finding]:
     """``found`` (one launch's findings) graded, weighed against the program, and capped."""
+    found = fold_symptoms(found)
     duration = view.get("duration_ns")
     gains = [min(1.0, max(0.0, (f.estimated_speedup_pct or 0.0) / 100)) for f in found]
     combined = 1.0
@@ -69,6 +138,15 @@ def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: f
             severity = cap(severity, "medium")
         if kernel_share is not None and kernel_share < MIN_SHARE_FOR_HIGH_PCT:
             severity = cap(severity, "medium")
+        if f.estimated_speedup_pct is not None:
+            severity = next(
+                (
+                    s
+                    for s in ("high", "medium")
+                    if _RANK[severity] <= _RANK[s] and f.estimated_speedup_pct >= MIN_GAIN_FOR[s]
+                ),
+                cap(severity, "low"),
+            )
         fix = f.fix
         if view.library:
             call = f"This is a {view.library} kernel: {_CALL_ADVICE.get(view.library, _GENERIC_ADVICE)}"

@@ -191,14 +191,16 @@ def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
         return None
     sms = int(sms)
     per_sm = grid / sms
+    waves = v.get("waves_per_sm")
+    fills = waves is not None and waves >= 0.9  # every block resident at once: nothing left waiting
     return Finding(
-        severity="medium" if grid < 2 * sms else "low",
+        severity="medium" if grid < 2 * sms and not fills else "low",
         title=f"only {num(per_sm, 1)} blocks per SM",
         message=f"{grid} blocks on {sms} SMs = {num(per_sm, 2)} blocks per SM.",
         why="With under 2–4 blocks per SM an SM has nothing else to run while a block waits at "
         "__syncthreads(), and SMs that finish early stay idle until the launch ends.",
         fix=f"Aim for {2 * sms}–{4 * sms} blocks or more (2–4 × {sms} SMs): smaller blocks or less work per block.",
-        threshold="blocks < 2 × SMs (medium), < 4 × SMs (low)",
+        threshold="blocks < 2 × SMs and under 0.9 of a wave (medium), < 4 × SMs (low)",
         evidence={"grid_size": grid, "sm_count": sms},
     )
 

@@ -145,7 +145,8 @@ def occupancy_not_limiting(v: LaunchView) -> Finding | None:
     "occupancy",
     ncu=("AchievedOccupancy",),
     checklist=("C5", "C11"),
-    speedup="min((theoretical − achieved) / theoretical, 1 − issue-slot utilization) × 100",
+    speedup="min((theoretical − achieved) / theoretical, 1 − issue-slot utilization, "
+    "1 − busiest throughput / 90%) × 100",
 )
 def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
     """Achieved occupancy more than 10 points below theoretical: warp slots the launch leaves empty."""
@@ -180,15 +181,24 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
         cause = "warps or blocks finish unevenly (data-dependent loops, early exits), so SMs hold fewer warps as blocks drain"
         fix = "Even out the work per warp and per block (sort or bin the work, split long items)."
     gap = (theo - achieved) / theo
-    gain = 100 * v.capped(gap)
+    gain = 100 * v.latency_gain(gap)
+    reason = not_limiting_reason(v)
+    busiest = v.busiest_pct
+    if reason:
+        severity = "info"
+        cause += f"; but more resident warps are unlikely to pay: {reason}"
+    elif gain >= 20 and (busiest is None or busiest < 60):
+        severity = "medium"
+    else:
+        severity = "low"
     return Finding(
-        severity="medium" if gain >= 20 else "low",
+        severity=severity,  # type: ignore[arg-type]
         title="achieved occupancy far below theoretical",
         message=f"Achieved occupancy {pct(achieved)} of a theoretical {pct(theo)}: {cause}.",
         why="Theoretical occupancy is what could be resident; warps that are not actually there "
         "cannot hide latency.",
         fix=fix,
-        threshold="theoretical − achieved > 10 points",
+        threshold="theoretical − achieved > 10 points (medium: worth ≥ 20% with SM and memory < 60% of peak)",
         evidence=evidence,
         estimated_speedup_pct=gain,
     )

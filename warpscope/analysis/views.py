@@ -25,6 +25,11 @@ _FROM_LAUNCH = (
 )
 
 
+#: the share of peak the best streaming kernels reach on real hardware (H100, warpscope's probe
+#: kernels in sample_traces/h100/advice_full_*: 88.7–91.5% of DRAM peak), the roof in practice
+PRACTICAL_ROOF_PCT = 90.0
+
+
 @dataclass(frozen=True)
 class LaunchView:
     """One launch as the rules see it."""
@@ -105,6 +110,28 @@ class LaunchView:
         """A gain (0..1) capped by the idle issue slots, as Nsight Compute's rule tree does."""
         idle = self.issue_idle
         return min(fraction, idle) if idle is not None else fraction
+
+    @property
+    def busiest_pct(self) -> float | None:
+        """The higher of SM and memory throughput (% of peak): how close the kernel is to a roof."""
+        known = [
+            x for x in (self.get("sm_throughput_pct"), self.get("memory_throughput_pct")) if x is not None
+        ]
+        return max(known) if known else None
+
+    @property
+    def roof_headroom(self) -> float | None:
+        """The time (0..1) latency hiding could still save before the busiest unit reaches the
+        practical roof: 1 − busiest / PRACTICAL_ROOF_PCT. Fewer stalls or more warps cannot make
+        a kernel faster than its busiest unit allows."""
+        busiest = self.busiest_pct
+        return None if busiest is None else max(0.0, 1.0 - busiest / PRACTICAL_ROOF_PCT)
+
+    def latency_gain(self, fraction: float) -> float:
+        """A latency-hiding gain (0..1) capped by the idle issue slots and the roof headroom."""
+        headroom = self.roof_headroom
+        capped = self.capped(fraction)
+        return min(capped, headroom) if headroom is not None else capped
 
 
 def _positive(value: float | None) -> int | None:

@@ -86,6 +86,17 @@ class Workspace:
         ]
         return names[0], names[1], compare(analyze(base), new if self.analysed else analyze(new))
 
+    def opportunities(self) -> list[dict]:
+        """The fix-first list (``warpscope.report.opportunities``) of everything open."""
+        from warpscope.report.opportunities import opportunities
+
+        return opportunities(self.profile if self.analysed else analyze(self.profile))
+
+    def launches_of_kernel(self, kernel_short: str) -> list[int]:
+        """The launches of the kernel-table row that holds ``kernel_short``'s first launch."""
+        ids = self.profile.launches.filter(pl.col("kernel_short") == kernel_short)["launch_id"]
+        return self.launches_of(self.group_of(int(ids[0]))) if len(ids) else []
+
     def markdown_report(self) -> str:
         from warpscope.report.markdown import render
 

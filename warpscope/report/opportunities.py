@@ -19,7 +19,8 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
 
     An entry never saves more than its kernel takes, nor do a kernel's entries together:
     ``analyze`` splits each launch's combined gain (1 − Π(1 − gᵢ)) among its findings.
-    Findings of severity ``info`` and ones with no estimate are not opportunities.
+    Findings of severity ``info``, ones with no estimate, and stall reasons (symptoms: the
+    finding that names their cause carries the fix) are not opportunities.
     """
     launches = profile.launches.select("launch_id", "kernel", "kernel_short", "duration_ns")
     total = launches["duration_ns"].sum() or 0.0
@@ -28,6 +29,7 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
         profile.findings.filter(
             (pl.col("origin") == "warpscope")
             & (pl.col("severity") != "info")
+            & (pl.col("category") != "stalls")
             & pl.col("est_saved_ns").is_not_null()
             & pl.col("launch_id").is_not_null()
         )

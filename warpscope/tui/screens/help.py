@@ -16,12 +16,16 @@ clicking a header sorts too) · `/` find by name · `f` filter by expression, e.
 `achieved_occupancy_pct < 50 and kernel ~ reduce` (names: any canonical metric or ncu metric name, `duration_ns`,
 `registers_per_thread`, `block_size`, `grid_size`, `kernel`, `top_stall`...; `and`, `or`, `not`,
 parentheses) · `Escape` close or clear the filters · `Space` show or hide a kernel's launches ·
-`l` kernels or every launch · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
+`l` kernels or every launch · `x` fix first: every (kernel, problem) pair ranked by the time its fix
+saves · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
 `g` glossary of the column · `e` export the markdown report · `y` copy the row
 
 **Kernel view** — `1`–`7` tabs (Overview, Divergence, Occupancy, Stalls, Memory, Source,
 Findings) · `v` next occupancy graph (block size, registers, shared memory) · `t` timeline ·
 `g` glossary for the tab · `y` copy the tab or the highlighted finding · `Escape` back
+
+**Fix first** — `Enter` open the kernel on its Findings tab · `y` copy the entry and its fix ·
+`Escape` back
 
 **Timeline** — arrows move between warp slots and cycles (`Shift` jumps) · `+`/`-` zoom ·
 `f` fit the launch · `Home`/`End` · click a cell · `g` explain the state under the cursor

@@ -44,9 +44,10 @@ class KernelScreen(Screen):
         Binding("e", "app.export", "Export"),
     ]
 
-    def __init__(self, launch_ids: list[int]) -> None:
+    def __init__(self, launch_ids: list[int], tab: str = "overview") -> None:
         super().__init__()
         self.launch_ids = launch_ids
+        self.initial_tab = tab if tab in TABS else "overview"
         self.detail: KernelDetail = self.app.workspace.detail(launch_ids)
 
     def compose(self) -> ComposeResult:
@@ -59,7 +60,7 @@ class KernelScreen(Screen):
             title.append("\n")
             title.append(literal(one_line(k.kernel, 400)))
         yield Static(title, id="kernel-title")
-        with TabbedContent(id="tabs", initial="overview"):
+        with TabbedContent(id="tabs", initial=self.initial_tab):
             for number, (tab, body) in enumerate(
                 (("overview", kernel_tabs.overview(d)), ("divergence", kernel_tabs.divergence(d))), 1
             ):

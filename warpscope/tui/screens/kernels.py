@@ -29,6 +29,7 @@ class KernelsScreen(Screen):
         Binding("f", "filter_expression", "Filter"),
         Binding("space", "expand", "Launches", show=False),
         Binding("l", "toggle_mode", "Kernels/launches", show=False),
+        Binding("x", "fix_first", "Fix first"),
         Binding("c", "compare", "Compare"),
         Binding("t", "timeline", "Timeline", show=False),
         Binding("g", "glossary", "Glossary"),
@@ -218,6 +219,11 @@ class KernelsScreen(Screen):
         if view.name_filter or view.expression:
             view.name_filter, view.expression = "", ""
             self.refresh_rows()
+
+    def action_fix_first(self) -> None:
+        from warpscope.tui.screens.fix_first import FixFirstScreen
+
+        self.app.push_screen(FixFirstScreen())
 
     def action_compare(self) -> None:
         if not self.app.workspace.can_compare():

@@ -1,0 +1,104 @@
+"""Fix first: the program's (kernel, problem) pairs ranked by the time their fix would save."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from warpscope.tui.text import literal, one_line, p, t
+
+#: severity -> mark: the word says it without colour (NO_COLOR)
+SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "", "info": "dim"}
+
+
+class FixFirstScreen(Screen):
+    """Every (kernel, problem) pair with an estimated saving, the largest first; Enter opens
+    the kernel on its Findings tab."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("enter", "open", "Open kernel"),
+        Binding("y", "copy", "Copy"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        self.entries: list[dict[str, Any]] = self.app.workspace.opportunities()
+        saved = sum(e["est_saved_ns"] for e in self.entries)
+        share = sum(e["program_share_pct"] or 0.0 for e in self.entries)
+        title = Text("Fix first", style="bold")
+        title.append(
+            f" · {len(self.entries)} (kernel, problem) pairs; together they may save {t(saved)}"
+            f" ({p(share)} of the kernel time). Enter opens the kernel's findings."
+            if self.entries
+            else " · no finding with an estimated saving."
+        )
+        yield Static(title, id="fix-first-title")
+        table = DataTable(id="fix-first", cursor_type="row", zebra_stripes=True)
+        table.add_columns(
+            "#",
+            "Saves",
+            "Of program",
+            "Kernel",
+            "Problem",
+            "Severity",
+            "Confidence",
+            "Launches",
+            "Kernel time",
+        )
+        for i, e in enumerate(self.entries, 1):
+            table.add_row(*_cells(i, e), key=str(i - 1))
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def _entry(self) -> dict[str, Any] | None:
+        table = self.query_one(DataTable)
+        if not self.entries or table.cursor_row is None:
+            return None
+        return self.entries[min(table.cursor_row, len(self.entries) - 1)]
+
+    def action_open(self) -> None:
+        entry = self._entry()
+        if entry is None:
+            return
+        from warpscope.tui.screens.kernel import KernelScreen
+
+        ids = self.app.workspace.launches_of_kernel(entry["kernel_short"])
+        if ids:
+            self.app.push_screen(KernelScreen(ids, tab="findings"))
+
+    @on(DataTable.RowSelected)
+    def _selected(self) -> None:
+        self.action_open()
+
+    def action_copy(self) -> None:
+        entry = self._entry()
+        if entry is None:
+            return
+        self.app.copy_to_clipboard(f"{entry['kernel_short']}\t{entry['rule']}\t{entry['fix']}")
+        self.notify("Entry and its fix copied to the clipboard (OSC 52).", title="Copy")
+
+
+def _cells(i: int, e: dict[str, Any]) -> list[Text | str]:
+    kernel = literal(one_line(e["kernel_short"], 60))
+    if e["library"]:
+        kernel.append(f" ({e['library']})", style="dim")
+    return [
+        str(i),
+        Text(t(e["est_saved_ns"]), justify="right"),
+        Text(p(e["program_share_pct"]), justify="right"),
+        kernel,
+        Text(e["rule"]),
+        Text(e["severity"], style=SEVERITY_STYLE.get(e["severity"], "")),
+        Text(e["confidence"] or "–"),
+        Text(str(e["launches"]), justify="right"),
+        Text(t(e["time_ns"]), justify="right"),
+    ]
