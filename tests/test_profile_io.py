@@ -85,7 +85,7 @@ def test_raw_metrics_are_lazy_and_checked(tmp_path, seed_raw):
     one = back.raw_metrics.select("launch_id", "device__attribute_max_warps_per_multiprocessor").collect()
     assert one.height == 22 and set(one[:, 1]) == {"64"}
 
-    table = pq.read_table(path)
+    table = pq.ParquetFile(path).read()  # with the file's key-value metadata (read_table drops it)
     meta = dict(table.schema.metadata)
     blob = bytearray(meta[b"warpscope.raw_metrics"])
     blob[len(blob) // 2] = ord("A") if blob[len(blob) // 2] != ord("A") else ord("B")
@@ -108,7 +108,7 @@ def test_profiles_saved_with_ipc_tables_still_load(tmp_path, rich_profile):
 
     path = tmp_path / "new.parquet"
     rich_profile.save(path)
-    table = pq.read_table(path)
+    table = pq.ParquetFile(path).read()  # with the file's key-value metadata (read_table drops it)
     meta = {}
     for key, value in table.schema.metadata.items():
         name = key.decode().removeprefix("warpscope.")

@@ -53,6 +53,10 @@ class WarpscopeApp(App):
         # sight keeps full collections (which otherwise land on a keystroke now and then,
         # 50-150 ms with a 100k-launch profile) down to the objects made since.
         self.call_after_refresh(gc.freeze)
+        # the rules and the job run in threads that compete for the GIL: after the first frame
+        self.call_after_refresh(self._start_background, screen)
+
+    def _start_background(self, screen: KernelsScreen) -> None:
         if self._analyse:
             screen.analyse()
         if self._job is not None:
