@@ -2,8 +2,7 @@
 
 Runs the whole seed workload at full size (every launch timed on sm_90 with the default
 scheduler) and prints, side by side, the timing model's rate, the issue's target and
-Accel-Sim's published trace-driven rate (12.5K warp instructions per second, ISCA 2020,
-reference/emulator.md §0), and the seed suite's total timing time (target: under a minute).
+Accel-Sim's published trace-driven rate (12.5K warp instructions per second, ISCA 2020), and the seed suite's total timing time (target: under a minute).
 
     python benchmarks/timing_bench.py
 """

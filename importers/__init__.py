@@ -43,12 +43,12 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> P
         except (Exception, PanicException) as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise InputError(name, f"damaged warpscope profile ({first})") from None
-    head = _input.read_head(path)
+    head = _input.read_head(name)
     if direct.eligible(name, head) and (profile := direct.import_direct(name)) is not None:
         return _with_occupancy(profile)
     if stream.should_stream(name, head):  # big details/raw pages: bounded memory
         return _with_occupancy(stream.import_stream(name, ncu.import_csv, progress))
-    data = _input.read_bytes(path)
+    data = _input.read_bytes(name)
     _input.check_text(name, data)
     if ncu.looks_like_csv(data):
         return _with_occupancy(ncu.import_csv(name, data))

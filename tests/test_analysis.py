@@ -13,7 +13,7 @@ from tests.conftest import H100, SHARED, needs_shared
 from warpscope.analysis import CATEGORIES, RULES, SEVERITIES, analyze, findings_for
 from warpscope.analysis.views import launch_views
 
-# what each seed kernel was written to show (seedkernels.cu, DESIGN.md §10)
+# what each seed kernel was written to show (seedkernels.cu, docs/checklist.md seed errata)
 EXPECTED = {
     "transposeShared<0>": {"bank_conflicts"},
     "transposeNaive": {"coalescing"},

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -185,3 +186,41 @@ def test_every_architecture_has_parameters():
     a = seed.seed_input(256 * 256)
     r = _launch(seed.saxpyCoalesced, 256, 256, a, a.copy(), np.zeros_like(a), f32(2), a.size).timing
     assert r.arch == "sm_80" and r.sms == 108
+
+
+def test_two_emulations_at_once_keep_their_own_settings_and_launches():
+    """Settings and recorders are per thread (context): two emulations running at the same time
+    with different architectures and schedulers each get their own, as the TUI's worker and a
+    second emulation would. Run one after the other first, for the reference."""
+    import threading
+
+    from warpscope.emulator.runner import emulate_file
+
+    path = Path(__file__).parent / "data" / "emulate_saxpy.py"
+    configs = {"a": Settings(arch="sm_75", policy="lrr"), "b": Settings(arch="sm_90", policy="gto")}
+    alone = {k: emulate_file(path, s) for k, s in configs.items()}
+    together: dict[str, object] = {}
+    start = threading.Barrier(2)
+
+    def run(key: str) -> None:
+        start.wait()
+        together[key] = emulate_file(path, configs[key])
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in configs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for key, settings in configs.items():
+        profile = together[key]
+        assert isinstance(profile, type(alone[key]))
+        launches = profile.launches
+        assert launches.height == 2  # its own two launches, not the other thread's
+        assert set(launches["compute_capability"]) == {
+            settings.arch.removeprefix("sm_")[0] + "." + settings.arch[-1]
+        }
+        assert launches.drop("launch_id").equals(alone[key].launches.drop("launch_id"))
+        assert profile.metrics.sort("launch_id", "metric").equals(
+            alone[key].metrics.sort("launch_id", "metric")
+        )
+    assert SETTINGS.arch == "sm_90" and SETTINGS.policy == "gty"  # the defaults were never touched

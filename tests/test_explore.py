@@ -164,7 +164,7 @@ def test_kernel_detail_has_what_every_tab_needs(analysed):
     heavy = analysed.launches.filter(pl.col("kernel_short") == "heavyRegisters")["launch_id"].to_list()
     d = kernel_detail(analysed, heavy)
     assert d.occupancy is not None and d.occupancy.limiter == "registers"
-    assert d.occupancy.active_blocks_per_sm == 6  # DESIGN.md §10: 6 blocks, 75%
+    assert d.occupancy.active_blocks_per_sm == 6  # docs/checklist.md, seed errata: 6 blocks, 75%
     assert any("40 -> 32 registers" in c.text for c in d.what_if)
     assert d.sweep("registers").filter(pl.col("current"))["occupancy_pct"].to_list() == [75.0]
     assert d.stall_shares["share_pct"].sum() == pytest.approx(100.0)

@@ -48,7 +48,7 @@ def test_details_page_values_equal_file(name):
 
 
 def test_known_seed_facts(seed_raw, seed_details):
-    """Facts of DESIGN.md §10 and the issue, from both pages."""
+    """The seed errata (docs/checklist.md) and the issue's facts, from both pages."""
     for profile in (seed_raw, seed_details):
         launches = profile.launches.sort("launch_id")
         regs = dict(zip(launches["kernel_short"], launches["registers_per_thread"]))

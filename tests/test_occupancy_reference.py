@@ -73,7 +73,7 @@ def test_launches_that_cannot_run_raise_with_the_reason():
 
 
 def test_seed_errata_example():
-    """DESIGN.md section 10: 40 registers x 256 threads on sm_90 is 75%, not 79.7%."""
+    """Seed errata (docs/checklist.md): 40 registers x 256 threads on sm_90 is 75%, not 79.7%."""
     occ = calculate("sm_90", 256, 40)
     assert (occ.active_blocks_per_sm, occ.active_warps_per_sm, occ.occupancy_pct) == (6, 48, 75.0)
     assert occ.limiter == "registers" and occ.block_limit_registers == 6

@@ -18,5 +18,7 @@ def load(path_or_paths: str | os.PathLike[str] | list[str] | list[os.PathLike[st
     """Import one or several exports (or saved profiles) into one Profile."""
     from importers import import_files
 
-    paths = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else list(path_or_paths)
+    paths: list[str | os.PathLike[str]] = (
+        [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else list(path_or_paths)
+    )
     return import_files([os.fspath(p) for p in paths])

@@ -84,8 +84,8 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
     rejected += cut
 
     launches = _launches(good, fmt=fmt, summary=summary)
-    rows, keys = assemble.keyed(_metric_rows(good, values))
-    launches, metrics, stalls = assemble.assemble(rows, keys, launches)
+    rows, key_table = assemble.keyed(_metric_rows(good, values))
+    launches, metrics, stalls = assemble.assemble(rows, key_table, launches)
     findings = _findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
     return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)
 
@@ -111,20 +111,20 @@ def _drop_cut_last_launch(good: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[
     per_launch = rows.group_by("launch_id", maintain_order=True).agg(
         pl.col("Section Name").unique().sort().alias("sections"), pl.col("Section Name").last().alias("final")
     )
-    ids = per_launch["launch_id"].to_list()
-    if len(ids) < 2:
+    launch_ids = per_launch["launch_id"].to_list()
+    if len(launch_ids) < 2:
         return good, []
     last, others = per_launch.row(-1, named=True), per_launch.head(-1)
     usual = others["sections"].mode().to_list()
     final_rows = rows.filter(pl.col("Section Name") == last["final"]).group_by("launch_id").len()
-    fewest = final_rows.filter(pl.col("launch_id") != ids[-1])["len"].min()
-    have = final_rows.filter(pl.col("launch_id") == ids[-1])["len"].sum()
-    if last["sections"] in usual and (fewest is None or have >= fewest):
+    fewest = final_rows.filter(pl.col("launch_id") != launch_ids[-1])["len"].min()
+    have = final_rows.filter(pl.col("launch_id") == launch_ids[-1])["len"].sum()
+    if last["sections"] in usual and (fewest is None or have >= fewest):  # type: ignore[operator]
         return good, []
-    cut = good.filter(pl.col("launch_id") == ids[-1])
+    cut = good.filter(pl.col("launch_id") == launch_ids[-1])
     which = f"launch (ID {cut['ID'][0]})" if "ID" in cut.columns else f"kernel ({cut['Kernel Name'][0]})"
     why = f"the last {which} is cut short: the file ends inside it (truncated copy?)"
-    return good.filter(pl.col("launch_id") != ids[-1]), [(int(r), why) for r in cut["_row"].to_list()]
+    return good.filter(pl.col("launch_id") != launch_ids[-1]), [(int(r), why) for r in cut["_row"].to_list()]
 
 
 def _drop_embedded_tables(frame: pl.DataFrame, summary: bool) -> tuple[pl.DataFrame, int]:

@@ -43,7 +43,7 @@ def looks_like_source(data: bytes) -> bool:
 def import_source(path: str, text: str) -> Profile:
     listings, rejected, rows_in = _listings(path, text)
     kernels: list[str] = []
-    seen: set[tuple] = set()
+    seen: set[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]]] = set()
     parts: list[pl.DataFrame] = []
     for listing in listings:
         fingerprint = (listing.kernel, tuple(listing.header), tuple(tuple(r) for _, r in listing.rows))
@@ -150,7 +150,7 @@ def _rows(launch_id: int, listing: _Listing) -> pl.DataFrame:
     header = listing.header
     cuda = header[0] == "Line No"
     first_counter = 4 if cuda else 2
-    records: dict[str, list] = {k: [] for k in ("row", "line", "address", "code", "counter", "text")}
+    records: dict[str, list[object]] = {k: [] for k in ("row", "line", "address", "code", "counter", "text")}
     for row_no, (_, fields) in enumerate(listing.rows):
         if cuda:
             line_no = (

@@ -63,16 +63,17 @@ def looks_like_text(data: bytes) -> bool:
 
 class _Parser:
     def __init__(self) -> None:
-        self.rows: list[list] = []
+        self.rows: list[list[str | bool | int | None]] = []
         self.messages: list[str] = []
         self.other_lines = 0
         self.process = ("", "", "")
-        self.launch: list | None = None
+        self.launch: list[str] | None = None
         self.launch_id = -1
-        self.section = self.item = None
+        self.section: str | None = None
+        self.item: str | None = None
         self.spans: list[tuple[int, int]] | None = None
         self.table_state = 0  # 0 none, 1 header next, 2 rows, 3 closed
-        self.in_rule: list | None = None
+        self.in_rule: list[str | None] | None = None
 
     def feed(self, n: int, line: str) -> None:
         line = line.rstrip("\r\n")

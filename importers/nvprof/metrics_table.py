@@ -19,7 +19,7 @@ def is_metrics(table: Table) -> bool:
 
 def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
     col = {name: i for i, name in enumerate(table.header)}
-    name_col = col.get("Metric Name", col.get("Event Name"))
+    name_col = col["Metric Name"] if "Metric Name" in col else col["Event Name"]  # is_metrics: one is there
     section = "Event result" if "Event Name" in col else "Metric result"
     launches: dict[tuple[str | None, str], int] = {}
     for line, cells in table.rows:

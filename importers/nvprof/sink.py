@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -38,11 +39,11 @@ class Sink:
     fmt: str
     process_id: str | None = None
     process_name: str | None = None
-    launches: list[dict] = field(default_factory=list)
-    metrics: list[dict] = field(default_factory=list)
-    stalls: list[dict] = field(default_factory=list)
-    transfers: list[dict] = field(default_factory=list)
-    api_calls: list[dict] = field(default_factory=list)
+    launches: list[dict[str, Any]] = field(default_factory=list)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    stalls: list[dict[str, Any]] = field(default_factory=list)
+    transfers: list[dict[str, Any]] = field(default_factory=list)
+    api_calls: list[dict[str, Any]] = field(default_factory=list)
     rows_in: int = 0
 
     def launch(self, kernel: str, device: str | None, **columns: object) -> int:
@@ -95,7 +96,7 @@ class Sink:
         )
 
     def frames(self) -> dict[str, pl.DataFrame]:
-        def frame(table: str, rows: list[dict]) -> pl.DataFrame:
+        def frame(table: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
             if not rows:
                 return schema.empty(table)
             return schema.conform(

@@ -9,6 +9,7 @@ every cell. Kernel names carry the correlation id as a `` [1166]`` suffix in old
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from importers.nvprof import values
 from importers.nvprof.framing import Table
@@ -94,7 +95,18 @@ def read(table: Table, sink: Sink, rejected: list[tuple[int, str]]) -> None:
                 )
 
 
-def _transfer(sink, table, line, row, name, device, start, duration, cell, number) -> None:
+def _transfer(
+    sink: Sink,
+    table: Table,
+    line: int,
+    row: list[str],
+    name: str,
+    device: str | None,
+    start: float | None,
+    duration: float | None,
+    cell: Callable[[list[str], str], str | None],
+    number: Callable[[list[str], str], tuple[float | None, str]],
+) -> None:
     size, _ = number(row, "Size")
     rate, _ = number(row, "Throughput")
     copy, unified = COPY_ROW.match(name), _UNIFIED.match(name)

@@ -78,7 +78,7 @@ int main() {
            "active_blocks,limiting_factors,limit_warps,limit_registers,limit_shared_mem,"
            "limit_blocks,limit_barriers,allocated_registers_per_block,allocated_shared_mem_per_block\n");
     for (const Dev &d : DEVS) {
-        // fixed cases: the seed errata and the granularity examples of DESIGN.md / emulator.md
+        // fixed cases: the seed errata (docs/checklist.md) and the granularity examples of docs/occupancy.md
         const Cfg fixed[] = {{256, 40, 0, 0, -1, 1}, {256, 33, 0, 0, -1, 1}, {32, 200, 0, 0, -1, 1},
                              {640, 32, 0, 0, -1, 1}, {256, 16, 20480, 0, -1, 1},
                              {256, 16, 20480, 0, 50, 1}, {256, 16, 0, 98304, -1, 1},

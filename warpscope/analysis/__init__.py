@@ -32,7 +32,7 @@ __all__ = ["CATEGORIES", "RULES", "SEVERITIES", "Finding", "Rule", "analyze", "f
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 
-def rank_key(severity: str | None, speedup: float | None, rule_id: str | None) -> tuple:
+def rank_key(severity: str | None, speedup: float | None, rule_id: str | None) -> tuple[int, float, str]:
     """Order of findings everywhere: severity, then estimated gain, then rule id."""
     return (SEVERITY_RANK.get(severity or "info", len(SEVERITIES)), -(speedup or 0.0), rule_id or "")
 
@@ -114,9 +114,10 @@ def _credit_ncu(
 def _mark_covered(ncu: pl.DataFrame, fired: dict[tuple[int, str], list[tuple[str, str]]]) -> pl.DataFrame:
     if ncu.is_empty():
         return schema.conform("findings", ncu)
-    covered = []
+    covered: list[str | None] = []
     for launch_id, rule_id, category in ncu.select("launch_id", "rule_id", "category").iter_rows():
         candidates = fired.get((launch_id, rule_id), [])
         same = [r for c, r in candidates if c == category]
-        covered.append((same or [r for _, r in candidates] or [None])[0])
+        either = same or [r for _, r in candidates]
+        covered.append(either[0] if either else None)
     return schema.conform("findings", ncu.with_columns(pl.Series("covered_by", covered, dtype=pl.String)))

@@ -82,7 +82,7 @@ def _busiest_memory(v: LaunchView) -> tuple[str, float] | None:
 
 
 def _evidence(v: LaunchView, *keys: str) -> dict[str, float]:
-    return {k: v.get(k) for k in keys if v.get(k) is not None}
+    return v.known(*keys)
 
 
 #: stalls that wait on memory: the expected state of a kernel at the memory roof

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from warpscope.analysis.finding import Finding, rule
+from warpscope.analysis.finding import Finding, Severity, rule
 from warpscope.analysis.text import num, pct
 from warpscope.analysis.views import LaunchView
 
@@ -37,17 +37,13 @@ def warp_divergence(v: LaunchView) -> Finding | None:
     if eff is None or eff[0] >= LINE:
         return None
     low, active, pred = eff
-    evidence = {
-        k: v.get(k)
-        for k in (
-            "warp_execution_efficiency_pct",
-            "warp_nonpred_execution_efficiency_pct",
-            "divergent_branches",
-            "branch_efficiency_pct",
-            "sm_throughput_pct",
-        )
-        if v.get(k) is not None
-    }
+    evidence = v.known(
+        "warp_execution_efficiency_pct",
+        "warp_nonpred_execution_efficiency_pct",
+        "divergent_branches",
+        "branch_efficiency_pct",
+        "sm_throughput_pct",
+    )
     lanes = 32 * low / 100
     if active is not None and active >= LINE and pred is not None:
         seen = (
@@ -74,7 +70,9 @@ def warp_divergence(v: LaunchView) -> Finding | None:
         )
     sm = v.get("sm_throughput_pct")
     gain = (1 - low / 100) * (sm if sm is not None else 100.0)
-    severity = "high" if gain >= 20 or (sm is None and low < 50) else "medium" if gain >= 10 else "low"
+    severity: Severity = (
+        "high" if gain >= 20 or (sm is None and low < 50) else "medium" if gain >= 10 else "low"
+    )
     return Finding(
         severity=severity,
         title=f"warp divergence: {num(lanes, 1)} of 32 lanes busy",
@@ -106,9 +104,5 @@ def bounds_check_divergence(v: LaunchView) -> Finding | None:
         "at the edge of the data costs almost nothing.",
         fix="Nothing to change; keep the bounds check.",
         threshold="divergent branches ≤ blocks and lane efficiency ≥ 90%",
-        evidence={
-            k: v.get(k)
-            for k in ("divergent_branches", "grid_size", "warp_execution_efficiency_pct")
-            if v.get(k) is not None
-        },
+        evidence=v.known("divergent_branches", "grid_size", "warp_execution_efficiency_pct"),
     )

@@ -1,6 +1,6 @@
 """How far a value can be trusted, and so how sure a finding built on it can be.
 
-Grades (DESIGN.md §5): *exact* — instrumented SASS counters (``smsp__sass_*``), Nsight
+Grades (docs/checklist.md, "Confidence, program impact and severity"): *exact* — instrumented SASS counters (``smsp__sass_*``), Nsight
 Compute's derived ideal/excess values (``derived__*``), launch attributes, and every count
 the emulator makes; *hardware* — hardware counters, and among them the ones Nsight
 Compute's documentation qualifies (the shared bank-conflict counter also counts events

@@ -85,7 +85,9 @@ def block_size_outside_128_256(v: LaunchView) -> Finding | None:
         else "no tile shape explains it"
     )
     sync = (
-        f"; warps spend {pct(100 * barrier)} of their cycles waiting at __syncthreads()" if heavy_sync else ""
+        f"; warps spend {pct(100 * (barrier or 0.0))} of their cycles waiting at __syncthreads()"
+        if heavy_sync
+        else ""
     )
     fix = (
         "Keep the tile but give each thread several elements: e.g. 32×8 threads for a "

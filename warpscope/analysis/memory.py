@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 from warpscope.analysis.divergence import one_output_per_block
@@ -14,7 +15,11 @@ IDEAL_SECTORS = 4.0  # 32 lanes × 4 bytes = 128 bytes = four 32-byte sectors
 VECTOR_SECTORS = 16.0  # 32 lanes × 16 bytes (float4): the most an access without excess needs
 
 
-def _global_op(v: LaunchView, op: str) -> tuple[float, float, float] | None:
+#: (sectors per request, ideal sectors per request, sectors) of global loads or stores
+GlobalOp = tuple[float, float, float] | None
+
+
+def _global_op(v: LaunchView, op: str) -> GlobalOp:
     """(sectors per request, ideal sectors per request, sectors) of global loads or stores."""
     spr = v.get(f"global_{op}_sectors_per_request")
     requests = v.get(f"global_{op}_requests")
@@ -79,14 +84,15 @@ def uncoalesced_global_access(v: LaunchView) -> Finding | None:
     return _coalescing_from_sectors_per_request(v, ops, total)
 
 
-def _coalescing_from_excess(v: LaunchView, ops: dict, total: float) -> Finding | None:
+def _coalescing_from_excess(v: LaunchView, ops: dict[str, GlobalOp], total: float) -> Finding | None:
     """Nsight Compute counted the excess sectors: the claim is exact."""
     excess = v.get("global_excess_sectors") or 0.0
     if total <= 0 or excess / total < 0.10:
         return None  # no excess (16-byte vectors need 16 sectors per request: that is ideal)
     share = min(1.0, excess / total)
-    worst_op = max((op for op, x in ops.items() if x is not None), key=lambda op: ops[op][0], default="load")
-    spr = ops[worst_op][0] if ops.get(worst_op) else 0.0
+    known = {op: x for op, x in ops.items() if x is not None}
+    worst_op = max(known, key=lambda op: known[op][0], default="load")
+    spr = known[worst_op][0] if worst_op in known else 0.0
     mem = v.get("memory_throughput_pct")
     evidence = {"global_excess_sectors": excess}
     for op, x in ops.items():
@@ -111,7 +117,9 @@ def _coalescing_from_excess(v: LaunchView, ops: dict, total: float) -> Finding |
     )
 
 
-def _coalescing_from_sectors_per_request(v: LaunchView, ops: dict, total: float) -> Finding | None:
+def _coalescing_from_sectors_per_request(
+    v: LaunchView, ops: dict[str, GlobalOp], total: float
+) -> Finding | None:
     """Sectors per request alone: up to 16 is ideal for 16-byte vectors, so only more is proof."""
     seen = {op: x for op, x in ops.items() if x is not None and x[0] > IDEAL_SECTORS * 1.1}
     if not seen:
@@ -145,7 +153,9 @@ def _coalescing_from_sectors_per_request(v: LaunchView, ops: dict, total: float)
     )
 
 
-def _coalescing_from_ratio(v: LaunchView, bad_ops: dict, total: float, confidence: str) -> Finding | None:
+def _coalescing_from_ratio(
+    v: LaunchView, bad_ops: Mapping[str, GlobalOp], total: float, confidence: str
+) -> Finding | None:
     """Sectors per request against an ideal the evidence supports (bytes per sector, or 16)."""
     bad = {op: x for op, x in bad_ops.items() if x is not None and x[0] > x[1] * 1.1}
     if not bad:
@@ -156,9 +166,7 @@ def _coalescing_from_ratio(v: LaunchView, bad_ops: dict, total: float, confidenc
     evidence: dict[str, float] = {}
     for op, x in bad.items():
         evidence[f"global_{op}_sectors_per_request"] = round(x[0], 4)
-        for key in (f"global_{op}_requests", f"global_{op}_sectors", f"global_{op}_efficiency_pct"):
-            if v.get(key) is not None:
-                evidence[key] = v.get(key)
+        evidence |= v.known(f"global_{op}_requests", f"global_{op}_sectors", f"global_{op}_efficiency_pct")
     mem = v.get("memory_throughput_pct")
     if mem is not None:
         evidence["memory_throughput_pct"] = mem
@@ -237,9 +245,7 @@ def shared_bank_conflicts(v: LaunchView) -> Finding | None:
     l1 = v.get("l1tex_throughput_pct")
     evidence: dict[str, float] = {}
     for op in bad:
-        for key in (f"shared_{op}_requests", f"shared_{op}_wavefronts", f"shared_{op}_bank_conflicts"):
-            if v.get(key) is not None:
-                evidence[key] = v.get(key)
+        evidence |= v.known(f"shared_{op}_requests", f"shared_{op}_wavefronts", f"shared_{op}_bank_conflicts")
     if l1 is not None:
         evidence["l1tex_throughput_pct"] = l1
     if excess is not None:

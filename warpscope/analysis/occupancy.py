@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from warpscope.analysis.finding import Finding, rule
+from warpscope.analysis.finding import Finding, Severity, rule
 from warpscope.analysis.text import num, pct
 from warpscope.analysis.views import LaunchView
 from warpscope.occupancy.advice import LIMIT_LABELS, what_would_help
@@ -65,17 +65,15 @@ def occupancy_limited(v: LaunchView) -> Finding | None:
     else:
         fix += "."
     reason = not_limiting_reason(v)
-    severity = "low" if reason else ("high" if theo <= 50 else "medium")
+    severity: Severity = "low" if reason else ("high" if theo <= 50 else "medium")
     evidence: dict[str, float] = {"theoretical_occupancy_pct": theo}
-    for key in (
+    evidence |= v.known(
         "registers_per_thread",
         "block_size",
         "static_shared_bytes",
         "dynamic_shared_bytes",
         "issue_slot_utilization_pct",
-    ):
-        if v.get(key) is not None:
-            evidence[key] = v.get(key)
+    )
     label = LIMIT_LABELS.get(limiter or "", "an unknown limit")
     blocks = (
         f"{occ.active_blocks_per_sm} blocks = {occ.active_warps_per_sm} of {occ.arch.max_warps_per_sm} warps"
@@ -113,17 +111,13 @@ def occupancy_not_limiting(v: LaunchView) -> Finding | None:
     reason = not_limiting_reason(v) if short else None
     if not reason:
         return None
-    evidence = {
-        k: v.get(k)
-        for k in (
-            "theoretical_occupancy_pct",
-            "achieved_occupancy_pct",
-            "issue_slot_utilization_pct",
-            "sm_throughput_pct",
-            "memory_throughput_pct",
-        )
-        if v.get(k) is not None
-    }
+    evidence = v.known(
+        "theoretical_occupancy_pct",
+        "achieved_occupancy_pct",
+        "issue_slot_utilization_pct",
+        "sm_throughput_pct",
+        "memory_throughput_pct",
+    )
     top = v.top_stalls(1)
     if top:
         evidence[f"stalls.{top[0][0]}"] = top[0][1]
@@ -156,11 +150,8 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
     waves = v.get("waves_per_sm")
     warps = v.warps_per_block
     grid = v.grid_size
-    per_warp = (
-        v.get("instructions_executed") / (grid * warps)
-        if v.get("instructions_executed") and grid and warps
-        else None
-    )
+    executed = v.get("instructions_executed")
+    per_warp = executed / (grid * warps) if executed and grid and warps else None
     evidence: dict[str, float] = {"theoretical_occupancy_pct": theo, "achieved_occupancy_pct": achieved}
     if waves is not None:
         evidence["waves_per_sm"] = waves
@@ -168,7 +159,7 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
         cause = f"the grid fills only {pct(100 * waves, 0)} of one wave, so SMs run below capacity"
         fix = "Launch more blocks (see the launch-configuration findings)."
     elif per_warp is not None and per_warp < 100:
-        evidence["instructions_executed"] = v.get("instructions_executed")
+        evidence["instructions_executed"] = executed  # type: ignore[assignment]  # per_warp needs it
         cause = (
             f"each warp lives for only ~{num(per_warp, 0)} instructions, so the SM spends much "
             "of the kernel launching and retiring blocks"

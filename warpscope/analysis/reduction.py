@@ -29,7 +29,7 @@ def _evidence(v: LaunchView) -> dict[str, float]:
         "shared_load_requests",
         "shared_store_requests",
     )
-    return {k: v.get(k) for k in keys if v.get(k) is not None}
+    return v.known(*keys)
 
 
 @rule(
@@ -49,7 +49,7 @@ def serial_reduction(v: LaunchView) -> Finding | None:
     return Finding(
         severity="high",
         title="reduction done by one thread",
-        message=f"One global store per block ({num(v.get('global_store_requests'))} for {num(v.grid_size)} "
+        message=f"One global store per block ({num(v.get('global_store_requests') or 0)} for {num(v.grid_size or 0)} "
         f"blocks) and {num(32 * low / 100, 1)} of 32 lanes busy on average: one thread adds up "
         f"the block while the other {num(size - 1) if size else 'threads'} wait.",
         why="A serial loop in one thread uses 1 of the warp's 32 lanes and 1 warp of the block; "

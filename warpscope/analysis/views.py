@@ -26,7 +26,7 @@ _FROM_LAUNCH = (
 
 
 #: the share of peak the best streaming kernels reach on real hardware (H100, warpscope's probe
-#: kernels in sample_traces/h100/advice_full_*: 88.7–91.5% of DRAM peak), the roof in practice
+#: kernels in sample_traces/h100/advice_full_raw_base.csv.gz: 88.7–91.5% of DRAM peak), the roof in practice
 PRACTICAL_ROOF_PCT = 90.0
 
 
@@ -48,6 +48,10 @@ class LaunchView:
 
     def get(self, metric: str) -> float | None:
         return self.metrics.get(metric)
+
+    def known(self, *metrics: str) -> dict[str, float]:
+        """The values of ``metrics`` the launch has (evidence for a finding)."""
+        return {m: x for m in metrics if (x := self.metrics.get(m)) is not None}
 
     def has(self, *metrics: str) -> bool:
         return all(m in self.metrics for m in metrics)

@@ -1,5 +1,5 @@
 """The SIMT emulator: numba.cuda-style Python kernels run warp by warp, with the counters
-Nsight Compute reports (DESIGN.md §6).
+Nsight Compute reports (docs/emulator.md).
 
     from warpscope.emulator import cuda
 
@@ -14,6 +14,17 @@ Nsight Compute reports (DESIGN.md §6).
 
 from warpscope.emulator.api import cuda
 from warpscope.emulator.errors import EmulatorError, KernelFault, UnsupportedError
-from warpscope.emulator.kernel import SETTINGS, Launch, recording
+from warpscope.emulator.kernel import SETTINGS, Launch, Settings, current_settings, recording, using
 
-__all__ = ["SETTINGS", "EmulatorError", "KernelFault", "Launch", "UnsupportedError", "cuda", "recording"]
+__all__ = [
+    "SETTINGS",
+    "EmulatorError",
+    "KernelFault",
+    "Launch",
+    "Settings",
+    "UnsupportedError",
+    "cuda",
+    "current_settings",
+    "recording",
+    "using",
+]

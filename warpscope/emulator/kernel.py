@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,8 +40,27 @@ class Settings:
     policy: str = "gty"  # warp scheduler: gty (greedy then youngest), gto, lrr
 
 
+#: the process-wide defaults: what a launch uses where no ``using(...)`` block says otherwise
 SETTINGS = Settings()
-_RECORDERS: list[list[Launch]] = []
+# Settings and recorders are per context (a thread, an asyncio task): two emulations running
+# at once, as the TUI's worker beside a test or two threads, never see each other's.
+_CURRENT: ContextVar[Settings | None] = ContextVar("warpscope_emulator_settings", default=None)
+_RECORDERS: ContextVar[tuple[list[Launch], ...]] = ContextVar("warpscope_emulator_recorders", default=())
+
+
+def current_settings() -> Settings:
+    """The settings launches made here use: the innermost ``using`` block's, else ``SETTINGS``."""
+    return _CURRENT.get() or SETTINGS
+
+
+@contextlib.contextmanager
+def using(settings: Settings) -> Iterator[Settings]:
+    """Launches inside the ``with`` block (in this thread or task) use ``settings``."""
+    token = _CURRENT.set(settings)
+    try:
+        yield settings
+    finally:
+        _CURRENT.reset(token)
 
 
 @dataclass
@@ -79,11 +99,11 @@ class _Recorder(list):
 def recording(on_launch: Callable[[Launch], None] | None = None) -> Iterator[list[Launch]]:
     """Collect every launch made inside the ``with`` block (``on_launch`` hears of each)."""
     launches = _Recorder(on_launch)
-    _RECORDERS.append(launches)
+    token = _RECORDERS.set((*_RECORDERS.get(), launches))
     try:
         yield launches
     finally:
-        _RECORDERS.remove(launches)
+        _RECORDERS.reset(token)
 
 
 def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> None:
@@ -119,7 +139,7 @@ class Kernel(JitFunction):
         self._compiled: Function | None = None
         self.last_launch: Launch | None = None
 
-    def __getitem__(self, config: Any) -> Callable[..., None]:
+    def __getitem__(self, config: Any) -> Callable[..., Launch]:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise ValueError(f"{self.name}[...] takes (grid, block[, stream[, dynamic shared bytes]])")
         grid, block = _dim3(config[0], "grid"), _dim3(config[1], "block")
@@ -152,18 +172,19 @@ class Kernel(JitFunction):
                 f"{fn.file}: kernel {self.name} takes {len(fn.params)} arguments "
                 f"({', '.join(fn.params)}), given {len(args)}"
             )
-        _check_shared(self.name, fn, dynamic_shared, SETTINGS.arch)
+        settings = current_settings()
+        _check_shared(self.name, fn, dynamic_shared, settings.arch)
         values = _arguments(fn.params, args)
         counters = Counters()
         n_blocks = grid[0] * grid[1] * grid[2]
         slots = -(-threads // 32) * 32
-        per_chunk = max(1, SETTINGS.chunk_lanes // slots)
-        arch = SETTINGS.arch
-        trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if SETTINGS.timing else None
+        per_chunk = max(1, settings.chunk_lanes // slots)
+        arch = settings.arch
+        trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if settings.timing else None
         with np.errstate(all="ignore"):
             for first in range(0, n_blocks, per_chunk):
                 chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
-                run = Run(self.name, fn.file, chunk, counters, SETTINGS.budget, dynamic_shared, trace)
+                run = Run(self.name, fn.file, chunk, counters, settings.budget, dynamic_shared, trace)
                 frame = Frame(live=chunk.entry.threads, kernel=True, vars=dict(values))
                 exec_block(fn.body, run, frame, chunk.entry)
         uses_barrier = any(s.barriers for s in counters.sites.values())
@@ -172,7 +193,7 @@ class Kernel(JitFunction):
             file=fn.file,
             grid=grid,
             block=block,
-            registers=self.max_registers or SETTINGS.registers,
+            registers=self.max_registers or settings.registers,
             registers_stated=self.max_registers is not None,
             static_shared=fn.static_shared_bytes,
             dynamic_shared=dynamic_shared,
@@ -192,11 +213,11 @@ class Kernel(JitFunction):
                 record.static_shared,
                 dynamic_shared,
                 record.barriers,
-                SETTINGS.policy,
+                settings.policy,
             )
             record.timing.wall_s = time.perf_counter() - started
         self.last_launch = record
-        for r in _RECORDERS:
+        for r in _RECORDERS.get():
             r.append(record)
         return record
 

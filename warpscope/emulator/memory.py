@@ -2,7 +2,7 @@
 
 Pure functions of the byte addresses of the active lanes, computed for many warps at
 once (rows of 32 lanes; inactive lanes are -1). Definitions follow the Nsight Compute
-Kernel Profiling Guide (reference/emulator.md §4.2-4.3):
+Kernel Profiling Guide (docs/emulator.md, "What it counts"):
 
 - global: one request per warp instruction; sectors = distinct aligned 32-byte chunks
   the active lanes touch (``smsp__sass_sectors_mem_global``);

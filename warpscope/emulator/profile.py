@@ -28,8 +28,11 @@ SOURCE_LEVEL_NOTE = (
 
 def to_profile(launches: list[Launch], path: str) -> Profile:
     """A Profile of emulated launches, in launch order, from the file ``path``."""
-    launch_rows, metric_rows, source_rows, stall_rows = [], [], [], []
-    timelines = []
+    launch_rows: list[dict[str, object]] = []
+    metric_rows: list[dict[str, object]] = []
+    source_rows: list[dict[str, object]] = []
+    stall_rows: list[dict[str, object]] = []
+    timelines: list[pl.DataFrame] = []
     for launch_id, launch in enumerate(launches):
         sms = SM_COUNT.get(launch.arch, 132)
         launch_rows.append(_launch_row(launch_id, launch, path, sms))

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from warpscope.emulator.errors import EmulatorError
-from warpscope.emulator.kernel import SETTINGS, Launch, Settings, recording
+from warpscope.emulator.kernel import Launch, Settings, current_settings, recording, using
 from warpscope.emulator.profile import to_profile
 from warpscope.model.profile import Profile
 
@@ -72,9 +72,6 @@ def _profile(
     progress: Progress | None,
     expected: int,
 ) -> Profile:
-    saved = Settings(**vars(SETTINGS))
-    if settings is not None:
-        vars(SETTINGS).update(vars(settings))
     done = [0]
 
     def heard(launch: Launch) -> None:
@@ -82,11 +79,8 @@ def _profile(
         if progress is not None:
             progress(done[0], max(expected, done[0]), launch.kernel)
 
-    try:
-        with recording(heard) as launches:
-            _host(path, lambda: main(*args), "running main()")
-    finally:
-        vars(SETTINGS).update(vars(saved))
+    with using(settings or current_settings()), recording(heard) as launches:
+        _host(path, lambda: main(*args), "running main()")
     if not launches:
         raise EmulatorError(f"{path}: main() launched no kernels")
     return to_profile(launches, str(path))

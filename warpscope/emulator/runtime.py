@@ -97,7 +97,9 @@ class Run:
         site.thread_instructions += n * mask.threads
         self.counters.warp_instructions += n * mask.warps
         if self.trace is not None:
-            self.trace.record(inst, inst.op if op is None else op, mask, accesses)
+            chosen = inst.op if op is None else op
+            assert chosen is not None, "an instruction whose pipe depends on its result is issued with it"
+            self.trace.record(inst, chosen, mask, accesses)
 
     def define(self, inst: Inst, mask: Mask) -> None:
         """A variable took a value: no instruction, but the timing model follows the value."""

@@ -29,7 +29,7 @@ class Mask:
     def warp_any(self) -> np.ndarray:
         """One bool per warp: has at least one active lane."""
         if self._warp_any is None:
-            self._warp_any = self.arr.reshape(-1, WARP).any(axis=1)
+            self._warp_any = np.asarray(self.arr.reshape(-1, WARP).any(axis=1))
         return self._warp_any
 
     @property

@@ -83,7 +83,8 @@ class Trace:
         self._ids: np.ndarray | None = None
 
     def start_chunk(self, chunk: Chunk) -> None:
-        sel, ids = [], []
+        sel: list[int] = []
+        ids: list[int] = []
         for b in range(chunk.first_block, chunk.first_block + chunk.blocks):
             first = self._first_warp.get(b)
             if first is not None:

@@ -55,7 +55,7 @@ class Timeline:
                 _Row(
                     int(sm),
                     int(slot),
-                    int(part["smsp"][0]),  # type: ignore[arg-type]
+                    int(part["smsp"][0]),
                     part["start_cycle"].to_numpy(),
                     part["end_cycle"].to_numpy(),
                     part["state"].replace_strict(code, default=NONE, return_dtype=pl.Int64).to_numpy(),
@@ -63,7 +63,7 @@ class Timeline:
                     part["warp"].to_numpy(),
                 )
             )
-        self.cycles = int(frame["end_cycle"].max() or 0) if frame.height else 0
+        self.cycles = int(frame["end_cycle"].cast(pl.Int64).max() or 0) if frame.height else 0  # type: ignore[arg-type]
         self.frame = frame
 
     def cells(self, row: int, first_cycle: int, cycles_per_cell: int, count: int) -> np.ndarray:

@@ -115,7 +115,7 @@ class TableView:
         key = (self.name_filter, self.expression)
         if key not in self._launch_views:
             rows = _launch_rows(
-                launches.select(_LAUNCH_COLUMNS), self.table.launches["duration_ns"].sum(), labelled=True
+                launches.select(_LAUNCH_COLUMNS), _total_ns(self.table.launches), labelled=True
             )
             _remember(
                 self._launch_views,
@@ -141,7 +141,7 @@ class TableView:
         children = launches.filter(pl.col("group").is_in(sorted(self.expanded))).select(_LAUNCH_COLUMNS)
         if children.is_empty():
             return kernels
-        total = self.table.launches["duration_ns"].sum()
+        total = _total_ns(self.table.launches)
         children = self._sorted(_launch_rows(children, total, labelled=False)).with_columns(
             pl.lit(False).alias("is_kernel")
         )
@@ -180,6 +180,11 @@ def _kernel_rows(kernels: pl.DataFrame, expanded: set[int]) -> pl.DataFrame:
         .otherwise(pl.lit("▸ "))
     )
     return kernels.with_columns((marker + pl.col("label")).alias("name"))
+
+
+def _total_ns(launches: pl.DataFrame) -> float:
+    """All launches' time (0 without any duration)."""
+    return float(launches["duration_ns"].sum() or 0.0)
 
 
 def _launch_rows(launches: pl.DataFrame, total: float | None, labelled: bool) -> pl.DataFrame:

@@ -61,7 +61,7 @@ class Workspace:
         part = self.profile.subset(launch_ids)
         detail = kernel_detail(part if self.analysed else analyze(part), launch_ids)
         durations = self.table.launches["duration_ns"]
-        total = durations.sum()
+        total = float(durations.sum() or 0.0)
         if total and detail.kernel.total_ns is not None:
             detail.time_share_pct = 100 * detail.kernel.total_ns / total
         return detail

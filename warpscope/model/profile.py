@@ -19,7 +19,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -68,7 +68,8 @@ class Profile:
         """One Profile holding all of ``profiles``, launch ids renumbered to stay unique."""
         if len(profiles) == 1:
             return profiles[0]
-        parts: dict[str, list[pl.DataFrame]] = {n: [] for n in cls.table_names()}
+        # eager and lazy (wide) tables: Any, as the Profile fields' types differ by name
+        parts: dict[str, list[Any]] = {n: [] for n in cls.table_names()}
         offset = 0
         for p in profiles:
             for name, frame in p.tables().items():
@@ -77,7 +78,7 @@ class Profile:
                 parts[name].append(frame)
             if p.launches.height:
                 offset += int(p.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
-        tables = {
+        tables: dict[str, Any] = {
             n: pl.concat(fs, how="diagonal" if n in schema.WIDE_TABLES else "vertical")
             for n, fs in parts.items()
         }
@@ -87,14 +88,11 @@ class Profile:
     def subset(self, launch_ids: list[int]) -> Profile:
         """The same profile holding only ``launch_ids`` (run-level tables kept whole)."""
         ids = [int(i) for i in launch_ids]
-        return Profile(
-            **{
-                name: frame.filter(pl.col("launch_id").is_in(ids))
-                if "launch_id" in _columns(frame)
-                else frame
-                for name, frame in self.tables().items()
-            }
-        )
+        tables: dict[str, Any] = {
+            name: frame.filter(pl.col("launch_id").is_in(ids)) if "launch_id" in _columns(frame) else frame
+            for name, frame in self.tables().items()
+        }
+        return Profile(**tables)
 
     # -- saving and loading ----------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -157,7 +155,7 @@ class Profile:
         meta = body.schema.metadata or {}
         if b"warpscope.format" not in meta:
             raise ValueError(f"{path}: not a warpscope profile (no warpscope metadata)")
-        tables: dict[str, pl.DataFrame] = {}
+        tables: dict[str, Any] = {}  # eager and lazy (wide) tables
         for name in cls.table_names():
             if name == "metrics":
                 continue

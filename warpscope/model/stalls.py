@@ -1,7 +1,7 @@
 """Stall reasons: Nsight Compute's names, and the nvprof metrics that mean the same thing.
 
 nvprof's other ``stall_*`` metrics merge several ncu reasons (``exec_dependency`` =
-short_scoreboard + wait, ...) and keep their own name (``reference/formats.md`` section 3).
+short_scoreboard + wait, ...) and keep their own name.
 """
 
 from __future__ import annotations

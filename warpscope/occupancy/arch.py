@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 KB = 1024
 
@@ -89,7 +90,9 @@ _GA10X = (0, 8, 16, 32, 64, 100)
 _GH100 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 
 
-def _arch(name: str, family: str, threads: int, blocks: int, shared_kb: int, optin_kb: int, **extra) -> Arch:
+def _arch(
+    name: str, family: str, threads: int, blocks: int, shared_kb: int, optin_kb: int, **extra: Any
+) -> Arch:
     major, minor = divmod(int(name[3:]), 10)
     return Arch(name, major, minor, family, threads, blocks, shared_kb * KB, optin_kb * KB, **extra)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -54,7 +55,7 @@ def records(frame: pl.DataFrame) -> Iterator[dict[str, object]]:
     """One dict per configuration: the calculator's result, or the reason it cannot run."""
     cols = [c for c in (*REQUIRED, *OPTIONAL) if c in frame.columns]
     for line, row in enumerate(frame.select(cols).iter_rows(named=True), start=2):
-        args = {k: (v if v is not None else OPTIONAL.get(k)) for k, v in row.items()}
+        args: dict[str, Any] = {k: (v if v is not None else OPTIONAL.get(k)) for k, v in row.items()}
         for k, default in OPTIONAL.items():
             args.setdefault(k, default)
         if any(args[k] is None for k in REQUIRED):

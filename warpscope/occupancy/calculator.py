@@ -17,6 +17,7 @@ threads on sm_90 wrong: 6 blocks = 75%, not 79.7%):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from warpscope.occupancy.arch import Arch, get_arch
 from warpscope.occupancy.limiter import occupancy_limiter
@@ -95,12 +96,12 @@ class Occupancy:
     @property
     def limiter(self) -> str | None:
         """The one limit to act on: ties resolved as for Nsight Compute exports."""
-        return occupancy_limiter({f"block_limit_{k}": v for k, v in self.limits.items()})
+        return occupancy_limiter({f"block_limit_{k}": v for k, v in self.limits.items() if v is not None})
 
     def changed(self, **changes: int) -> Occupancy:
         """The same launch with some inputs changed (what-if and sweeps); never raises for a
         launch that cannot run."""
-        args: dict = dict(
+        args: dict[str, Any] = dict(
             arch=self.arch,
             block_size=self.block_size,
             registers_per_thread=self.registers_per_thread,
@@ -295,6 +296,7 @@ def _sm_shared(a: Arch, carveout: int | None, config: int | None, allocated: int
     """Shared memory the SM offers this launch: the carveout, grown to fit one block."""
     if not a.has_carveout:
         return a.shared_per_sm
+    preferred: int | None
     if config is not None:
         preferred = config
     elif carveout is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import polars as pl
 
@@ -54,10 +55,11 @@ def stated_values(occ: Occupancy, barriers_known: bool) -> dict[str, float]:
     values: dict[str, float] = {
         "theoretical_occupancy_pct": occ.occupancy_pct,
         "theoretical_active_warps": float(occ.active_warps_per_sm),
-        "block_limit_warps": float(occ.block_limit_warps),
-        "block_limit_blocks": float(cap),
-        "block_limit_shared_mem": float(min(cap, occ.block_limit_shared_mem or cap)),
     }
+    if occ.block_limit_warps is not None:
+        values["block_limit_warps"] = float(occ.block_limit_warps)
+    values["block_limit_blocks"] = float(cap)
+    values["block_limit_shared_mem"] = float(min(cap, occ.block_limit_shared_mem or cap))
     if occ.block_limit_registers is not None:
         values["block_limit_registers"] = float(occ.block_limit_registers)
     if barriers_known and occ.arch.barrier_limited:
@@ -76,7 +78,7 @@ def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, 
             f"occupancy: not calculated for compute capability {', '.join(unknown)}: "
             "the calculator covers sm_50 to sm_121"
         )
-    disagreements: list[tuple] = []
+    disagreements: list[tuple[Any, ...]] = []
     for row in _configurations(inputs):
         variants = _calculate(row)
         if not variants:
@@ -124,7 +126,7 @@ def launch_occupancies(launches: pl.DataFrame, metrics: pl.DataFrame) -> dict[in
     return out
 
 
-def _configurations(inputs: pl.DataFrame) -> list[dict]:
+def _configurations(inputs: pl.DataFrame) -> list[dict[str, Any]]:
     """The launches grouped by everything the calculation reads: one row per configuration,
     with its launches' ``_pos`` (row in ``inputs``), ``launch_id`` and ``kernel_short`` as lists.
     Thousands of launches of one kernel are one calculation."""
@@ -170,7 +172,7 @@ def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _calculate(row: dict) -> list[Occupancy]:
+def _calculate(row: dict[str, Any]) -> list[Occupancy]:
     """The launch as stated, then the readings a rounded or older export may have meant:
     the byte sizes at both ends of their printed precision, and the SM's full shared memory."""
     block = _block_size(row)
@@ -237,10 +239,10 @@ def _known(cc: str) -> bool:
     return True
 
 
-def _block_size(row: dict) -> int | None:
+def _block_size(row: dict[str, Any]) -> int | None:
     dims = (row["block_x"], row["block_y"], row["block_z"])
     if None not in dims:
-        return dims[0] * dims[1] * dims[2]
+        return int(dims[0] * dims[1] * dims[2])
     return None if row["block_size"] is None else round(row["block_size"])
 
 
@@ -249,7 +251,7 @@ def _within(metric: str, stated: float, candidates: list[float]) -> bool:
     return min(candidates) - tolerance <= stated <= max(candidates) + tolerance
 
 
-def _note(row: dict, occ: Occupancy, metric: str, stated: float, value: float) -> str:
+def _note(row: dict[str, Any], occ: Occupancy, metric: str, stated: float, value: float) -> str:
     return (
         f"occupancy: launch {row['launch_id']} ({row['kernel_short']}): the file says "
         f"{metric} {stated:g}, the calculator {value:g} ({occ.arch.name}, {occ.block_size} "

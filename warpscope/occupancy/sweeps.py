@@ -66,7 +66,11 @@ def _vary(occ: Occupancy, over: str, value: int) -> Occupancy:
     return occ.changed(static_smem=static, dynamic_smem=value - static)
 
 
-def _point(value: int, occ: Occupancy, current: bool) -> tuple:
+#: (value, blocks per SM, warps per SM, occupancy %, limiter, is the launch's own point)
+Point = tuple[int, int, int, float, str | None, bool]
+
+
+def _point(value: int, occ: Occupancy, current: bool) -> Point:
     if occ.error:
         return (value, 0, 0, 0.0, None, current)
     return (value, occ.active_blocks_per_sm, occ.active_warps_per_sm, occ.occupancy_pct, occ.limiter, current)

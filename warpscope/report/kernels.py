@@ -8,7 +8,7 @@ number of launches it fired on (the instance with the largest estimated gain spe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +92,7 @@ def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Ker
     for k in out:
         k.metrics = _mean(v.metrics for v in k.views)
         k.stalls = _mean(v.stalls for v in k.views)
-        durations = [v.get("duration_ns") for v in k.views if v.get("duration_ns") is not None]
+        durations = [d for v in k.views if (d := v.get("duration_ns")) is not None]
         k.total_ns = sum(durations) if durations else None
     total = sum(k.total_ns for k in out if k.total_ns)
     for k in out:
@@ -101,7 +101,7 @@ def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Ker
     return sorted(out, key=lambda k: (-(k.total_ns or -1.0), k.launch_ids[0]))
 
 
-def _mean(dicts: Iterable[dict[str, float]]) -> dict[str, float]:
+def _mean(dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
     for d in dicts:

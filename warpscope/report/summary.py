@@ -63,8 +63,8 @@ def launch_records(profile: Profile, views: list[LaunchView] | None = None) -> l
     if views is None:
         metrics, stalls = canonical_values(profile), stall_values(profile)
     else:
-        metrics = {v.launch_id: v.stated for v in views}
-        stalls = {v.launch_id: v.stalls for v in views}
+        metrics = {v.launch_id: dict(v.stated) for v in views}
+        stalls = {v.launch_id: dict(v.stalls) for v in views}
     records = []
     for row in profile.launches.sort("launch_id").iter_rows(named=True):
         lid = row["launch_id"]

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
+from textual.app import App
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
+from textual.widget import Widget
 
 
 class WarpscopeCommands(Provider):
     """Offers the current screen's and the app's key bindings as commands."""
 
-    def _commands(self) -> list[tuple[str, str, object]]:
-        seen, out = set(), []
+    def _commands(self) -> list[tuple[str, str, Widget | App[Any]]]:
+        seen: set[str] = set()
+        out: list[tuple[str, str, Widget | App[Any]]] = []
         for node in (self.screen, self.app):
             for binding in getattr(node, "BINDINGS", []):
                 if not isinstance(binding, Binding):

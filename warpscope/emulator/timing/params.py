@@ -97,7 +97,7 @@ class Timing:
 H100_MEASURED = "measured on the H100 by tools/gpu/latency_bench.cu (tools/gpu/measured/h100_latency.txt)"
 H100_NCU = "measured with ncu on the H100 (tools/gpu/measured/h100_ncu_blocks.txt)"
 GUIDE = "CUDA C++ Programming Guide, arithmetic instruction throughput table"
-HUERTA = "Huerta et al., MICRO 2025 (reference/emulator.md §6)"
+HUERTA = "Huerta et al., MICRO 2025 (microbenchmarks of Hopper's MIO and LG queues)"
 ASSUMED = "assumed (no measurement): see docs/emulator-validation.md"
 
 _SM90 = Timing(

@@ -8,6 +8,7 @@ one microsecond so the time axis reads in cycles.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from warpscope.model.profile import Profile
 
@@ -18,7 +19,7 @@ def trace_events(profile: Profile) -> dict[str, object]:
     kernels = dict(zip(profile.launches["launch_id"].to_list(), profile.launches["kernel"].to_list()))
     timeline = profile.timeline.sort("launch_id", "sm", "warp_slot", "start_cycle")
     for (launch_id, sm), rows in timeline.group_by(["launch_id", "sm"], maintain_order=True):
-        pid = int(launch_id) * 1000 + int(sm)  # type: ignore[call-overload]
+        pid = int(launch_id) * 1000 + int(sm)
         events.append(
             {
                 "ph": "M",
@@ -65,4 +66,5 @@ def write_trace(profile: Profile, path: str) -> int:
 
     data = trace_events(profile)
     write_text_atomic(path, json.dumps(data, separators=(",", ":"), ensure_ascii=True))
-    return sum(1 for e in data["traceEvents"] if e["ph"] == "X")  # type: ignore[union-attr,index]
+    events: list[dict[str, Any]] = data["traceEvents"]  # type: ignore[assignment]
+    return sum(1 for e in events if e["ph"] == "X")

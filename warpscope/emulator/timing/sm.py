@@ -57,7 +57,7 @@ NOT_RESIDENT = len(STATES)  # timeline only
 NEVER = 1 << 62
 POLICIES = ("gty", "gto", "lrr")
 
-_PIPE = {Op.ALU: 0, Op.FMA: 1, Op.FP64: 2, Op.XU: 3, Op.FDIV: 3, Op.CVT: 4}
+_PIPE: dict[int, int] = {Op.ALU: 0, Op.FMA: 1, Op.FP64: 2, Op.XU: 3, Op.FDIV: 3, Op.CVT: 4}
 _MIO = (Op.LDS, Op.STS, Op.ATOMS, Op.SHFL)
 _LG = (Op.LDG, Op.STG, Op.ATOMG, Op.LDL, Op.STL)
 
@@ -182,6 +182,16 @@ class SM:
             2: max(1, 128 // t.fp64_lanes),
             3: max(1, 128 // t.xu_lanes),
             4: max(1, 128 // t.cvt_lanes),
+        }
+        # when an arithmetic result is ready, and what a warp waiting on it is stalled on
+        refined = (t.fma_latency, WAIT)  # a MUFU's last refinement instruction is an FMA
+        self.result_latency: dict[int, tuple[int, int]] = {
+            Op.FMA: (t.fma_latency, WAIT),
+            Op.ALU: (t.alu_latency, WAIT),
+            Op.FP64: (t.fp64_latency, WAIT),
+            Op.CVT: (t.conversion_latency, SHORT_SB),
+            Op.XU: refined if t.xu_refinement else (t.xu_latency, SHORT_SB),
+            Op.FDIV: refined if t.xu_refinement else (t.fdiv_latency, SHORT_SB),
         }
 
     # -- the main loop ---------------------------------------------------------------
@@ -310,82 +320,90 @@ class SM:
         return math.ceil(queue[0]), why
 
     def _issue(self, w: Warp, now: int) -> None:
-        t = self.t
+        """``w`` issues its next instruction at ``now``: what it occupies, when its result is
+        ready, and when the warp may issue again (by pipe class, each in its own method)."""
         self._set(w, SELECTED, now)
         self.last_issued[w.smsp] = w
         self.r.issued += 1
-        pc = w.pc
-        op = w.ops[pc]
-        sequence = op is Op.XU or op is Op.FDIV
+        op = w.ops[w.pc]
         if w.left > 1:  # not the last instruction of its site
-            first = w.left == self._issues(op, w.ns[pc])
-            w.left -= 1
-            if sequence and first:  # MUFU: the refinement waits for its result
-                self.pipe_free[w.smsp][3] = now + self.interval[3]
-                w.when, w.why = now + t.mufu_latency, SHORT_SB
-            elif sequence:  # refinement: dependent FMA-pipe instructions
-                self.pipe_free[w.smsp][1] = now + self.interval[1]
-                w.when, w.why = now + t.fma_latency, WAIT
-            else:
-                w.when, w.why = now + 1, NOT_SELECTED
-            self._set(w, w.why, now + 1)
+            self._issue_within_site(w, op, now)
             return
         ready_at, reason = now + 1, NOT_SELECTED
-        pipe = _PIPE.get(op)
-        if pipe is not None:
-            if sequence and t.xu_refinement:
-                pipe = 1
-            self.pipe_free[w.smsp][pipe] = now + self.interval[pipe]
-            if op is Op.FMA:
-                done, kind = now + t.fma_latency, WAIT
-            elif op is Op.ALU:
-                done, kind = now + t.alu_latency, WAIT
-            elif op is Op.FP64:
-                done, kind = now + t.fp64_latency, WAIT
-            elif op is Op.CVT:
-                done, kind = now + t.conversion_latency, SHORT_SB
-            elif t.xu_refinement:  # the last refinement instruction
-                done, kind = now + t.fma_latency, WAIT
-            else:
-                done, kind = now + (t.fdiv_latency if op is Op.FDIV else t.xu_latency), SHORT_SB
-            w.ready[w.dsts[pc]] = (done, kind)
+        if op in _PIPE:
+            self._issue_arithmetic(w, op, now)
         elif op in _MIO:
-            access = w.accesses[pc]
-            units = access.units if access is not None else 1
-            start = max(float(now + 1), self.shared_free)
-            step = self.shuffle_step if op is Op.SHFL else self.shared_step
-            self.shared_free = start + units * step
-            self.mio_queue[w.smsp].append(start)
-            if op is not Op.STS:
-                latency = (
-                    t.shuffle_latency if op is Op.SHFL else t.shared_latency * (2 if op is Op.ATOMS else 1)
-                )
-                w.ready[w.dsts[pc]] = (int(start + (units - 1) * step) + latency, SHORT_SB)
+            self._issue_mio(w, op, now)
         elif op in _LG:
-            access = w.accesses[pc]
-            lines = access.units if access is not None else 1
-            sectors = access.sectors if access is not None else None
-            start = self.mem.tag_stage(now + 1, lines)
-            self.lg_queue[w.smsp].append(start)
-            if op is Op.STG:
-                written = self.mem.store(start, sectors)
-                w.stores_done = max(w.stores_done, int(start) + t.store_ack_cycles, written)
-            elif op is Op.STL:
-                w.stores_done = max(w.stores_done, int(start) + t.l1_latency)
-            else:
-                done = self.mem.load(start, lines, sectors, use_l1=op is not Op.ATOMG)
-                w.ready[w.dsts[pc]] = (done, LONG_SB)
+            self._issue_lg(w, op, now)
         elif op is Op.BAR:
             self._advance(w, now)
             self._barrier(w, now)
             return
         elif op is Op.BRA:
-            ready_at, reason = now + t.branch_cycles, BRANCH
+            ready_at, reason = now + self.t.branch_cycles, BRANCH
         self._advance(w, now)
         if w.pc >= len(w.ops):
             self._exit(w, now + 1)
             return
         self._schedule(w, now + 1, ready_at, reason)
+
+    def _issue_within_site(self, w: Warp, op: int, now: int) -> None:
+        """One of several instructions of a site (an unrolled body, MUFU and its refinement):
+        the warp stays on the site."""
+        t = self.t
+        sequence = op is Op.XU or op is Op.FDIV
+        first = w.left == self._issues(op, w.ns[w.pc])
+        w.left -= 1
+        if sequence and first:  # MUFU: the refinement waits for its result
+            self.pipe_free[w.smsp][3] = now + self.interval[3]
+            w.when, w.why = now + t.mufu_latency, SHORT_SB
+        elif sequence:  # refinement: dependent FMA-pipe instructions
+            self.pipe_free[w.smsp][1] = now + self.interval[1]
+            w.when, w.why = now + t.fma_latency, WAIT
+        else:
+            w.when, w.why = now + 1, NOT_SELECTED
+        self._set(w, w.why, now + 1)
+
+    def _issue_arithmetic(self, w: Warp, op: int, now: int) -> None:
+        """ALU, FMA, FP64, conversion and transcendental pipes: busy for an issue interval, the
+        result ready after the pipe's latency."""
+        pipe = _PIPE[op]
+        if (op is Op.XU or op is Op.FDIV) and self.t.xu_refinement:
+            pipe = 1  # the last refinement instruction runs on the FMA pipe
+        self.pipe_free[w.smsp][pipe] = now + self.interval[pipe]
+        latency, kind = self.result_latency[op]
+        w.ready[w.dsts[w.pc]] = (now + latency, kind)
+
+    def _issue_mio(self, w: Warp, op: int, now: int) -> None:
+        """Shared memory and shuffles: the MIO queue, then the shared pipe's wavefronts."""
+        t = self.t
+        access = w.accesses[w.pc]
+        units = access.units if access is not None else 1
+        start = max(float(now + 1), self.shared_free)
+        step = self.shuffle_step if op is Op.SHFL else self.shared_step
+        self.shared_free = start + units * step
+        self.mio_queue[w.smsp].append(start)
+        if op is not Op.STS:
+            latency = t.shuffle_latency if op is Op.SHFL else t.shared_latency * (2 if op is Op.ATOMS else 1)
+            w.ready[w.dsts[w.pc]] = (int(start + (units - 1) * step) + latency, SHORT_SB)
+
+    def _issue_lg(self, w: Warp, op: int, now: int) -> None:
+        """Global and local memory: the LG queue, the L1 tag stage, then the memory system."""
+        t = self.t
+        access = w.accesses[w.pc]
+        lines = access.units if access is not None else 1
+        sectors = access.sectors if access is not None else None
+        start = self.mem.tag_stage(now + 1, lines)
+        self.lg_queue[w.smsp].append(start)
+        if op is Op.STG:
+            written = self.mem.store(start, sectors)
+            w.stores_done = max(w.stores_done, int(start) + t.store_ack_cycles, written)
+        elif op is Op.STL:
+            w.stores_done = max(w.stores_done, int(start) + t.l1_latency)
+        else:
+            done = self.mem.load(start, lines, sectors, use_l1=op is not Op.ATOMG)
+            w.ready[w.dsts[w.pc]] = (done, LONG_SB)
 
     def _advance(self, w: Warp, now: int) -> None:
         """Move past the issued instruction and any variable definitions after it."""

@@ -1,4 +1,4 @@
-"""The seed kernels of ``shared/samples/h100/seedkernels.cu`` in the kernel language.
+"""The seed kernels of ``sample_traces/h100/seedkernels.cu`` in the kernel language.
 
 Same kernels, launch sizes and input data as the CUDA program profiled on the H100
 (``rand()`` seeded with 1234, as glibc generates it), plus withDivergence on sorted input,

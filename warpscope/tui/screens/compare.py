@@ -7,10 +7,10 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from warpscope.explore.compare import COMPARED, NOISE_PCT
+from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import DASH, literal, n, one_line
 
 #: verdict -> (mark, style): the mark says it without colour
@@ -23,13 +23,13 @@ VERDICTS = {
 }
 
 
-class CompareScreen(Screen):
+class CompareScreen(WarpscopeScreen):
     """Per-kernel deltas between the baseline and the profile (or the first two files)."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("y", "copy", "Copy")]
 
     def compose(self) -> ComposeResult:
-        result = self.app.workspace.comparison()
+        result = self.workspace.comparison()
         assert result is not None
         base, new, self.frame = result
         title = Text("Compare · base: ", style="bold")
@@ -43,7 +43,7 @@ class CompareScreen(Screen):
             f"{self.frame.height} rows"
         )
         yield Static(title, id="compare-title")
-        table = DataTable(id="compare", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text | str] = DataTable(id="compare", cursor_type="row", zebra_stripes=True)
         table.add_columns("Verdict", "Kernel", "Δ time", *(label for _, label, _ in COMPARED), "Findings ±")
         for row in self.frame.iter_rows(named=True):
             table.add_row(*_cells(row))

@@ -8,16 +8,16 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line, p, t
 
 #: severity -> mark: the word says it without colour (NO_COLOR)
 SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "", "info": "dim"}
 
 
-class FixFirstScreen(Screen):
+class FixFirstScreen(WarpscopeScreen):
     """Every (kernel, problem) pair with an estimated saving, the largest first; Enter opens
     the kernel on its Findings tab."""
 
@@ -28,7 +28,7 @@ class FixFirstScreen(Screen):
     ]
 
     def compose(self) -> ComposeResult:
-        self.entries: list[dict[str, Any]] = self.app.workspace.opportunities()
+        self.entries: list[dict[str, Any]] = self.workspace.opportunities()
         saved = sum(e["est_saved_ns"] for e in self.entries)
         share = sum(e["program_share_pct"] or 0.0 for e in self.entries)
         title = Text("Fix first", style="bold")
@@ -39,7 +39,7 @@ class FixFirstScreen(Screen):
             else " · no finding with an estimated saving."
         )
         yield Static(title, id="fix-first-title")
-        table = DataTable(id="fix-first", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text | str] = DataTable(id="fix-first", cursor_type="row", zebra_stripes=True)
         table.add_columns(
             "#",
             "Saves",
@@ -71,7 +71,7 @@ class FixFirstScreen(Screen):
             return
         from warpscope.tui.screens.kernel import KernelScreen
 
-        ids = self.app.workspace.launches_of_kernel(entry["kernel_short"])
+        ids = self.workspace.launches_of_kernel(entry["kernel_short"])
         if ids:
             self.app.push_screen(KernelScreen(ids, tab="findings"))
 

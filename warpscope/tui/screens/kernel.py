@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import polars as pl
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from warpscope.explore.kernel import KernelDetail
 from warpscope.tui.screens import kernel_tabs
+from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line
 from warpscope.tui.widgets.grid import Grid
 from warpscope.tui.widgets.occupancy_plot import OccupancyPlot
@@ -31,7 +32,7 @@ TAB_METRIC = {
 }
 
 
-class KernelScreen(Screen):
+class KernelScreen(WarpscopeScreen):
     """Everything about one kernel; Escape goes back to the table."""
 
     BINDINGS = [
@@ -48,7 +49,7 @@ class KernelScreen(Screen):
         super().__init__()
         self.launch_ids = launch_ids
         self.initial_tab = tab if tab in TABS else "overview"
-        self.detail: KernelDetail = self.app.workspace.detail(launch_ids)
+        self.detail: KernelDetail = self.workspace.detail(launch_ids)
 
     def compose(self) -> ComposeResult:
         d = self.detail
@@ -81,7 +82,7 @@ class KernelScreen(Screen):
                     )
                 else:
                     shown = d.source.drop("row").with_columns(
-                        d.source["code"].map_elements(lambda s: one_line(s, 120), return_dtype=str)
+                        d.source["code"].map_elements(lambda s: one_line(s, 120), return_dtype=pl.String)
                     )
                     yield Grid(shown.to_arrow(), id="source-grid", max_column_content_width=60)
             with TabPane("7 Findings", id="findings"):
@@ -121,7 +122,7 @@ class KernelScreen(Screen):
         self.query_one(OccupancyPlot).cycle()
 
     def action_timeline(self) -> None:
-        if not self.app.workspace.has_timeline(self.launch_ids):
+        if not self.workspace.has_timeline(self.launch_ids):
             self.notify(
                 "Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
                 title="Timeline",
@@ -136,7 +137,7 @@ class KernelScreen(Screen):
         entry = TAB_METRIC.get(tab)
         if tab == "stalls" and not self.detail.stall_shares.is_empty():
             entry = self.detail.stall_shares["reason"][0]
-        self.app.action_glossary(entry)
+        self.wapp.action_glossary(entry)
 
     def action_copy(self) -> None:
         tab = self.query_one(TabbedContent).active

@@ -6,6 +6,7 @@ with a word and an arrow, so nothing here depends on colour (``NO_COLOR``).
 
 from __future__ import annotations
 
+import polars as pl
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -199,7 +200,7 @@ def stalls(d: KernelDetail) -> RenderableType:
             "No stall reasons in this profile (Nsight Compute's raw page or WarpStateStats section, "
             "nvprof stall_* metrics, or the emulator's timing model have them)."
         )
-    top = float(shares["cycles_per_issue"].max())
+    top = float(shares["cycles_per_issue"].cast(pl.Float64).max() or 0.0)  # type: ignore[arg-type]
     chart = bar_chart(
         ((r, c, f"{n(c, 2)} cyc/issue · {p(s, 0)}") for r, c, s in shares.iter_rows()), top, width=24
     )

@@ -5,21 +5,22 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pyarrow as pa
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from warpscope.explore.table import COLUMNS
 from warpscope.explore.view import TableView
+from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line
 from warpscope.tui.widgets.grid import Grid, content_widths
 
 
-class KernelsScreen(Screen):
+class KernelsScreen(WarpscopeScreen):
     """The first screen: every kernel of the profile, the most time first."""
 
     BINDINGS = [
@@ -39,7 +40,7 @@ class KernelsScreen(Screen):
     ]
 
     def compose(self) -> ComposeResult:
-        ws = self.app.workspace
+        ws = self.workspace
         display, self._keys = ws.view.rows()
         self._titled = ws.profile
         self._launch_widths: tuple[object, list[int]] = (None, [])
@@ -62,7 +63,7 @@ class KernelsScreen(Screen):
     # -- refreshing --------------------------------------------------------------
     def refresh_rows(self) -> None:
         """Rebuild the rows from the workspace's view (after sort, filter, new data)."""
-        ws = self.app.workspace
+        ws = self.workspace
         display, self._keys = ws.view.rows()
         data = display.to_arrow()
         self.query_one(Grid).show(data, self._widths(data))
@@ -71,10 +72,10 @@ class KernelsScreen(Screen):
             self.query_one("#title", Static).update(self._title())
         self._show_status()
 
-    def _widths(self, data) -> list[int] | None:  # type: ignore[no-untyped-def]
+    def _widths(self, data: pa.Table) -> list[int] | None:
         """Column widths of the all-launches view, measured once per table over every launch
         (a sorted or filtered part never needs more); small views are measured each time."""
-        ws = self.app.workspace
+        ws = self.workspace
         if ws.view.mode != "launches" or data.num_rows < 2_000:
             return None
         if self._launch_widths[0] is not ws.table:
@@ -84,7 +85,7 @@ class KernelsScreen(Screen):
         return self._launch_widths[1]
 
     def _title(self) -> Text:
-        ws = self.app.workspace
+        ws = self.workspace
         paths = ws.profile.sources["path"].unique(maintain_order=True).to_list()
         names = ", ".join(Path(p).name for p in paths[:20]) if paths else "no files"
         if len(paths) > 20:
@@ -100,7 +101,7 @@ class KernelsScreen(Screen):
         return title
 
     def _show_status(self, extra: str = "") -> None:
-        ws = self.app.workspace
+        ws = self.workspace
         view = ws.view
         label = next(c.label for c in COLUMNS if c.id == view.sort)
         shown = int(self._keys["is_kernel"].sum()) if view.mode == "kernels" else self._keys.height
@@ -130,7 +131,7 @@ class KernelsScreen(Screen):
         if current is None:
             return None
         group, launch_id, is_kernel = current
-        return self.app.workspace.launches_of(group) if is_kernel else [launch_id]
+        return self.workspace.launches_of(group) if is_kernel else [launch_id]
 
     # -- actions -------------------------------------------------------------------
     def action_open_kernel(self) -> None:
@@ -147,7 +148,7 @@ class KernelsScreen(Screen):
     def action_sort(self, column: int | None = None) -> None:
         grid = self.query_one(Grid)
         index = grid.cursor_column if column is None else column
-        self.app.workspace.view.sort_by(COLUMNS[index].id)
+        self.workspace.view.sort_by(COLUMNS[index].id)
         self.refresh_rows()
 
     @on(Grid.HeaderSelected)
@@ -156,27 +157,25 @@ class KernelsScreen(Screen):
 
     def action_expand(self) -> None:
         current = self._current()
-        ws = self.app.workspace
+        ws = self.workspace
         if current is None or ws.view.mode != "kernels":
             return
         ws.view.toggle(current[0])
         self.refresh_rows()
 
     def action_toggle_mode(self) -> None:
-        view = self.app.workspace.view
+        view = self.workspace.view
         view.mode = "launches" if view.mode == "kernels" else "kernels"
         self.refresh_rows()
 
     def action_filter_name(self) -> None:
-        self._open_filter(
-            "name", "Find kernel:", self.app.workspace.view.name_filter, "part of a kernel name"
-        )
+        self._open_filter("name", "Find kernel:", self.workspace.view.name_filter, "part of a kernel name")
 
     def action_filter_expression(self) -> None:
         self._open_filter(
             "expression",
             "Filter:",
-            self.app.workspace.view.expression,
+            self.workspace.view.expression,
             "e.g. achieved_occupancy_pct < 50 and kernel ~ reduce",
         )
 
@@ -192,14 +191,14 @@ class KernelsScreen(Screen):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         if self._mode == "name":
-            self.app.workspace.view.name_filter = event.value
+            self.workspace.view.name_filter = event.value
             self.refresh_rows()
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
         if self._mode == "expression":
             try:
-                self.app.workspace.view.set_expression(event.value)
+                self.workspace.view.set_expression(event.value)
             except ValueError as e:
                 self._show_status()
                 self.query_one("#status", Static).update(literal(f"filter not applied: {e}", style="bold"))
@@ -210,7 +209,7 @@ class KernelsScreen(Screen):
         self.query_one(Grid).focus()
 
     def action_clear_filters(self) -> None:
-        view = self.app.workspace.view
+        view = self.workspace.view
         bar = self.query_one("#filter-bar")
         if bar.display:
             bar.display = False
@@ -226,7 +225,7 @@ class KernelsScreen(Screen):
         self.app.push_screen(FixFirstScreen())
 
     def action_compare(self) -> None:
-        if not self.app.workspace.can_compare():
+        if not self.workspace.can_compare():
             self.notify("Open two files, or one with --baseline FILE, to compare.", title="Compare")
             return
         from warpscope.tui.screens.compare import CompareScreen
@@ -237,7 +236,7 @@ class KernelsScreen(Screen):
         ids = self._launch_ids()
         if not ids:
             return
-        if not self.app.workspace.has_timeline(ids):
+        if not self.workspace.has_timeline(ids):
             self.notify(
                 "Only emulated launches have a timeline (warpscope emulate, warpscope demo).",
                 title="Timeline",
@@ -249,10 +248,10 @@ class KernelsScreen(Screen):
 
     def action_glossary(self) -> None:
         column = COLUMNS[self.query_one(Grid).cursor_column]
-        self.app.action_glossary(column.metric)
+        self.wapp.action_glossary(column.metric)
 
     def action_export(self) -> None:
-        self.app.action_export()
+        self.wapp.action_export()
 
     def action_copy(self) -> None:
         grid = self.query_one(Grid)
@@ -267,7 +266,7 @@ class KernelsScreen(Screen):
     def analyse(self) -> None:
         """Run every rule in a daemon thread: quitting never waits for it (100k launches take
         most of a minute), and the table gains its findings column when it is done."""
-        app, workspace = self.app, self.app.workspace
+        app, workspace = self.wapp, self.workspace
 
         def run() -> None:
             workspace.analyse()

@@ -9,16 +9,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from warpscope.explore.timeline import STATES, Timeline
+from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, n, one_line
 from warpscope.tui.widgets.bars import bar_chart
 from warpscope.tui.widgets.timeline import CELL_STYLES, GLYPHS, TimelineView
 
 
-class TimelineScreen(Screen):
+class TimelineScreen(WarpscopeScreen):
     """Warps × cycles for one emulated launch; arrows move, +/- zoom, Escape goes back."""
 
     BINDINGS = [
@@ -29,7 +29,7 @@ class TimelineScreen(Screen):
 
     def __init__(self, launch_id: int) -> None:
         super().__init__()
-        ws = self.app.workspace
+        ws = self.workspace
         self.launch_id = launch_id
         self.timeline = Timeline(ws.profile.timeline.filter(pl.col("launch_id") == launch_id))
         self.kernel = ws.profile.launches.filter(pl.col("launch_id") == launch_id)["kernel_short"][0]
@@ -75,7 +75,7 @@ class TimelineScreen(Screen):
         block, warp, state = found
         head.append(f"block {block}, warp {warp}, {state}")
         shares = self.timeline.breakdown(block, warp)
-        top = float(shares["cycles"].max() or 1)
+        top = float(shares["cycles"].cast(pl.Float64).max() or 1.0)  # type: ignore[arg-type]
         chart = bar_chart(
             (
                 (GLYPHS.get(s, ("?",))[0] + " " + s, c, f"{n(c, 0)} · {n(sh, 0)}%")
@@ -84,7 +84,9 @@ class TimelineScreen(Screen):
             top,
             width=12,
         )
-        return Group(head, Text(f"\nThis warp's {n(shares['cycles'].sum(), 0)} cycles:", style="bold"), chart)
+        return Group(
+            head, Text(f"\nThis warp's {n(float(shares['cycles'].sum()), 0)} cycles:", style="bold"), chart
+        )
 
     def action_fit(self) -> None:
         view = self.query_one(TimelineView)
@@ -95,7 +97,7 @@ class TimelineScreen(Screen):
         found = self.timeline.warp_at(
             self.query_one(TimelineView).cursor_row, self.query_one(TimelineView).cursor_cycle
         )
-        self.app.action_glossary(found[2] if found else "warp_cycles_per_issued_instruction")
+        self.wapp.action_glossary(found[2] if found else "warp_cycles_per_issued_instruction")
 
 
 def _legend() -> Text:

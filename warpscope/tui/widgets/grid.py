@@ -10,6 +10,8 @@ this module is the one place that touches them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 from textual.coordinate import Coordinate
 from textual_fastdatatable import ArrowBackend, DataTable
@@ -18,7 +20,7 @@ from textual_fastdatatable import ArrowBackend, DataTable
 class Grid(DataTable):
     """A ``DataTable`` over an Arrow table, never reading cell text as markup."""
 
-    def __init__(self, data: pa.Table, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, data: pa.Table, **kwargs: Any) -> None:
         super().__init__(backend=_backend(data), render_markup=False, null_rep="–", **kwargs)
 
     def show(self, data: pa.Table, widths: list[int] | None = None) -> None:

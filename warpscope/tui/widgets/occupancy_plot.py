@@ -6,6 +6,8 @@ named in the title, so the current point is found without colour.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual_plotext import PlotextPlot
 
 from warpscope.explore.kernel import KernelDetail
@@ -21,7 +23,7 @@ LABELS = {
 class OccupancyPlot(PlotextPlot):
     """One sweep of a kernel's occupancy; ``cycle`` shows the next one."""
 
-    def __init__(self, detail: KernelDetail, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, detail: KernelDetail, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.detail = detail
         self.over = SWEEPS[0]

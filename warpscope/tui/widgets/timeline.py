@@ -7,8 +7,11 @@ at once. The letters carry the meaning; colour only helps (``NO_COLOR`` keeps th
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
@@ -73,7 +76,7 @@ class TimelineView(ScrollView, can_focus=True):
             super().__init__()
             self.row, self.cycle = row, cycle
 
-    def __init__(self, timeline: Timeline, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, timeline: Timeline, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.timeline = timeline
 
@@ -145,7 +148,7 @@ class TimelineView(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Moved(self.cursor_row, self.cursor_cycle))
 
-    def on_click(self, event) -> None:  # type: ignore[no-untyped-def]
+    def on_click(self, event: events.Click) -> None:
         x, y = self.scroll_offset
         if event.x >= LABEL_WIDTH:
             self.cursor_cell = x + event.x - LABEL_WIDTH
