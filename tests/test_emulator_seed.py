@@ -259,3 +259,24 @@ def test_emulator_verdicts_match_the_labels(seed_run):
     missed = [lb.kernel for _, lb, found in s.problems if not found]
     assert missed == ["matmulNaive"]
     assert s.recall()[1] >= 12
+
+
+def test_emulator_counts_the_flop_the_h100_counts(seed_run):
+    """Floating-point adds, subtracts and multiplies by active thread (an FMA is 2), per precision:
+    equal to the H100's fadd + fmul + 2 x ffma for every seed kernel whose count the source
+    determines (not where nvcc expands sqrt or shuffles into FMA refinements)."""
+    import warpscope
+    from tests.conftest import H100
+    from tests.test_roofline import SOURCE_FP32
+    from warpscope.analysis.views import launch_views
+    from warpscope.emulator.profile import to_profile
+
+    launches, _ = seed_run
+    emulated = {v.kernel_short: v for v in launch_views(to_profile(list(launches.values()), "emulator:seed"))}
+    h100 = {v.kernel_short: v for v in launch_views(warpscope.load(H100 / "seed_full_raw.csv"))}
+    for kernel in [*SOURCE_FP32, "heavyRegisters", "tinyBlocks"]:
+        assert emulated[kernel].get("fp32_flop") == h100[kernel].get("fp32_flop"), kernel
+    assert emulated["matmulNaive"].get("peak_fp32_flop_per_s") == pytest.approx(
+        h100["matmulNaive"].get("peak_fp32_flop_per_s"), rel=0.01
+    )
+    assert emulated["matmulNaive"].get("achieved_flop_per_s") > 0

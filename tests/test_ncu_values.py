@@ -70,12 +70,29 @@ def test_units_auto_and_base_agree():
     base = _stored(warpscope.load(H100 / "seed_raw_base.csv"))
     auto = _stored(warpscope.load(H100 / "seed_raw_auto.csv"))
     assert base.keys() == auto.keys()
+    # flop counts are rates x cycles where the page exports only rates: as precise as the
+    # printed rate (base units print 2 decimals: vecAddTail's 0.05 inst/cycle gives 983 flop
+    # for 1000; auto prints 6 digits and gives 1000)
+    from_rates = {
+        "fp32_flop",
+        "fp64_flop",
+        "fp16_flop",
+        "flop",
+        "achieved_flop_per_s",
+        "arithmetic_intensity_dram",
+    }
     off = [
         (k, base[k], auto[k])
         for k in base
-        if not math.isclose(base[k], auto[k], rel_tol=2e-3, abs_tol=0.0051)
+        if not math.isclose(base[k], auto[k], rel_tol=2e-3, abs_tol=0.0051) and k[1] not in from_rates
     ]
     assert not off, off[:10]
+    rough = [
+        (k, base[k], auto[k])
+        for k in base
+        if k[1] in from_rates and not math.isclose(base[k], auto[k], rel_tol=0.03, abs_tol=0.0051)
+    ]
+    assert not rough, rough[:10]
 
 
 def test_text_output_equals_csv_of_same_report():

@@ -17,6 +17,7 @@ from warpscope.tui.screens.glossary import GlossaryScreen
 from warpscope.tui.screens.help import HelpScreen
 from warpscope.tui.screens.kernel import TABS, KernelScreen
 from warpscope.tui.screens.kernels import KernelsScreen
+from warpscope.tui.screens.roofline import RooflineScreen
 from warpscope.tui.screens.timeline import TimelineScreen
 from warpscope.tui.widgets.grid import Grid
 from warpscope.tui.widgets.timeline import TimelineView
@@ -245,6 +246,29 @@ async def test_fix_first_agrees_with_the_reports_and_opens_findings():
         assert expected[1]["rule"] in {f["rule_id"] for f in opened.detail.kernel.findings}
 
 
+async def test_roofline_screen_and_the_overview_plot():
+    """`r`: the kernels with a roofline point, in kernel-table order, with the report's numbers;
+    the kernel view's Overview plots its own point (◆)."""
+    from warpscope.tui.widgets.roofline_plot import RooflinePlot
+
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RooflineScreen)
+        names = [p.kernel_short for p in screen.points]
+        assert names[:3] == ["matmulNaive", "withDivergence", "noDivergence"] and "bigShared" not in names
+        naive = screen.points[0].point
+        assert naive.bound == "compute" and round(naive.intensity, 2) == 128.14
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, KernelScreen)
+        plot = app.screen.query_one("#overview-roofline", RooflinePlot)
+        assert [p.label for p in plot.points] == ["◆"] and plot.points[0].point == naive
+
+
 async def test_export_writes_the_markdown_report(tmp_path):
     app = _app(H100 / "seed_full_raw.csv")
     app.report_path = tmp_path / "report.md"
@@ -333,6 +357,7 @@ def test_help_and_docs_name_every_key():
         TimelineScreen,
         CompareScreen,
         FixFirstScreen,
+        RooflineScreen,
         TimelineView,
         WarpscopeApp,
     ):

@@ -89,6 +89,11 @@ def test_fix_first(snap_compare, size, no_color):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_roofline(snap_compare, size, no_color):
+    assert snap_compare(_seed_app(), terminal_size=size, run_before=_then("r"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_glossary(snap_compare, size, no_color):
     assert snap_compare(_seed_app(), terminal_size=size, run_before=_then("g"))
 

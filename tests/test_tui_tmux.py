@@ -98,6 +98,38 @@ def test_fix_first_from_the_table_opens_the_kernels_findings(tmp_path):
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
+def test_roofline_screen_and_the_kernels_plot(tmp_path):
+    """`r` shows every kernel under the roofs (matmulNaive compute-bound at 128 flop/B); Enter
+    opens the highlighted kernel, whose Overview plots its own point."""
+    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
+    session = f"warpscope-{uuid.uuid4().hex[:8]}"
+    # COLUMNS/LINES from the test run would pin the app to their size, not the window's
+    command = (
+        f"env -u COLUMNS -u LINES '{WARPSCOPE}' open '{H100 / 'seed_full_raw.csv'}'; "
+        "echo warpscope exited with $?; sleep 30"
+    )
+    _tmux(
+        "new-session", "-d", "-s", session, "-x", "110", "-y", "40", "-c", str(tmp_path), "sh", "-c", command
+    )
+    try:
+        _wait_for(session, "22 of 22 kernels")
+        _tmux("send-keys", "-t", session, "r")
+        _wait_for(session, "kernels under their roofs")
+        screen = _wait_for(session, "compute  14.3%")  # the table under the plot, matmulNaive's row whole
+        assert "ridge 16.1 flop/B" in screen and "flop per DRAM byte (log)" in screen
+        row = next(line for line in screen.splitlines() if "matmulNaive" in line and "compute" in line)
+        assert "128.14" in row and "3.79 T" in row and "7%" in row
+        _tmux("send-keys", "-t", session, "Enter")
+        screen = _wait_for(session, "1 Overview")
+        assert "matmulNaive(const float *" in screen
+        _wait_for(session, "◆")  # the Overview's own roofline, beside the text from 100 columns
+        _tmux("send-keys", "-t", session, "q")
+        screen = _wait_for(session, "warpscope exited with 0")
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
 def test_demo_emulates_beside_the_h100_export_and_quits():
     session = f"warpscope-{uuid.uuid4().hex[:8]}"
     command = f"'{WARPSCOPE}' demo --scale 64; echo warpscope exited with $?; sleep 30"

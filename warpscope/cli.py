@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -98,6 +99,14 @@ def report(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
+    figures: Annotated[
+        Path | None,
+        typer.Option(
+            "--figures",
+            help="Also write the roofline as DIR/roofline.svg (the markdown report links it).",
+            file_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
     from warpscope.analysis import analyze
@@ -106,11 +115,28 @@ def report(
     profile = _load(files)
     views = launch_views(profile)
     profile = analyze(profile, views)
+    figure = None
+    if figures is not None:
+        from warpscope.files import write_text_atomic
+        from warpscope.report.roofline_points import kernel_points
+        from warpscope.report.roofline_svg import roofline_svg
+
+        try:
+            figures.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            _fail(f"{figures}: cannot make the figures folder ({e.strerror})")
+        svg = figures / "roofline.svg"
+        write_text_atomic(svg, roofline_svg(kernel_points(profile), "Roofline"))
+        base = output.parent if output is not None else Path(".")
+        figure = os.path.relpath(svg, base.resolve()) if svg.is_absolute() else os.path.relpath(svg, base)
     if fmt is ReportFormat.json:
-        from warpscope.report.json_report import render
-    else:
-        from warpscope.report.markdown import render
-    _write(render(profile, views), output)
+        from warpscope.report.json_report import render as render_json
+
+        _write(render_json(profile, views), output)
+        return
+    from warpscope.report.markdown import render
+
+    _write(render(profile, views, roofline_figure=figure), output)
 
 
 class EmulateFormat(str, Enum):

@@ -242,9 +242,100 @@ def _derived(wide: pl.DataFrame) -> pl.DataFrame:
             "divergent_branches_per_smsp x sm_count x 4",
             "branches",
         )
+    for metric, expr, formula, unit in roofline_terms(wide):
+        add(metric, expr, formula, unit)
     if not derived:
         return schema.empty("metrics")
     return schema.conform("metrics", pl.concat(derived, how="diagonal_relaxed"))
+
+
+#: per precision: (instruction kinds and the flop each counts for)
+_FLOP_WEIGHTS = {
+    "fp32": (("add", 1), ("mul", 1), ("fma", 2)),
+    "fp64": (("add", 1), ("mul", 1), ("fma", 2)),
+    "fp16": (("add", 2), ("mul", 2), ("fma", 4)),  # HADD2/HMUL2/HFMA2: two halves each
+}
+#: peak FMA thread instructions per cycle -> flop per cycle
+_PEAK_WEIGHT = {"fp32": 2, "fp64": 2, "fp16": 4}
+
+
+def roofline_terms(wide: pl.DataFrame) -> list[tuple[str, pl.Expr, str, str]]:
+    """(metric, expression over ``wide``, formula, unit) for the roofline metrics the file does
+    not state but states the parts of, as Nsight Compute's roofline computes them: flop from the
+    fadd/fmul/ffma thread-instruction counts (or their per-cycle rates × smsp__cycles_elapsed.avg),
+    the roofs from the peak_sustained rates × the clocks. Each term may read the ones before it."""
+    have = set(wide.columns)
+    col = {c: pl.col(c) for c in have}
+    terms: list[tuple[str, pl.Expr, str, str]] = []
+
+    def term(metric: str, expr: pl.Expr, formula: str, unit: str) -> None:
+        col[metric] = expr
+        if metric not in have:
+            terms.append((metric, expr, formula, unit))
+
+    for prec, ops in _FLOP_WEIGHTS.items():
+        if f"{prec}_flop" in have:
+            continue
+        parts = []
+        for op, weight in ops:
+            count = col.get(f"{prec}_{op}_inst")
+            rate = col.get(f"{prec}_{op}_inst_per_cycle")
+            if rate is not None and "smsp_elapsed_cycles" in col:
+                rate = rate * col["smsp_elapsed_cycles"]
+            else:
+                rate = None
+            exprs = [e for e in (count, rate) if e is not None]
+            if not exprs:
+                break
+            parts.append(weight * pl.coalesce(exprs))
+        else:
+            w = dict(ops)
+            term(
+                f"{prec}_flop",
+                pl.sum_horizontal(parts).round(0),
+                f"{w['add']}×add + {w['mul']}×mul + {w['fma']}×fma thread instructions ({prec})",
+                "flop",
+            )
+    flops = [col[f"{p}_flop"] for p in _FLOP_WEIGHTS if f"{p}_flop" in col]
+    if flops and "flop" not in have:
+        term("flop", pl.sum_horizontal(flops), "fp16_flop + fp32_flop + fp64_flop", "flop")
+    if {"dram_read_bytes", "dram_write_bytes"} <= col.keys():
+        term(
+            "dram_bytes",
+            col["dram_read_bytes"] + col["dram_write_bytes"],
+            "dram_read_bytes + dram_write_bytes",
+            "byte",
+        )
+    if {"flop", "dram_bytes"} <= col.keys():
+        term(
+            "arithmetic_intensity_dram",
+            pl.when(col["dram_bytes"] > 0).then(col["flop"] / col["dram_bytes"]),
+            "flop / dram_bytes",
+            "flop/byte",
+        )
+    if {"flop", "duration_ns"} <= col.keys():
+        term(
+            "achieved_flop_per_s",
+            pl.when(col["duration_ns"] > 0).then(col["flop"] / (col["duration_ns"] * 1e-9)),
+            "flop / duration",
+            "flop/s",
+        )
+    for prec, weight in _PEAK_WEIGHT.items():
+        if {f"peak_{prec}_fma_per_cycle", "sm_clock_hz"} <= col.keys():
+            term(
+                f"peak_{prec}_flop_per_s",
+                weight * col[f"peak_{prec}_fma_per_cycle"] * col["sm_clock_hz"],
+                f"{weight} × peak_{prec}_fma_per_cycle × sm_clock_hz",
+                "flop/s",
+            )
+    if {"peak_dram_bytes_per_cycle", "dram_frequency_hz"} <= col.keys():
+        term(
+            "peak_dram_bytes_per_s",
+            col["peak_dram_bytes_per_cycle"] * col["dram_frequency_hz"],
+            "peak_dram_bytes_per_cycle × dram_frequency_hz",
+            "byte/s",
+        )
+    return terms
 
 
 LAUNCH_FROM_METRICS = {
@@ -254,12 +345,27 @@ LAUNCH_FROM_METRICS = {
     "sm_count": pl.Int64,
     "duration_ns": pl.Float64,
 }
+#: what the roofline terms read (and may find stated)
+ROOFLINE_INPUTS = (
+    "smsp_elapsed_cycles",
+    *(f"{p}_{op}_inst{r}" for p in _FLOP_WEIGHTS for op in ("add", "mul", "fma") for r in ("", "_per_cycle")),
+    *(f"{p}_flop" for p in _FLOP_WEIGHTS),
+    "flop",
+    "dram_read_bytes",
+    "dram_write_bytes",
+    "dram_bytes",
+    *(f"peak_{p}_fma_per_cycle" for p in _PEAK_WEIGHT),
+    "peak_dram_bytes_per_cycle",
+    "sm_clock_hz",
+    "dram_frequency_hz",
+)
 # what _derived and _enrich_launches read: the pivot is over these only
 _READ_WIDE = sorted(
     {
         *LAUNCH_FROM_METRICS,
         "divergent_branches",
         "divergent_branches_per_smsp",
+        *ROOFLINE_INPUTS,
         *(
             f"global_{k}_{m}"
             for k in ("load", "store")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from warpscope.analysis.finding import Finding, rule
+from warpscope.analysis.roofline import roofline
 from warpscope.analysis.text import num, pct
 from warpscope.analysis.views import LaunchView
 
@@ -82,7 +83,18 @@ def _busiest_memory(v: LaunchView) -> tuple[str, float] | None:
 
 
 def _evidence(v: LaunchView, *keys: str) -> dict[str, float]:
-    return v.known(*keys)
+    return v.known(*keys, "arithmetic_intensity_dram")
+
+
+def _roofline_text(v: LaunchView) -> str:
+    """Where the launch sits on the roofline, when the profile has the flop, bytes and roofs."""
+    r = roofline(v.metrics)
+    if r is None:
+        return ""
+    return (
+        f" On the roofline: {num(r.intensity, 3)} flop per DRAM byte, {pct(r.pct_of_roof)} of the "
+        f"{r.precision} roof there ({r.bound} side of the ridge at {num(r.ridge, 1)} flop/B)."
+    )
 
 
 #: stalls that wait on memory: the expected state of a kernel at the memory roof
@@ -156,7 +168,9 @@ def memory_bound(v: LaunchView) -> Finding | None:
     return Finding(
         severity=severity,  # type: ignore[arg-type]
         title=title,
-        message=f"Memory throughput {pct(mem)} of peak vs compute {pct(sm)}{where}." + _stall_text(v),
+        message=f"Memory throughput {pct(mem)} of peak vs compute {pct(sm)}{where}."
+        + _stall_text(v)
+        + _roofline_text(v),
         why="The kernel waits on bytes, not arithmetic: only moving fewer bytes, better-packed "
         "bytes, or more of them at once makes it faster; faster math will not.",
         fix=fix,
@@ -184,7 +198,9 @@ def compute_bound(v: LaunchView) -> Finding | None:
     return Finding(
         severity="low" if sm >= 80 else "info",
         title="compute-bound" + (" (at the roof)" if sm >= 80 else ""),
-        message=f"SM throughput {pct(sm)} of peak vs memory {pct(mem)}.{idle}" + _stall_text(v),
+        message=f"SM throughput {pct(sm)} of peak vs memory {pct(mem)}.{idle}"
+        + _stall_text(v)
+        + _roofline_text(v),
         why="The SM's pipes are the bottleneck: only fewer or cheaper instructions help; "
         "occupancy is not the problem.",
         fix="Cut instructions: remove redundant math, use FMA and fast intrinsics where accuracy "

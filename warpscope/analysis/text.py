@@ -36,6 +36,17 @@ def size(nbytes: float) -> str:
 DASH = "–"  # what reports and the UI print for a value the profile does not have
 
 
+_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def si(value: float, unit: str, digits: int = 3) -> str:
+    """``value`` with an SI prefix and ``digits`` significant digits: 268 Mflop, 3.22 Tflop/s."""
+    for scale, prefix in _SI:
+        if abs(value) >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}"
+    return f"{value:.{digits}g} {unit}"
+
+
 def num_or_dash(value: float | None, digits: int = 2) -> str:
     return DASH if value is None else num(value, digits)
 

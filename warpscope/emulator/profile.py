@@ -11,7 +11,7 @@ import polars as pl
 
 from warpscope.emulator.kernel import Launch
 from warpscope.emulator.simt import SiteCounts
-from warpscope.emulator.timing import STATES, TimingResult
+from warpscope.emulator.timing import STATES, TimingResult, timing_for
 from warpscope.emulator.timing.params import SM_COUNT
 from warpscope.emulator.timing.sm import NOT_RESIDENT
 from warpscope.model import schema
@@ -37,9 +37,12 @@ def to_profile(launches: list[Launch], path: str) -> Profile:
         sms = SM_COUNT.get(launch.arch, 132)
         launch_rows.append(_launch_row(launch_id, launch, path, sms))
         metrics = launch_metrics(launch, sms)
+        metrics |= roofs(launch.arch)
         if launch.timing is not None:
             metrics |= timing_metrics(launch.timing)
             launch_rows[-1]["duration_ns"] = launch.timing.duration_ns
+            if launch.timing.duration_ns > 0:
+                metrics["achieved_flop_per_s"] = metrics["flop"] / (launch.timing.duration_ns * 1e-9)
             stall_rows.extend(_stall_rows(launch_id, launch.timing))
             timelines.append(timeline_frame(launch_id, launch.timing))
         metric_rows.extend(
@@ -81,6 +84,17 @@ def to_profile(launches: list[Launch], path: str) -> Profile:
         timeline=pl.concat(timelines) if timelines else schema.empty("timeline"),
         sources=sources,
     )
+
+
+def roofs(arch: str) -> dict[str, float]:
+    """The roofs of the device the emulator models (its timing parameters): FP32 and FP64
+    from the pipes' lanes × SMs × clock (2 flop per FMA), DRAM from the modelled bandwidth."""
+    t = timing_for(arch)
+    return {
+        "peak_fp32_flop_per_s": 2.0 * t.fma_lanes * t.sms * t.clock_hz,
+        "peak_fp64_flop_per_s": 2.0 * t.fp64_lanes * t.sms * t.clock_hz,
+        "peak_dram_bytes_per_s": t.dram_gbps * 1e9,
+    }
 
 
 def timing_metrics(r: TimingResult) -> dict[str, float]:
@@ -189,6 +203,10 @@ def launch_metrics(launch: Launch, sms: int) -> dict[str, float]:
         "local_store_requests": t.local_store_requests,
         "barrier_instructions": t.barriers,
         "shuffle_instructions": t.shuffles,
+        "fp32_flop": t.fp32_flop,
+        "fp64_flop": t.fp64_flop,
+        "fp16_flop": t.fp16_flop,
+        "flop": t.fp32_flop + t.fp64_flop + t.fp16_flop,
     }
     if t.warp_instructions:
         eff = 100.0 * t.thread_instructions / (32 * t.warp_instructions)

@@ -13,6 +13,13 @@ from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.simt import WARP, Chunk, Counters, Mask
 from warpscope.emulator.trace import Access, Trace
 
+#: result dtype of a floating-point add, subtract or multiply -> the counter it adds to
+_FLOP_KIND = {
+    np.dtype(np.float32): "fp32_flop",
+    np.dtype(np.float64): "fp64_flop",
+    np.dtype(np.float16): "fp16_flop",
+}
+
 
 @dataclass
 class Loop:
@@ -100,6 +107,13 @@ class Run:
             chosen = inst.op if op is None else op
             assert chosen is not None, "an instruction whose pipe depends on its result is issued with it"
             self.trace.record(inst, chosen, mask, accesses)
+
+    def count_flop(self, inst: Inst, mask: Mask, value: Any) -> None:
+        """A floating-point add, subtract or multiply: one flop per active thread, by precision."""
+        kind = _FLOP_KIND.get(getattr(value, "dtype", None))
+        if kind is not None:
+            site = self.counters.site(inst.line)
+            setattr(site, kind, getattr(site, kind) + mask.threads)
 
     def define(self, inst: Inst, mask: Mask) -> None:
         """A variable took a value: no instruction, but the timing model follows the value."""

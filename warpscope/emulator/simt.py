@@ -91,6 +91,11 @@ class SiteCounts:
     local_store_requests: int = 0
     barriers: int = 0
     shuffles: int = 0
+    #: floating-point adds, subtracts and multiplies per precision, by active thread (an FMA
+    #: is a multiply and an add at source level: 2, as Nsight Compute counts an FFMA)
+    fp32_flop: int = 0
+    fp64_flop: int = 0
+    fp16_flop: int = 0
 
     def add(self, other: SiteCounts) -> None:
         for name in self.__dataclass_fields__:

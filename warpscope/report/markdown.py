@@ -12,7 +12,8 @@ from typing import Any
 
 import polars as pl
 
-from warpscope.analysis.text import DASH, num, pct, us
+from warpscope.analysis.roofline import roofline
+from warpscope.analysis.text import DASH, num, pct, si, us
 from warpscope.analysis.text import dims as _dims
 from warpscope.analysis.text import num_or_dash as _n
 from warpscope.analysis.text import pct_or_dash as _p
@@ -37,13 +38,17 @@ def _title(k: Kernel) -> str:
     return md_cell(k.kernel_short or k.kernel)
 
 
-def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
-    """The report of an analysed profile (``warpscope.analysis.analyze``)."""
+def render(
+    profile: Profile, views: list[LaunchView] | None = None, roofline_figure: str | None = None
+) -> str:
+    """The report of an analysed profile (``warpscope.analysis.analyze``); ``roofline_figure``:
+    the path (relative to the report) of the roofline SVG to show in the Roofline section."""
     groups = kernels(profile, views)
     out = ["# warpscope report", ""]
     out += _sources(profile)
     out += _fix_first(opportunities(profile))
     out += _summary(groups)
+    out += _roofline(groups, roofline_figure)
     out += _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     for i, k in enumerate(groups, 1):
         out += _kernel(i, k)
@@ -131,6 +136,40 @@ def _summary(groups: list[Kernel]) -> list[str]:
             + " |"
         )
     return out + [""]
+
+
+def _roofline(groups: list[Kernel], figure: str | None = None) -> list[str]:
+    """Each kernel's point on the roofline, numbered as in the kernel table (kernels whose
+    profile has the flop, DRAM bytes and roofs: Nsight Compute's raw page with the
+    SpeedOfLight_RooflineChart metrics, or the emulator)."""
+    rows = [(i, k, r) for i, k in enumerate(groups, 1) if (r := roofline(k.metrics)) is not None]
+    if not rows:
+        return []
+    out = ["## Roofline", ""]
+    if figure is not None:
+        out += [
+            f"![Roofline: every kernel under the DRAM and compute roofs]({figure.replace(' ', '%20')})",
+            "",
+        ]
+    out += [
+        "| # | kernel | flop | DRAM bytes | intensity | achieved | roof there | of roof | bound (ridge) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for i, k, r in rows:
+        out.append(
+            f"| {i} | {_title(k)} | {si(r.flop, 'flop')} ({r.precision}) | {si(r.dram_bytes, 'B')} "
+            f"| {num(r.intensity, 3)} flop/B | {si(r.achieved, 'flop/s')} | {si(r.roof, 'flop/s')} "
+            f"| {pct(r.pct_of_roof)} | {r.bound} ({num(r.ridge, 1)} flop/B) |"
+        )
+    peak = rows[0][2]
+    out += [
+        "",
+        f"Roofs of the first kernel's device: {si(peak.peak_bytes, 'B/s')} DRAM, "
+        f"{si(peak.peak_flop, 'flop/s')} {peak.precision}; a kernel left of the ridge is bound by "
+        "DRAM bandwidth, right of it by arithmetic. Means over each kernel's launches.",
+        "",
+    ]
+    return out
 
 
 def _run_findings(rows: pl.DataFrame) -> list[str]:

@@ -35,6 +35,8 @@ BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.BitOr: operator.or_,
     ast.BitXor: operator.xor,
 }
+#: the operators Nsight Compute's roofline counts as floating-point work (FADD, FMUL, FFMA)
+FLOP_OPS = (ast.Add, ast.Sub, ast.Mult)
 COMPARE: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -123,10 +125,13 @@ class Expressions(CompilerBase):
         lf, rf = run_expr(left), run_expr(right)
         inst = self.inst(node, None, deps(left) | deps(right))
         divide = isinstance(node.op, ast.Div)
+        flop = isinstance(node.op, FLOP_OPS)
 
         def binop(run: Run, frame: Frame, mask: Mask) -> Any:
             v = op(lf(run, frame, mask), rf(run, frame, mask))
             run.issue(inst, mask, arith_op(v, divide))
+            if flop:
+                run.count_flop(inst, mask, v)
             return v
 
         return with_deps(binop, {inst.dst})

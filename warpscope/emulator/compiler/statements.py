@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays
-from warpscope.emulator.compiler.expressions import BINARY, Expressions
+from warpscope.emulator.compiler.expressions import BINARY, FLOP_OPS, Expressions
 from warpscope.emulator.compiler.ops import STORE_OP, arith_op, memory_op
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.ir import NO_DEPS, Const, Stmt, deps, exec_block, run_expr
@@ -70,10 +70,13 @@ class Statements(Expressions):
         inst = self.inst(node, None, deps(value_node) | deps(current_node))
         target = self.target(node.target, frozenset({inst.dst}))
         divide = isinstance(node.op, ast.Div)
+        flop = isinstance(node.op, FLOP_OPS)
 
         def run_aug(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             v = op(current(run, frame, mask), value(run, frame, mask))
             run.issue(inst, mask, arith_op(v, divide))
+            if flop:
+                run.count_flop(inst, mask, v)
             target(run, frame, mask, v)
             return mask
 

@@ -17,12 +17,14 @@ clicking a header sorts too) · `/` find by name · `f` filter by expression, e.
 `registers_per_thread`, `block_size`, `grid_size`, `kernel`, `top_stall`...; `and`, `or`, `not`,
 parentheses) · `Escape` close or clear the filters · `Space` show or hide a kernel's launches ·
 `l` kernels or every launch · `x` fix first: every (kernel, problem) pair ranked by the time its fix
-saves · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
+saves · `r` roofline: every kernel as a point under the DRAM and compute roofs · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
 `g` glossary of the column · `e` export the markdown report · `y` copy the row
 
 **Kernel view** — `1`–`7` tabs (Overview, Divergence, Occupancy, Stalls, Memory, Source,
 Findings) · `v` next occupancy graph (block size, registers, shared memory) · `t` timeline ·
 `g` glossary for the tab · `y` copy the tab or the highlighted finding · `Escape` back
+
+**Roofline** — arrows move in the table under the plot · `Enter` open the kernel · `Escape` back
 
 **Fix first** — `Enter` open the kernel on its Findings tab · `y` copy the entry and its fix ·
 `Escape` back

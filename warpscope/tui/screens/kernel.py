@@ -12,12 +12,15 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
+from warpscope.analysis.roofline import roofline
 from warpscope.explore.kernel import KernelDetail
+from warpscope.report.roofline_points import KernelPoint
 from warpscope.tui.screens import kernel_tabs
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line
 from warpscope.tui.widgets.grid import Grid
 from warpscope.tui.widgets.occupancy_plot import OccupancyPlot
+from warpscope.tui.widgets.roofline_plot import RooflinePlot
 
 TABS = ("overview", "divergence", "occupancy", "stalls", "memory", "source", "findings")
 #: the glossary entry each tab's `g` opens
@@ -62,10 +65,15 @@ class KernelScreen(WarpscopeScreen):
             title.append(literal(one_line(k.kernel, 400)))
         yield Static(title, id="kernel-title")
         with TabbedContent(id="tabs", initial=self.initial_tab):
-            for number, (tab, body) in enumerate(
-                (("overview", kernel_tabs.overview(d)), ("divergence", kernel_tabs.divergence(d))), 1
-            ):
-                yield _scroll_pane(tab, number, body)
+            with TabPane("1 Overview", id="overview"), VerticalScroll(), Horizontal(id="overview-panes"):
+                yield Static(kernel_tabs.overview(d), id="overview-text")
+                point = roofline(d.kernel.metrics)
+                if point is not None:
+                    here = KernelPoint(
+                        1, d.kernel.kernel_short, d.kernel.launch_ids, d.time_share_pct, point, "◆"
+                    )
+                    yield RooflinePlot([here], id="overview-roofline")
+            yield _scroll_pane("divergence", 2, kernel_tabs.divergence(d))
             with TabPane("3 Occupancy", id="occupancy"), VerticalScroll(), Horizontal(id="occupancy-panes"):
                 yield Static(kernel_tabs.occupancy(d), id="occupancy-text")
                 yield OccupancyPlot(d, id="occupancy-plot")

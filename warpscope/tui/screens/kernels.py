@@ -31,6 +31,7 @@ class KernelsScreen(WarpscopeScreen):
         Binding("space", "expand", "Launches", show=False),
         Binding("l", "toggle_mode", "Kernels/launches", show=False),
         Binding("x", "fix_first", "Fix first"),
+        Binding("r", "roofline", "Roofline", show=False),
         Binding("c", "compare", "Compare"),
         Binding("t", "timeline", "Timeline", show=False),
         Binding("g", "glossary", "Glossary"),
@@ -223,6 +224,11 @@ class KernelsScreen(WarpscopeScreen):
         from warpscope.tui.screens.fix_first import FixFirstScreen
 
         self.app.push_screen(FixFirstScreen())
+
+    def action_roofline(self) -> None:
+        from warpscope.tui.screens.roofline import RooflineScreen
+
+        self.app.push_screen(RooflineScreen())
 
     def action_compare(self) -> None:
         if not self.workspace.can_compare():

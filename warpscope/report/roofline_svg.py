@@ -1,0 +1,95 @@
+"""The program's roofline as an SVG a GitHub comment or README can embed.
+
+Written by hand rather than with a plotting library: the figure is two roof segments, decade
+grid lines, numbered points and their legend, and it must be byte-identical for the same
+profile (reports are deterministic). matplotlib would add a large dependency to a headless
+path and stamps dates and random ids into its SVG unless configured not to.
+"""
+
+from __future__ import annotations
+
+import math
+from xml.sax.saxutils import escape
+
+from warpscope.analysis.text import si
+from warpscope.report.escape import visible
+from warpscope.report.roofline_points import KernelPoint
+
+WIDTH, HEIGHT = 720, 480
+LEFT, RIGHT, TOP, BOTTOM = 70, 250, 40, 50  # plot margins; the legend sits on the right
+BIG_SHARE_PCT = 5.0
+
+
+def _decade(exponent: int) -> str:
+    if exponent < 0:
+        return f"{10.0**exponent:g}"
+    for step, prefix in ((15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k")):
+        if exponent >= step:
+            return f"{10 ** (exponent - step)}{prefix}"
+    return f"{10**exponent}"
+
+
+def roofline_svg(points: list[KernelPoint], title: str) -> str:
+    """The SVG text: the roofs of the first point's device, every point numbered as in the
+    kernel table, a legend naming them (names escaped: they come from the profile)."""
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="11">',
+        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
+        f'<text x="{LEFT}" y="22" font-size="14" font-weight="bold">{escape(visible(title))}</text>',
+    ]
+    if not points:
+        out.append(f'<text x="{LEFT}" y="{HEIGHT // 2}">no kernel with flop, DRAM bytes and roofs</text>')
+        return "\n".join([*out, "</svg>"]) + "\n"
+    roof = points[0].point
+    xs = [math.log10(p.point.intensity) for p in points] + [math.log10(roof.ridge)]
+    ys = [math.log10(max(p.point.achieved, 1.0)) for p in points]
+    x0, x1 = math.floor(min(xs) - 0.5), math.ceil(max(xs) + 0.5)
+    y0, y1 = math.floor(min(ys) - 0.5), math.ceil(math.log10(roof.peak_flop) + 0.3)
+    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def px(x: float) -> float:
+        return round(LEFT + (x - x0) / (x1 - x0) * pw, 1)
+
+    def py(y: float) -> float:
+        return round(TOP + ph - (y - y0) / (y1 - y0) * ph, 1)
+
+    for e in range(x0, x1 + 1):
+        out.append(f'<line x1="{px(e)}" y1="{TOP}" x2="{px(e)}" y2="{TOP + ph}" stroke="#ddd"/>')
+        out.append(f'<text x="{px(e)}" y="{TOP + ph + 16}" text-anchor="middle">{_decade(e)}</text>')
+    for e in range(y0, y1 + 1):
+        out.append(f'<line x1="{LEFT}" y1="{py(e)}" x2="{LEFT + pw}" y2="{py(e)}" stroke="#ddd"/>')
+        out.append(f'<text x="{LEFT - 6}" y="{py(e) + 4}" text-anchor="end">{_decade(e)}</text>')
+    out.append(f'<text x="{LEFT + pw / 2}" y="{HEIGHT - 12}" text-anchor="middle">flop per DRAM byte</text>')
+    out.append(
+        f'<text x="16" y="{TOP + ph / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 16 {TOP + ph / 2})">flop/s</text>'
+    )
+    ridge, top = math.log10(roof.ridge), math.log10(roof.peak_flop)
+    start = max(x0, ridge - (top - y0))  # where the bandwidth roof enters the plot
+    out.append(
+        f'<polyline fill="none" stroke="#0072B2" stroke-width="2" points="{px(start)},'
+        f'{py(top - (ridge - start))} {px(ridge)},{py(top)} {px(x1)},{py(top)}"/>'
+    )
+    out.append(
+        f'<text x="{px(x1) - 4}" y="{py(top) - 6}" text-anchor="end" fill="#0072B2">'
+        f"{roof.precision} {si(roof.peak_flop, 'flop/s')} · DRAM {si(roof.peak_bytes, 'B/s')} · "
+        f"ridge {roof.ridge:.3g} flop/B</text>"
+    )
+    for p, x, y in zip(points, xs, ys):
+        big = (p.time_share_pct or 0.0) >= BIG_SHARE_PCT
+        out.append(
+            f'<circle cx="{px(x)}" cy="{py(y)}" r="{5 if big else 3}" fill="#D55E00" '
+            f'fill-opacity="{0.9 if big else 0.6}"/>'
+        )
+        out.append(f'<text x="{px(x) + 6}" y="{py(y) - 5}">{escape(visible(p.label))}</text>')
+    legend_x = WIDTH - RIGHT + 16
+    for i, p in enumerate(points[:30]):
+        name = p.kernel_short if len(p.kernel_short) <= 30 else p.kernel_short[:29] + "…"
+        share = f" ({p.time_share_pct:.3g}%)" if p.time_share_pct is not None else ""
+        out.append(
+            f'<text x="{legend_x}" y="{TOP + 12 + 14 * i}">{escape(visible(p.label))} {escape(visible(name))}{share}</text>'
+        )
+    if len(points) > 30:
+        out.append(f'<text x="{legend_x}" y="{TOP + 12 + 14 * 30}">… {len(points) - 30} more</text>')
+    return "\n".join([*out, "</svg>"]) + "\n"

@@ -1,0 +1,66 @@
+"""The program on the roofline: every kernel as a point, and the table of their numbers."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Footer, Static
+
+from warpscope.analysis.text import si
+from warpscope.report.roofline_points import KernelPoint, kernel_points
+from warpscope.tui.screens.base import WarpscopeScreen
+from warpscope.tui.text import literal, n, one_line, p
+from warpscope.tui.widgets.roofline_plot import RooflinePlot
+
+
+class RooflineScreen(WarpscopeScreen):
+    """Every kernel with a roofline point; Enter opens the highlighted one."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("enter", "open", "Open kernel")]
+
+    def compose(self) -> ComposeResult:
+        ws = self.workspace
+        self.points: list[KernelPoint] = kernel_points(ws.profile)
+        title = Text("Roofline", style="bold")
+        title.append(
+            f" · {len(self.points)} kernels under their roofs, numbered as in the kernel table"
+            if self.points
+            else " · no kernel has flop counts, DRAM bytes and roofs (Nsight Compute's raw page with the "
+            "SpeedOfLight_RooflineChart section, or the emulator)"
+        )
+        yield Static(title, id="roofline-title")
+        yield RooflinePlot(self.points, id="roofline-plot")
+        table: DataTable[Text | str] = DataTable(id="roofline-table", cursor_type="row", zebra_stripes=True)
+        # fits 80 columns: flop/s without the unit (the header has it), the name cut at 24
+        table.add_columns("#", "Kernel", "flop/B", "flop/s", "Of roof", "Bound", "Time")
+        for point in self.points:
+            r = point.point
+            table.add_row(
+                str(point.number),
+                literal(one_line(point.kernel_short, 24)),
+                Text(n(r.intensity, 3), justify="right"),
+                Text(si(r.achieved, "").strip(), justify="right"),
+                Text(p(r.pct_of_roof), justify="right"),
+                r.bound,
+                Text(p(point.time_share_pct), justify="right"),
+            )
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if not self.points or table.cursor_row is None:
+            return
+        from warpscope.tui.screens.kernel import KernelScreen
+
+        point = self.points[min(table.cursor_row, len(self.points) - 1)]
+        self.app.push_screen(KernelScreen(point.launch_ids))
+
+    @on(DataTable.RowSelected)
+    def _selected(self) -> None:
+        self.action_open()
