@@ -101,3 +101,22 @@ def test_metrics_command_json_and_text():
 def test_units(unit, factor, base):
     f, b = to_base(unit)
     assert f == pytest.approx(factor) and b == base
+
+
+def test_every_catalog_id_is_filled_where_the_raw_page_has_its_counter():
+    """A counter the H100's raw page exports reaches its canonical id (2025.3 renamed some:
+    global efficiency is now bytes per sector, `.ratio`)."""
+    import polars as pl
+
+    import warpscope
+    from tests.conftest import H100
+
+    for name in ("seed_full_raw.csv", "seed_raw_base.csv"):
+        header = pl.read_csv(H100 / name, n_rows=0).columns
+        present = set(warpscope.load(H100 / name).metrics["metric"].cast(pl.String).unique())
+        missing = [(m.id, a.name) for m in CATALOG for a in m.ncu if a.name in header and m.id not in present]
+        assert missing == [], name
+    efficiency = BY_ID["global_load_efficiency_pct"]
+    assert "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio" in [
+        a.name for a in efficiency.ncu
+    ]

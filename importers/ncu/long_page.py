@@ -234,8 +234,18 @@ _SOL_CATEGORY = (
 )
 
 
+#: HighPipeUtilization also reports the opposite: every pipe idle is latency, not compute
+_UNDER_UTILIZED = "under-utilized"
+
+
 def _category(rules: pl.DataFrame) -> pl.Series:
     category = rules["Rule Name"].replace_strict(RULE_CATEGORY, default=None, return_dtype=pl.String)
+    idle = (
+        (rules["Rule Name"] == "HighPipeUtilization")
+        & rules["Rule Description"].fill_null("").str.contains(_UNDER_UTILIZED, literal=True)
+    ).fill_null(False)
+    if idle.any():
+        category = category.scatter(idle.arg_true(), "latency_bound")
     sol = (rules["Rule Name"] == "SOLBottleneck").fill_null(False).arg_true()
     if sol.is_empty():
         return category

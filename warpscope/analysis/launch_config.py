@@ -120,6 +120,8 @@ def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
     occ = v.occupancy
     if occ is None or "blocks" not in occ.limiters or occ.occupancy_pct >= 100:
         return None
+    if v.grid_size is not None and v.sm_count and v.grid_size < v.sm_count:
+        return None  # no SM gets a second block: the block-slot limit never binds (grid_smaller_than_sms)
     if occ.limiter not in ("blocks", None):
         return None
     need = -(-occ.arch.max_threads_per_sm // occ.arch.max_blocks_per_sm)
@@ -165,21 +167,24 @@ def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
     if threads is not None and capacity is not None and threads < capacity:
         fix = (
             f"The whole launch is {num(threads)} threads, less than the GPU holds at once "
-            f"({num(capacity)}): more blocks only help with more work. Batch such launches "
-            "into one (several problems per grid) or run them concurrently (streams, CUDA Graphs)."
+            f"({num(capacity)}). If each thread does a lot (a loop per row or item), spread that "
+            "work over more threads: a warp or a block per row instead of a thread per row. If the "
+            "problem is just small, batch such launches into one (several problems per grid) or "
+            "run them concurrently (streams, CUDA Graphs)."
         )
     else:
         fix = f"Split the work into at least {2 * sms} blocks (2 × {sms} SMs): smaller blocks or fewer elements per block."
     evidence: dict[str, float] = {"grid_size": grid, "sm_count": sms}
     if size:
         evidence["block_size"] = size
+    idle = (sms - grid) / sms
     return Finding(
-        severity="high",
+        severity="high" if idle >= 0.5 else "medium" if idle >= 0.2 else "low",
         title="grid smaller than the SM count",
         message=f"{grid} blocks on {sms} SMs: {sms - grid} SMs ({pct(100 * (sms - grid) / sms)}) get no block.",
         why="Each block runs on one SM; with fewer blocks than SMs the rest of the GPU idles.",
         fix=fix,
-        threshold="blocks < SMs",
+        threshold="blocks < SMs (high: half the SMs idle or more; medium: a fifth)",
         evidence=evidence,
         estimated_speedup_pct=100.0 * (sms - grid) / sms,
     )

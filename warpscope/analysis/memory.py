@@ -237,8 +237,10 @@ def shared_bank_conflicts(v: LaunchView) -> Finding | None:
     bad = {op: x for op, x in ops.items() if x is not None and x[2] / x[1] >= 0.10}
     if not bad:
         return None
-    _worst_op, (requests, wavefronts, _conflicts) = max(bad.items(), key=lambda kv: kv[1][2] / kv[1][1])
-    nway = wavefronts / requests
+    _worst_op, (requests, wavefronts, conflicts) = max(bad.items(), key=lambda kv: kv[1][2] / kv[1][1])
+    # n-way against the access's own ideal: an 8-byte access needs 2 wavefronts without any
+    # conflict, so 4 per request is 2-way, not 4-way
+    nway = wavefronts / max(requests, wavefronts - conflicts)
     all_wave = sum(x[1] for x in ops.values() if x is not None)
     all_conf = sum(x[2] for x in bad.values())
     share = all_conf / all_wave

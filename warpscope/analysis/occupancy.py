@@ -213,10 +213,23 @@ def few_resident_warps(v: LaunchView) -> Finding | None:
     evidence: dict[str, float] = {"grid_size": grid, "sm_count": sms, "block_size": v.block_size or 0}
     if achieved is not None:
         evidence["achieved_active_warps"] = achieved
-    seen = f"{num(per_sm_blocks, 2)} blocks and {num(per_sm_warps, 1)} warps per SM at most"
-    if achieved is not None:
-        seen += f" ({num(achieved, 1)} warps measured)"
-    if grid < 2 * sms:
+    configured = per_sm_warps < 6 or per_sm_blocks < 2
+    if configured:
+        seen = f"at most {num(per_sm_blocks, 2)} blocks and {num(per_sm_warps, 1)} warps per SM"
+        if achieved is not None:
+            seen += f" ({num(achieved, 1)} warps measured)"
+        seen += ": under the floor of 6 warps and 2 blocks per SM"
+    else:  # the launch allows enough, but few were there on average
+        seen = (
+            f"the launch allows {num(per_sm_warps, 1)} warps per SM, but only {num(achieved or 0.0, 1)} "
+            "were resident on average: under the floor of 6"
+        )
+    if not configured:
+        fix = (
+            "The launch allows enough warps; they are not there: warps live briefly or finish unevenly. "
+            "Give each thread more work (a grid-stride loop) and even out the work per block."
+        )
+    elif grid < 2 * sms:
         fix = f"More blocks: at least {2 * int(sms)} for {int(sms)} SMs."
     elif occ is not None and occ.active_blocks_per_sm < 2:
         fix = f"Free resources so 2 blocks fit: {occ.limiter} limit the SM to {occ.active_blocks_per_sm}."
@@ -225,7 +238,7 @@ def few_resident_warps(v: LaunchView) -> Finding | None:
     return Finding(
         severity="medium",
         title="too few warps resident per SM",
-        message=f"{seen}: under the floor of 6 warps and 2 blocks per SM.",
+        message=f"{seen[0].upper()}{seen[1:]}.",
         why="Latency is hidden by switching to another warp; with a handful of warps (or one block "
         "stalled at __syncthreads()) the SM has nothing to switch to.",
         fix=fix,

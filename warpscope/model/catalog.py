@@ -389,7 +389,11 @@ CATALOG: tuple[Metric, ...] = (
         "%",
         "Bytes global loads asked for per byte of the sectors they moved.",
         "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
-        ncu=_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"),
+        # 2025 exports state bytes per sector (.ratio, 32 = every byte used), older ones a percent
+        ncu=(
+            *_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"),
+            *_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", factor=100 / 32),
+        ),
         nvprof=_n("gld_efficiency"),
     ),
     Metric(
@@ -397,7 +401,11 @@ CATALOG: tuple[Metric, ...] = (
         "%",
         "Bytes global stores wrote per byte of the sectors they moved.",
         "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
-        ncu=_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"),
+        # 2025 exports state bytes per sector (.ratio, 32 = every byte used), older ones a percent
+        ncu=(
+            *_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"),
+            *_n("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", factor=100 / 32),
+        ),
         nvprof=_n("gst_efficiency"),
     ),
     Metric(
