@@ -11,6 +11,7 @@ from polars.exceptions import PanicException
 
 from importers import _input, ncu, nvprof
 from importers.ncu import direct, source_page, stream, text_page
+from importers.pages import merge_pages
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
@@ -73,8 +74,9 @@ def _with_occupancy(profile: Profile) -> Profile:
 
 
 def import_files(paths: list[str] | list[Path], progress: stream.Progress | None = None) -> Profile:
-    """Several files as one Profile (launch ids renumbered; each file keeps its source row)."""
-    return Profile.concat([import_file(p, progress) for p in paths])
+    """Several files as one Profile (launch ids renumbered; each file keeps its source row).
+    Pages of one Nsight Compute report (raw and details, say) become one set of launches."""
+    return Profile.concat(merge_pages([import_file(p, progress) for p in paths]))
 
 
 def _unknown(path: str, data: bytes) -> InputError:

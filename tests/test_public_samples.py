@@ -78,3 +78,24 @@ def test_rules_become_ncu_findings():
 def test_error_only_file_is_a_clear_error():
     with pytest.raises(InputError, match="no profile table found"):
         warpscope.load(PUBLIC_NCU / "llmperfopt_error_only_raw.csv")
+
+
+def test_pages_of_one_report_are_one_set_of_launches():
+    """The raw and details pages of one report (same process, launch IDs, kernels, durations):
+    22 launches with both pages' metrics and the details page's rule results; two runs of the
+    program (another process) stay apart."""
+    import polars as pl
+
+    import warpscope
+    from tests.conftest import H100
+    from warpscope.analysis.views import launch_views
+
+    both = warpscope.load([H100 / "seed_full_raw.csv", H100 / "seed_full_details.csv"])
+    assert both.launches.height == 22 and both.sources.height == 2
+    assert both.findings.filter(pl.col("origin") != "warpscope").height > 200  # the details page's rules
+    canonical = both.metrics.filter(pl.col("metric").is_not_null())
+    assert canonical.group_by("launch_id", "metric", "stat").len()["len"].max() == 1
+    strided = next(v for v in launch_views(both) if v.kernel_short == "copyStrided")
+    assert strided.get("global_excess_sectors") == 917504  # from the raw page
+    runs = warpscope.load([H100 / "seed_full_raw.csv", H100 / "seed_raw_base.csv"])
+    assert runs.launches.height == 44  # process 880 and process 505: two runs
