@@ -59,3 +59,19 @@ async def settle(pilot) -> None:
     while pilot.app.analysis is not None and pilot.app.analysis.is_alive():
         await asyncio.sleep(0.02)
     await pilot.pause()
+
+
+def load_benchmark(name: str):  # type: ignore[no-untyped-def]
+    """A script of benchmarks/ as a module (the folder is not a package): its functions are
+    what some tests check (the advice benchmark's scoring, say)."""
+    import importlib.util
+    import sys
+
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

@@ -4,20 +4,11 @@ H100 exports: the seed kernels, the probe kernels written for it, and the PyTorc
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import load_benchmark
 
-_spec = importlib.util.spec_from_file_location(
-    "advice_precision", ROOT / "benchmarks" / "advice_precision.py"
-)
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-sys.modules["advice_precision"] = bench  # dataclasses look their module up there
-_spec.loader.exec_module(bench)
+bench = load_benchmark("advice_precision")
 
 
 @pytest.fixture(scope="module")

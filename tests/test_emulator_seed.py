@@ -5,7 +5,6 @@ equal to numpy references. The whole seed program runs once, at its real sizes."
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -239,19 +238,11 @@ def test_emulator_verdicts_match_the_labels(seed_run):
     """The emulated seed program, analysed, makes the claims the H100 export makes: every high or
     medium claim true by the seed labels of benchmarks/advice_labels.csv, and the lessons found
     (all but matmulNaive's memory-boundness: the emulator models no memory throughput)."""
-    import importlib.util
-
+    from tests.conftest import load_benchmark
     from warpscope.analysis import analyze
     from warpscope.emulator.profile import to_profile
 
-    root = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location(
-        "advice_precision", root / "benchmarks" / "advice_precision.py"
-    )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules["advice_precision"] = bench  # dataclasses look their module up there
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("advice_precision")
     launches, _ = seed_run
     profile = analyze(to_profile(list(launches.values()), "emulator:seed"))
     s = bench.score({"emulator": profile}, bench.load_labels())

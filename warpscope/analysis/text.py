@@ -47,6 +47,16 @@ def si(value: float, unit: str, digits: int = 3) -> str:
     return f"{value:.{digits}g} {unit}"
 
 
+def decade(exponent: int) -> str:
+    """10**exponent as a short axis label: 0.01, 1, 100, 10k, 1G, 100T (log-scale ticks)."""
+    if exponent < 0:
+        return f"{10.0**exponent:g}"
+    for step, prefix in ((15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k")):
+        if exponent >= step:
+            return f"{10 ** (exponent - step)}{prefix}"
+    return f"{10**exponent}"
+
+
 def num_or_dash(value: float | None, digits: int = 2) -> str:
     return DASH if value is None else num(value, digits)
 

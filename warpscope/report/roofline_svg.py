@@ -11,22 +11,13 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape
 
-from warpscope.analysis.text import si
+from warpscope.analysis.text import decade, si
 from warpscope.report.escape import visible
 from warpscope.report.roofline_points import KernelPoint
 
 WIDTH, HEIGHT = 720, 480
 LEFT, RIGHT, TOP, BOTTOM = 70, 250, 40, 50  # plot margins; the legend sits on the right
 BIG_SHARE_PCT = 5.0
-
-
-def _decade(exponent: int) -> str:
-    if exponent < 0:
-        return f"{10.0**exponent:g}"
-    for step, prefix in ((15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k")):
-        if exponent >= step:
-            return f"{10 ** (exponent - step)}{prefix}"
-    return f"{10**exponent}"
 
 
 def roofline_svg(points: list[KernelPoint], title: str) -> str:
@@ -56,10 +47,10 @@ def roofline_svg(points: list[KernelPoint], title: str) -> str:
 
     for e in range(x0, x1 + 1):
         out.append(f'<line x1="{px(e)}" y1="{TOP}" x2="{px(e)}" y2="{TOP + ph}" stroke="#ddd"/>')
-        out.append(f'<text x="{px(e)}" y="{TOP + ph + 16}" text-anchor="middle">{_decade(e)}</text>')
+        out.append(f'<text x="{px(e)}" y="{TOP + ph + 16}" text-anchor="middle">{decade(e)}</text>')
     for e in range(y0, y1 + 1):
         out.append(f'<line x1="{LEFT}" y1="{py(e)}" x2="{LEFT + pw}" y2="{py(e)}" stroke="#ddd"/>')
-        out.append(f'<text x="{LEFT - 6}" y="{py(e) + 4}" text-anchor="end">{_decade(e)}</text>')
+        out.append(f'<text x="{LEFT - 6}" y="{py(e) + 4}" text-anchor="end">{decade(e)}</text>')
     out.append(f'<text x="{LEFT + pw / 2}" y="{HEIGHT - 12}" text-anchor="middle">flop per DRAM byte</text>')
     out.append(
         f'<text x="16" y="{TOP + ph / 2}" text-anchor="middle" '

@@ -8,6 +8,7 @@ from typing import Any
 
 from textual_plotext import PlotextPlot
 
+from warpscope.analysis.text import decade
 from warpscope.report.roofline_points import KernelPoint
 
 #: marker of the kernels holding this much of the time or more, and of the rest
@@ -50,8 +51,8 @@ class RooflinePlot(PlotextPlot):
             plt.text(p.label, x, y + 0.25 * (y1 - y0) / 8)
         plt.xlim(x0, x1)
         plt.ylim(y0, y1)
-        plt.xticks(list(range(x0, x1 + 1)), [_decade(e, "") for e in range(x0, x1 + 1)])
-        plt.yticks(list(range(y0, y1 + 1)), [_decade(e, "") for e in range(y0, y1 + 1)])
+        plt.xticks(list(range(x0, x1 + 1)), [decade(e) for e in range(x0, x1 + 1)])
+        plt.yticks(list(range(y0, y1 + 1)), [decade(e) for e in range(y0, y1 + 1)])
         plt.title(
             f"DRAM {roof.peak_bytes / 1e12:.3g} TB/s, {roof.precision} {roof.peak_flop / 1e12:.3g} Tflop/s, "
             f"ridge {roof.ridge:.3g} flop/B ({BIG} ≥ {BIG_SHARE_PCT:g}% of time)"
@@ -59,13 +60,3 @@ class RooflinePlot(PlotextPlot):
         plt.xlabel("flop per DRAM byte (log)")
         plt.ylabel("flop/s (log)")
         self.refresh()
-
-
-def _decade(exponent: int, unit: str) -> str:
-    """10**exponent as a short label: 0.01, 1, 100, 10k, 1G, 100T."""
-    if exponent < 0:
-        return f"{10.0**exponent:g}{unit}"
-    for step, prefix in ((15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k")):
-        if exponent >= step:
-            return f"{10 ** (exponent - step)}{prefix}{unit}"
-    return f"{10**exponent}{unit}"
