@@ -49,6 +49,10 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> P
         return _with_occupancy(profile)
     if stream.should_stream(name, head):  # big details/raw pages: bounded memory
         return _with_occupancy(stream.import_stream(name, ncu.import_csv, progress))
+    if head.startswith(_input.NCU_REPORT_MAGIC):
+        from importers import ncurep  # protobuf is imported only for a report
+
+        return _with_occupancy(ncurep.import_report(name))
     data = _input.read_bytes(name)
     _input.check_text(name, data)
     if ncu.looks_like_csv(data):

@@ -8,6 +8,7 @@ import re
 import sys
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from warpscope.errors import InputError
 
@@ -16,6 +17,7 @@ from warpscope.errors import InputError
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 GZIP_MAGIC = b"\x1f\x8b"
+NCU_REPORT_MAGIC = b"NVR\x00"  # an Nsight Compute report (.ncu-rep)
 _NON_BLANK = re.compile(rb"\S")
 
 
@@ -36,6 +38,20 @@ def read_bytes(path: str | Path) -> bytes:
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     return data
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """The file as a binary stream, decompressed as it is read when gzip."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 -- returned to the caller, who closes it
+    except IsADirectoryError:
+        raise InputError(str(path), "is a directory, expected a profile file") from None
+    except OSError as e:
+        raise InputError(str(path), f"cannot read: {e.strerror or e}") from None
+    if f.peek(2)[:2] != GZIP_MAGIC:
+        return f
+    f.close()
+    return gzip.open(path, "rb")  # type: ignore[return-value]
 
 
 def read_head(path: str | Path, size: int = 1 << 20) -> bytes:

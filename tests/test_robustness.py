@@ -94,12 +94,7 @@ def test_mutated_samples_are_a_profile_or_one_line_error(corpus, index, seed):
 
 
 def _real_samples() -> list:
-    files = [
-        p
-        for p in sorted(H100.iterdir())
-        if p.suffix not in (".md", ".cu")
-        and p.name not in ("versions.txt", "advice_versions.txt", "ncu_help.txt", "make_samples_log.txt")
-    ]
+    files = [p for p in sorted(H100.rglob("*")) if p.is_file() and p.suffix not in (".md", ".cu", ".txt")]
     if SHARED.is_dir():
         files += sorted(
             p

@@ -32,6 +32,7 @@ import random
 import re
 import resource
 import signal
+import struct
 import sys
 import tempfile
 import time
@@ -55,16 +56,12 @@ def samples() -> dict[str, list[tuple[str, bytes]]]:
     import warpscope
     from warpscope.errors import InputError
 
-    files = sorted((ROOT / "sample_traces" / "h100").iterdir())
+    files = sorted(p for p in (ROOT / "sample_traces" / "h100").rglob("*") if p.is_file())
     if SHARED.is_dir():
         files += sorted(p for d in SHARED.iterdir() if d.is_dir() for p in d.iterdir())
     out: dict[str, list[tuple[str, bytes]]] = {}
     for path in files:
-        if path.suffix in (".md", ".cu") or path.name in (
-            "versions.txt",
-            "ncu_help.txt",
-            "make_samples_log.txt",
-        ):
+        if path.suffix in (".md", ".cu", ".txt"):
             continue
         try:
             fmt = warpscope.load(path).sources["format"][0]
@@ -82,8 +79,42 @@ def samples() -> dict[str, list[tuple[str, bytes]]]:
 
 
 def _cut(data: bytes) -> bytes:
+    if data.startswith(b"NVR\x00"):
+        return _cut_report(data)
     lines = data.splitlines(keepends=True)
     return b"".join(lines[:BASE_LINES])
+
+
+REPORT_LAUNCHES = 2  # a report is cut after the block of its second launch
+
+
+def _report_blocks(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each length-prefixed piece of a report: the file header, then per block
+    its header and payload as one piece."""
+    from importers.ncurep import messages
+
+    (size,) = struct.unpack_from("<I", data, 4)
+    pieces, pos = [(4, 8 + size)], 8 + size
+    while pos + 4 <= len(data):
+        (size,) = struct.unpack_from("<I", data, pos)
+        header = messages.BlockHeader.FromString(data[pos + 4 : pos + 4 + size])
+        end = pos + 4 + size + header.PayloadSize
+        pieces.append((pos, end))
+        pos = end
+    return pieces
+
+
+def _cut_report(data: bytes) -> bytes:
+    from importers.ncurep import messages
+
+    launches, end = 0, len(data)
+    for start, stop in _report_blocks(data)[1:]:
+        (size,) = struct.unpack_from("<I", data, start)
+        launches += messages.BlockHeader.FromString(data[start + 4 : start + 4 + size]).NumResults
+        if launches >= REPORT_LAUNCHES:
+            end = stop
+            break
+    return data[:end]
 
 
 # -- mutations --------------------------------------------------------------------------
@@ -270,6 +301,45 @@ def absurd_numbers(data: bytes, rng: random.Random) -> bytes:
     return bytes(out)
 
 
+def _pieces(data: bytes) -> list[tuple[int, int]]:
+    """A report's pieces, or [] when ``data`` is not one (or an earlier mutation broke it)."""
+    if not data.startswith(b"NVR\x00"):
+        return []
+    try:
+        return _report_blocks(data)
+    except Exception:  # a broken report is for the importer to judge, not the mutator
+        return []
+
+
+def bad_length(data: bytes, rng: random.Random) -> bytes:
+    """A report's length prefix (of a message or of a block's payload) set to a wrong value."""
+    pieces = _pieces(data)
+    if not pieces:
+        return flip_bytes(data, rng)
+    start = rng.choice(pieces)[0]
+    value = rng.choice([0, 1, rng.randrange(1 << 16), 0x7FFFFFFF, 0xFFFFFFFF, len(data)])
+    return data[:start] + struct.pack("<I", value) + data[start + 4 :]
+
+
+def reorder_blocks(data: bytes, rng: random.Random) -> bytes:
+    """A report's blocks dropped, repeated or swapped (whole, so each still parses)."""
+    pieces = _pieces(data)
+    if not pieces:
+        return shuffle_lines(data, rng)
+    head, *blocks = [data[a:b] for a, b in pieces]
+    if not blocks:
+        return data
+    i, j = rng.randrange(len(blocks)), rng.randrange(len(blocks))
+    op = rng.randrange(3)
+    if op == 0:
+        del blocks[i]
+    elif op == 1:
+        blocks.insert(i, blocks[j])
+    else:
+        blocks[i], blocks[j] = blocks[j], blocks[i]
+    return data[:4] + head + b"".join(blocks)
+
+
 MUTATIONS: dict[str, Mutation] = {
     f.__name__: f
     for f in (
@@ -288,6 +358,8 @@ MUTATIONS: dict[str, Mutation] = {
         quote_abuse,
         shuffle_lines,
         absurd_numbers,
+        bad_length,
+        reorder_blocks,
     )
 }
 

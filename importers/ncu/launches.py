@@ -13,6 +13,7 @@ IDENTITY = {
     "Process Name": "process_name",
     "Host Name": "host",
     "Kernel Name": "kernel",
+    "Kernel Mangled Name": "kernel_mangled",  # a report's; no CSV page has it
     "Context": "context",
     "Stream": "stream",
     "Device": "device",

@@ -86,7 +86,7 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
     launches = _launches(good, fmt=fmt, summary=summary)
     rows, key_table = assemble.keyed(_metric_rows(good, values))
     launches, metrics, stalls = assemble.assemble(rows, key_table, launches)
-    findings = _findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
+    findings = rule_findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
     return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)
 
 
@@ -261,7 +261,9 @@ def _category(rules: pl.DataFrame) -> pl.Series:
     return category.scatter(sol, said)
 
 
-def _findings(rules: pl.DataFrame) -> pl.DataFrame:
+def rule_findings(rules: pl.DataFrame) -> pl.DataFrame:
+    """Findings of origin ncu from rule rows (Rule Name, Rule Type, Rule Description, Section
+    Name, Estimated Speedup [Type], launch_id), as the details page and a report state them."""
     if rules.is_empty():
         return schema.empty("findings")
     # a file may lack any rule column but "Rule Name": what is missing is absent

@@ -21,6 +21,7 @@ LAUNCHES: dict[str, pl.DataType] = {
     "device_name": pl.String(),
     "compute_capability": pl.String(),  # "9.0"
     "kernel": pl.String(),  # demangled name, verbatim
+    "kernel_mangled": pl.String(),  # mangled name, where the input has it (.ncu-rep)
     "kernel_short": pl.String(),  # stable short name for grouping across runs
     "context": pl.String(),
     "stream": pl.String(),

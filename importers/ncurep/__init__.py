@@ -1,0 +1,234 @@
+"""Nsight Compute reports (``.ncu-rep``), read without Nsight Compute.
+
+The report holds what ``ncu --import R --csv --page raw`` and ``--page details`` print: every
+launch with its metrics, and the results of ncu's rules. This reader turns each launch into
+the row the raw page would have (the same identity columns, one column per metric) and each
+rule message into the row the details page would have, and hands both to the CSV importers'
+own assembly, so a report and its exported pages give the same tables.
+
+Differences from the CSV pages, all in the report's favour or said where they apply:
+values keep the precision the report stores (the raw page rounds to two decimals); metric
+units are not stored in a report, so they are the units Nsight Compute prints for that metric
+(``units.py``); per-instance metric values (``--print-metric-instances``) and range,
+command-list and graph results are not read, and the import notes say how many were skipped.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import zlib
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import BinaryIO
+
+import polars as pl
+
+from importers import _input
+from importers.ncu import assemble_profile
+from importers.ncu import framing as csv_framing
+from importers.ncu.framing import CsvBlock
+from importers.ncu.long_page import rule_findings
+from importers.ncu.raw_page import import_raw
+from importers.ncurep import framing, units
+from importers.ncurep.framing import ReportDamage
+from importers.ncurep.messages import Msg, text
+from warpscope.errors import InputError
+from warpscope.model.profile import Profile
+
+__all__ = ["import_report"]
+
+FORMAT = "ncu-rep"
+#: names in a report's string table that are section helpers, not metrics (the raw page
+#: has no column for them)
+_HELPER_PREFIXES = ("group:", "breakdown:")
+#: RuleResultMessageType -> the details page's "Rule Type"
+_RULE_TYPE = {0: "", 1: "INF", 2: "WRN", 3: "ERR", 4: "OPT"}
+#: RuleResultSpeedupType -> the details page's "Estimated Speedup Type"
+_SPEEDUP_TYPE = {0: "", 1: "local", 2: "global"}
+
+
+def import_report(path: str) -> Profile:
+    """Every kernel launch of the report (plain or gzip-compressed), its metrics and ncu's
+    rule results."""
+    try:
+        with _input.open_binary(path) as stream:
+            report = _read(stream)
+    except ReportDamage as e:
+        raise InputError(path, f"damaged Nsight Compute report ({e})") from None
+    except (OSError, EOFError, zlib.error) as e:  # a damaged gzip stream
+        raise InputError(path, f"damaged gzip file ({e})") from None
+    if not report.launch_rows:
+        raise InputError(path, "an Nsight Compute report with no kernel launch in it")
+    frame = _raw_frame(report)
+    page = import_raw(frame, fmt=FORMAT)
+    page.findings = rule_findings(_rule_rows(report.rule_rows))
+    profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
+    notes = pl.Series([report.notes()], dtype=pl.List(pl.String))
+    return replace(profile, sources=profile.sources.with_columns(notes.alias("notes")))
+
+
+class _Report:
+    """What the blocks of one report hold, gathered: a row per launch, rule rows, counts."""
+
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        self.launch_rows: list[dict[str, str | None]] = []
+        self.rule_rows: list[dict[str, object]] = []
+        self.instanced: set[str] = set()
+        self.other_results = 0
+        self.version = 0
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.version not in framing.KNOWN_VERSIONS:
+            out.append(
+                f"report format version {self.version} is newer than this reader knows "
+                f"({framing.KNOWN_VERSIONS[-1]}); fields it does not know were skipped"
+            )
+        if self.other_results:
+            out.append(
+                f"{self.other_results} range, command-list or graph result(s) not read "
+                "(only kernel launches are)"
+            )
+        if self.instanced:
+            out.append(
+                f"{len(self.instanced)} metric(s) with per-instance values only were not read "
+                "(the raw page leaves them empty too)"
+            )
+        return out
+
+
+def _read(stream: BinaryIO) -> _Report:
+    report = _Report()
+    report.version, blocks = framing.read_blocks(stream)
+    for block in blocks:
+        report.strings.extend(map(text, block.header.StringTable.Strings))
+        report.other_results += block.other_results
+        process = block.header.Process
+        for result in block.results:
+            launch = len(report.launch_rows)
+            report.launch_rows.append(_launch_row(report, launch, process, result))
+            report.rule_rows.extend(_rules(launch, result.RuleResults))
+    return report
+
+
+def _value_text(value: Msg) -> str | None:
+    """A metric value as text, at the precision the report stores."""
+    if value.HasField("DoubleValue"):
+        return repr(value.DoubleValue)
+    if value.HasField("Uint64Value"):
+        return str(value.Uint64Value)
+    if value.HasField("Uint32Value"):
+        return str(value.Uint32Value)
+    if value.HasField("FloatValue"):
+        return repr(value.FloatValue)
+    if value.HasField("StringValue"):
+        return text(value.StringValue)
+    return None
+
+
+def _launch_row(report: _Report, launch: int, process: Msg, result: Msg) -> dict[str, str | None]:
+    strings = report.strings
+    metrics: dict[str, str | None] = {}
+    for m in result.MetricResults:
+        if m.NameId >= len(strings):
+            raise ReportDamage(0, f"a metric name id {m.NameId} past the string table ({len(strings)})")
+        name = strings[m.NameId]
+        if name.startswith(_HELPER_PREFIXES):
+            continue
+        if m.HasField("MetricValue"):
+            metrics[name] = _value_text(m.MetricValue)
+        elif len(m.MetricValueList):  # per-instance values only: an empty cell on the raw page
+            metrics[name] = None
+            report.instanced.add(name)
+        else:
+            metrics[name] = "no data"  # as the raw page says it
+    kernel = _as_ncu_prints(
+        text(result.RenamedDemangledName or result.KernelDemangledName or result.KernelFunctionName)
+    )
+    major = metrics.get("device__attribute_compute_capability_major")
+    minor = metrics.get("device__attribute_compute_capability_minor")
+    g, b = result.GridSize, result.BlockSize
+    row = {
+        "ID": str(launch),
+        "Process ID": str(process.ProcessID),
+        "Process Name": posixpath.basename(text(process.ProcessName).replace("\\", "/")),
+        "Host Name": text(process.Hostname),
+        "Kernel Name": kernel,
+        "Context": str(result.ContextID),
+        "Stream": str(result.StreamID),
+        "Block Size": f"({b.X}, {b.Y}, {b.Z})",
+        "Grid Size": f"({g.X}, {g.Y}, {g.Z})",
+        "Device": metrics.get("device__attribute_device_index", ""),
+        "CC": f"{major}.{minor}" if major is not None and minor is not None else "",
+        "Kernel Mangled Name": text(result.KernelMangledName),
+    }
+    row.update(metrics)
+    return row
+
+
+#: a template argument's literal cast, "(int)4", "(bool)1", "(unsigned long)2", which the
+#: report's demangled names keep and ncu's pages print without ("4", "1", "2")
+_LITERAL_CAST = re.compile(r"\((?:[A-Za-z_][\w:]*)(?: [A-Za-z_]\w*)*\)(-?\d+)(?=[,>])")
+#: rule text markup: "@section:Id:Shown@" and "@url:Shown:https://...@", which the details
+#: page prints as "Shown" and "Shown (https://...)"
+_SECTION_LINK = re.compile(r"@section:[^:@]*:([^@]*)@")
+_URL_LINK = re.compile(r"@url:([^:@]*):([^@]*)@")
+
+
+def _as_ncu_prints(name: str) -> str:
+    return _LITERAL_CAST.sub(r"\1", name)
+
+
+def _plain_message(text: str) -> str:
+    return _URL_LINK.sub(r"\1 (\2)", _SECTION_LINK.sub(r"\1", text))
+
+
+def _rules(launch: int, results: Iterable[Msg]) -> Iterable[dict[str, object]]:
+    """One row per rule message, as the details page prints it, with the speedup its body
+    item carries (or, in reports that keep it apart, the item after it)."""
+    for rule in results:
+        last: dict[str, object] | None = None
+        for item in rule.Body.Items:
+            if item.HasField("Message"):
+                last = {
+                    "launch_id": launch,
+                    "Rule Name": text(rule.Identifier),
+                    "Rule Type": _RULE_TYPE.get(item.Message.Type, ""),
+                    "Rule Description": _plain_message(text(item.Message.Message)),
+                    "Section Name": text(rule.SectionIdentifier),
+                    "Estimated Speedup Type": "",
+                    "Estimated Speedup": None,
+                }
+                yield last
+            if item.HasField("Speedup") and last is not None:
+                last["Estimated Speedup Type"] = _SPEEDUP_TYPE.get(item.Speedup.SpeedupType, "")
+                last["Estimated Speedup"] = repr(item.Speedup.Value)
+
+
+def _rule_rows(rows: list[dict[str, object]]) -> pl.DataFrame:
+    schema = {
+        "launch_id": pl.Int64,
+        "Rule Name": pl.String,
+        "Rule Type": pl.String,
+        "Rule Description": pl.String,
+        "Section Name": pl.String,
+        "Estimated Speedup Type": pl.String,
+        "Estimated Speedup": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+
+def _raw_frame(report: _Report) -> pl.DataFrame:
+    """The raw page the report would export: identity columns, then one column per metric
+    (in name order, as ncu prints them), a units row first, ``_row`` added."""
+    rows = report.launch_rows
+    identity = list(rows[0])[:12]
+    names = sorted({k for r in rows for k in r} - set(identity))
+    columns = identity + names
+    units_row = dict.fromkeys(identity, "") | {n: units.unit_of(n) for n in names}
+    frame = pl.DataFrame(
+        [units_row, *rows], schema=dict.fromkeys(columns, pl.String), orient="row", infer_schema_length=None
+    )
+    return frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
