@@ -252,3 +252,26 @@ def test_framing_reads_every_block():
         sources += block.sources
     assert launches == 6
     assert sources >= 2  # the cubin of each process
+
+
+def test_per_instruction_counters_are_the_source_page():
+    """The report's per-PC counters equal ncu's source page (SASS view) of the same report,
+    address by address, for every numeric column; every address the page shows with a
+    non-zero counter is there."""
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    page = import_file(REPORTS / "seed_full_source_sass.csv.gz")
+    key = ["address", "counter"]
+    ours = rep.source.select(*key, "value").with_columns(pl.col("counter").cast(pl.String))
+    theirs = page.source.select(*key, "value").with_columns(pl.col("counter").cast(pl.String))
+    assert rep.source["launch_id"].n_unique() == rep.launches.height == 22
+    assert ours.select(key).is_duplicated().sum() == 0
+    words = {"Address Space", "Access Operation", "Access Size", "L2 Explicit Evict Policies"}
+    numeric = theirs.filter(~pl.col("counter").is_in(words))
+    joined = numeric.join(ours, on=key, how="left", suffix="_rep")
+    found = joined.filter(pl.col("value_rep").is_not_null())
+    assert found.height > 50_000
+    assert ((found["value"] - found["value_rep"]).abs() <= 0.00501 + 1e-6 * found["value"].abs()).all()
+    missing = joined.filter(pl.col("value_rep").is_null() & (pl.col("value") != 0))
+    assert missing.is_empty(), missing.head()
+    # a counter that is zero at every address of a launch is left out, the rest are all there
+    assert set(ours["counter"].unique()) <= set(numeric["counter"].unique())

@@ -30,7 +30,7 @@ from importers.ncu import framing as csv_framing
 from importers.ncu.framing import CsvBlock
 from importers.ncu.long_page import rule_findings
 from importers.ncu.raw_page import import_raw
-from importers.ncurep import framing, units
+from importers.ncurep import framing, source, units
 from importers.ncurep.framing import ReportDamage
 from importers.ncurep.messages import Msg, text
 from warpscope.errors import InputError
@@ -65,7 +65,9 @@ def import_report(path: str) -> Profile:
     page.findings = rule_findings(_rule_rows(report.rule_rows))
     profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
     notes = pl.Series([report.notes()], dtype=pl.List(pl.String))
-    return replace(profile, sources=profile.sources.with_columns(notes.alias("notes")))
+    return replace(
+        profile, sources=profile.sources.with_columns(notes.alias("notes")), source=report.source.rows()
+    )
 
 
 class _Report:
@@ -76,6 +78,7 @@ class _Report:
         self.launch_rows: list[dict[str, str | None]] = []
         self.rule_rows: list[dict[str, object]] = []
         self.instanced: set[str] = set()
+        self.source = source.SourceCounters()
         self.other_results = 0
         self.version = 0
 
@@ -108,8 +111,11 @@ def _read(stream: BinaryIO) -> _Report:
         process = block.header.Process
         for result in block.results:
             launch = len(report.launch_rows)
-            report.launch_rows.append(_launch_row(report, launch, process, result))
+            row = _launch_row(report, launch, process, result)
+            report.launch_rows.append(row)
             report.rule_rows.extend(_rules(launch, result.RuleResults))
+            base = row.get("launch__function_pcs") or ""
+            report.source.add(launch, result, report.strings, int(base) if base.isdigit() else None)
     return report
 
 

@@ -100,7 +100,8 @@ _SCHEMA: dict[str, list[tuple[str, int, str, bool]]] = {
     "MetricResult": [
         ("NameId", 1, "uint32", False),
         ("MetricValue", 2, "MetricValue", False),
-        ("MetricValueList", 3, "MetricListElement", True),
+        # kept serialized: instances.py decodes the long per-instruction lists in bulk
+        ("MetricValueList", 3, "bytes", True),
         ("Category", 4, "int32", False),
     ],
     "Uint64x3": [("X", 1, "uint64", False), ("Y", 2, "uint64", False), ("Z", 3, "uint64", False)],
@@ -116,10 +117,24 @@ _SCHEMA: dict[str, list[tuple[str, int, str, bool]]] = {
         ("MetricResults", 13, "MetricResult", True),
         ("CreationTime", 14, "uint64", False),
         ("Source", 15, "SourceData", False),
+        # kept serialized: every launch repeats the same section definitions, which
+        # source.py decodes once per distinct definition
+        ("Sections", 17, "bytes", True),
         ("RuleResults", 19, "RuleResult", True),
         ("ContextID", 22, "uint32", False),
         ("StreamID", 23, "uint32", False),
         ("RenamedDemangledName", 31, "string", False),
+    ],
+    "Section": [
+        ("Identifier", 1, "string", False),
+        ("Metrics", 6, "SectionMetrics", False),
+        ("SourceMetrics", 13, "SectionMetrics", False),
+    ],
+    "SectionMetrics": [("Metrics", 1, "SectionMetric", True)],
+    "SectionMetric": [
+        ("Name", 1, "string", False),
+        ("Label", 2, "string", False),
+        ("Groups", 9, "string", True),
     ],
     "SourceData": [
         ("Reference", 1, "uint64", False),
@@ -185,3 +200,5 @@ FileHeader: Any = _CLASSES["FileHeader"]
 BlockHeader: Any = _CLASSES["BlockHeader"]
 SourceData: Any = _CLASSES["SourceData"]
 ProfileResult: Any = _CLASSES["ProfileResult"]
+Section: Any = _CLASSES["Section"]
+MetricListElement: Any = _CLASSES["MetricListElement"]

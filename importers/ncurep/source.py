@@ -1,0 +1,136 @@
+"""Per-instruction counters of a report: what the source page lists for each SASS address.
+
+The SourceCounters section stores them as metrics with one value per program counter
+(``inst_executed``, the warp-state samples ``smsp__pcsamp_*``, the memory counters), and
+names the columns itself: its source metrics carry the labels the source page prints
+("Instructions Executed", "Warp Stall Sampling (All Samples)", ...) and the groups that
+sum several of them. The SASS text is not in the report (Nsight Compute disassembles the
+embedded cubin with its own disassembler), so rows have an address and no code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from importers.ncurep import instances, messages
+from importers.ncurep.messages import Msg, text
+from warpscope.model import schema
+
+GROUP = "group:"
+#: source metrics whose per-instruction values are codes the source page prints as words
+#: (address space, access operation and size, eviction policy): left out rather than shown
+#: as numbers that mean nothing to a reader
+_ENUMERATIONS = {
+    "memory_type",
+    "memory_access_type",
+    "memory_access_size_type",
+    "smsp__sass_inst_executed_memdesc_explicit_evict_type",
+}
+
+
+def _columns(result: Msg, cache: dict[bytes, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The source page's columns as (metric, label), in the sections' order. ``cache`` holds
+    each distinct serialized section's columns (launches repeat the same definitions)."""
+    columns: list[tuple[str, str]] = []
+    for raw in result.Sections:
+        found = cache.get(raw)
+        if found is None:
+            found = cache[raw] = [
+                (text(m.Name), text(m.Label) or text(m.Name))
+                for m in messages.Section.FromString(raw).SourceMetrics.Metrics
+                if text(m.Name) not in _ENUMERATIONS
+            ]
+        columns += [c for c in found if all(c[0] != n for n, _ in columns)]
+    return columns
+
+
+def _per_pc(
+    result: Msg, strings: list[str], base: int, wanted: set[str]
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, list[str]]]:
+    """The ``wanted`` metrics that have one value per program counter of the function, as
+    metric -> (offsets from the function's start, values), and the members of each group
+    metric, which the report states as the group's value ("member,member,...")."""
+    groups: dict[str, list[str]] = {}
+    lists: dict[str, Msg] = {}
+    for m in result.MetricResults:
+        if m.NameId >= len(strings):
+            continue
+        name = strings[m.NameId]
+        if name.startswith(GROUP):
+            if name in wanted:
+                groups[name] = text(m.MetricValue.StringValue).split(",")
+        elif len(m.MetricValueList):
+            lists[name] = m.MetricValueList
+    wanted = wanted | {member for members in groups.values() for member in members}
+    chosen = [(name, items) for name, items in lists.items() if name in wanted]
+    # one bulk decode for all of the launch's lists; list by list where one departs from the
+    # common shape (a list of text ids is then left out)
+    decoded = instances.decode([e for _, items in chosen for e in items])
+    pieces: list[tuple[str, tuple[np.ndarray, np.ndarray] | None]] = []
+    if decoded is None:
+        pieces = [(name, instances.decode(items)) for name, items in chosen]
+    else:
+        bounds = np.cumsum([0] + [len(items) for _, items in chosen])
+        ids, values = decoded
+        pieces = [
+            (name, (ids[a:b], values[a:b]))
+            for (name, _), a, b in zip(chosen, bounds[:-1], bounds[1:], strict=True)
+        ]
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name, got in pieces:
+        # a list whose ids are not program counters (partitions, timestamps' ids) is left out
+        if got is not None and len(got[0]) and got[0].min() >= base:
+            out[name] = ((got[0] - np.uint64(base)).astype(np.int64), got[1])
+    return out, groups
+
+
+class SourceCounters:
+    """The per-instruction counters of a report's launches, as ``source`` rows: per launch,
+    one per address and counter, addresses in program order as the source page lists them.
+    A counter that is zero at every address of a launch is left out (most stall reasons, on
+    most kernels); ``text`` is null: a report stores numbers, not printed text."""
+
+    def __init__(self) -> None:
+        self._parts: list[pl.DataFrame] = []
+        self._sections: dict[bytes, list[tuple[str, str]]] = {}
+
+    def add(self, launch_id: int, result: Msg, strings: list[str], base: int | None) -> None:
+        """The launch's counters (``base``: its function's first program counter)."""
+        columns = _columns(result, self._sections) if base else []
+        if not base or not columns:
+            return
+        per_pc, groups = _per_pc(result, strings, base, {name for name, _ in columns})
+        # each column: its metric, or a group's members (the group's value is their sum)
+        feeds = [
+            (label, [per_pc[m] for m in groups.get(name, [name]) if m in per_pc]) for name, label in columns
+        ]
+        feeds = [(label, parts) for label, parts in feeds if parts]
+        if not feeds:
+            return
+        offsets = np.unique(np.concatenate([pcs for _, parts in feeds for pcs, _ in parts]))
+        grid = np.zeros((len(feeds), len(offsets)))
+        for row, (_, parts) in enumerate(feeds):
+            for pcs, values in parts:
+                np.add.at(grid[row], np.searchsorted(offsets, pcs), values)
+        shown = [bool(v) for v in grid.any(axis=1)]
+        if not any(shown):
+            return
+        labels = [label for (label, _), keep in zip(feeds, shown, strict=True) if keep]
+        grid = grid[shown]
+        addresses = [f"0x{base + int(pc):x}" for pc in offsets]
+        n = len(offsets)
+        frame = pl.DataFrame(
+            {
+                "row": np.tile(np.arange(n, dtype=np.int64), len(labels)),
+                "address": pl.Series(addresses, dtype=pl.String).gather(np.tile(np.arange(n), len(labels))),
+                "counter": pl.Series(labels, dtype=pl.String).gather(np.repeat(np.arange(len(labels)), n)),
+                "value": grid.ravel(),
+            }
+        )
+        self._parts.append(frame.with_columns(pl.lit(launch_id, dtype=pl.Int64).alias("launch_id")))
+
+    def rows(self) -> pl.DataFrame:
+        if not self._parts:
+            return schema.empty("source")
+        return schema.conform("source", pl.concat(self._parts))
