@@ -113,7 +113,7 @@ class SourceCounters:
         for row, (_, parts) in enumerate(feeds):
             for pcs, values in parts:
                 np.add.at(grid[row], np.searchsorted(offsets, pcs), values)
-        shown = [bool(v) for v in grid.any(axis=1)]
+        shown = [bool(grid[row].any()) for row in range(len(feeds))]
         if not any(shown):
             return
         labels = [label for (label, _), keep in zip(feeds, shown, strict=True) if keep]
