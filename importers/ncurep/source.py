@@ -87,9 +87,10 @@ def _per_pc(
 
 class SourceCounters:
     """The per-instruction counters of a report's launches, as ``source`` rows: per launch,
-    one per address and counter, addresses in program order as the source page lists them.
-    A counter that is zero at every address of a launch is left out (most stall reasons, on
-    most kernels); ``text`` is null: a report stores numbers, not printed text."""
+    one per address and counter where the counter is not zero (nine cells in ten are zero:
+    most stall reasons at most instructions; an absent cell is a zero), counter by counter in
+    program order; ``row`` numbers the launch's instructions in program order. ``text`` is
+    null: a report stores numbers, not printed text."""
 
     def __init__(self) -> None:
         self._parts: list[pl.DataFrame] = []
@@ -113,19 +114,17 @@ class SourceCounters:
         for row, (_, parts) in enumerate(feeds):
             for pcs, values in parts:
                 np.add.at(grid[row], np.searchsorted(offsets, pcs), values)
-        shown = [bool(grid[row].any()) for row in range(len(feeds))]
-        if not any(shown):
+        counter, pc = np.nonzero(grid)  # row-major: counter by counter, in program order
+        if not len(pc):
             return
-        labels = [label for (label, _), keep in zip(feeds, shown, strict=True) if keep]
-        grid = grid[shown]
-        addresses = [f"0x{base + int(pc):x}" for pc in offsets]
-        n = len(offsets)
+        addresses = pl.Series([f"0x{base + int(o):x}" for o in offsets], dtype=pl.String)
+        labels = pl.Series([label for label, _ in feeds], dtype=pl.Categorical)
         frame = pl.DataFrame(
             {
-                "row": np.tile(np.arange(n, dtype=np.int64), len(labels)),
-                "address": pl.Series(addresses, dtype=pl.String).gather(np.tile(np.arange(n), len(labels))),
-                "counter": pl.Series(labels, dtype=pl.String).gather(np.repeat(np.arange(len(labels)), n)),
-                "value": grid.ravel(),
+                "row": pc.astype(np.int64),
+                "address": addresses.gather(pc),
+                "counter": labels.gather(counter),
+                "value": grid[counter, pc],
             }
         )
         self._parts.append(frame.with_columns(pl.lit(launch_id, dtype=pl.Int64).alias("launch_id")))

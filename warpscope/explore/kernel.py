@@ -109,6 +109,7 @@ def hot_spots(source: pl.DataFrame, limit: int = 200) -> pl.DataFrame:
         first.filter(pl.col("counter").cast(pl.String).is_in(ordered))
         .with_columns(pl.col("counter").cast(pl.String))
         .pivot(on="counter", index="row", values="value", aggregate_function="sum")
+        .with_columns(pl.exclude("row").fill_null(0.0))  # a report keeps non-zero cells only
     )
     where = first.group_by("row", maintain_order=True).agg(
         pl.col("line").first(), pl.col("address").first(), pl.col("code").first()
