@@ -111,11 +111,11 @@ def _read(stream: BinaryIO) -> _Report:
         process = block.header.Process
         for result in block.results:
             launch = len(report.launch_rows)
-            row = _launch_row(report, launch, process, result)
+            row, lists = _launch_row(report, launch, process, result)
             report.launch_rows.append(row)
             report.rule_rows.extend(_rules(launch, result.RuleResults))
             base = row.get("launch__function_pcs") or ""
-            report.source.add(launch, result, report.strings, int(base) if base.isdigit() else None)
+            report.source.add(launch, result, lists, int(base) if base.isdigit() else None)
     return report
 
 
@@ -134,13 +134,20 @@ def _value_text(value: Msg) -> str | None:
     return None
 
 
-def _launch_row(report: _Report, launch: int, process: Msg, result: Msg) -> dict[str, str | None]:
+def _launch_row(
+    report: _Report, launch: int, process: Msg, result: Msg
+) -> tuple[dict[str, str | None], source.Lists]:
+    """The launch's raw-page row, and its per-instance lists and group metrics (by name) for
+    the source counters."""
     strings = report.strings
     metrics: dict[str, str | None] = {}
+    lists: source.Lists = {}
     for m in result.MetricResults:
         if m.NameId >= len(strings):
             raise ReportDamage(0, f"a metric name id {m.NameId} past the string table ({len(strings)})")
         name = strings[m.NameId]
+        if len(m.MetricValueList) or name.startswith(source.GROUP):
+            lists[name] = m
         if name.startswith(_HELPER_PREFIXES):
             continue
         if m.HasField("MetricValue"):
@@ -171,7 +178,7 @@ def _launch_row(report: _Report, launch: int, process: Msg, result: Msg) -> dict
         "Kernel Mangled Name": text(result.KernelMangledName),
     }
     row.update(metrics)
-    return row
+    return row, lists
 
 
 #: a template argument's literal cast, "(int)4", "(bool)1", "(unsigned long)2", which the

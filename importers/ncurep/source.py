@@ -45,25 +45,26 @@ def _columns(result: Msg, cache: dict[bytes, list[tuple[str, str]]]) -> list[tup
     return columns
 
 
+#: a launch's metrics that the source counters may need, by name: those with per-instance
+#: values, and the group metrics (whose value names their members)
+Lists = dict[str, Msg]
+
+
 def _per_pc(
-    result: Msg, strings: list[str], base: int, wanted: set[str]
+    lists: Lists, base: int, wanted: set[str]
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, list[str]]]:
     """The ``wanted`` metrics that have one value per program counter of the function, as
     metric -> (offsets from the function's start, values), and the members of each group
     metric, which the report states as the group's value ("member,member,...")."""
-    groups: dict[str, list[str]] = {}
-    lists: dict[str, Msg] = {}
-    for m in result.MetricResults:
-        if m.NameId >= len(strings):
-            continue
-        name = strings[m.NameId]
-        if name.startswith(GROUP):
-            if name in wanted:
-                groups[name] = text(m.MetricValue.StringValue).split(",")
-        elif len(m.MetricValueList):
-            lists[name] = m.MetricValueList
+    groups = {
+        name: text(m.MetricValue.StringValue).split(",")
+        for name, m in lists.items()
+        if name.startswith(GROUP) and name in wanted
+    }
     wanted = wanted | {member for members in groups.values() for member in members}
-    chosen = [(name, items) for name, items in lists.items() if name in wanted]
+    chosen = [
+        (name, m.MetricValueList) for name, m in lists.items() if name in wanted and len(m.MetricValueList)
+    ]
     # one bulk decode for all of the launch's lists; list by list where one departs from the
     # common shape (a list of text ids is then left out)
     decoded = instances.decode([e for _, items in chosen for e in items])
@@ -96,12 +97,12 @@ class SourceCounters:
         self._parts: list[pl.DataFrame] = []
         self._sections: dict[bytes, list[tuple[str, str]]] = {}
 
-    def add(self, launch_id: int, result: Msg, strings: list[str], base: int | None) -> None:
+    def add(self, launch_id: int, result: Msg, lists: Lists, base: int | None) -> None:
         """The launch's counters (``base``: its function's first program counter)."""
         columns = _columns(result, self._sections) if base else []
         if not base or not columns:
             return
-        per_pc, groups = _per_pc(result, strings, base, {name for name, _ in columns})
+        per_pc, groups = _per_pc(lists, base, {name for name, _ in columns})
         # each column: its metric, or a group's members (the group's value is their sum)
         feeds = [
             (label, [per_pc[m] for m in groups.get(name, [name]) if m in per_pc]) for name, label in columns
