@@ -17,14 +17,16 @@ from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
 
 
-def import_file(path: str | os.PathLike[str], progress: stream.Progress | None = None) -> Profile:
+def import_file(
+    path: str | os.PathLike[str], progress: stream.Progress | None = None, *, via_ncu: bool = False
+) -> Profile:
     """Read one export (or a saved warpscope profile) into a Profile.
 
     Every failure is an InputError (file, line, what was expected): input that trips an
     unforeseen error inside an importer is reported the same way, never as a traceback.
     """
     try:
-        return _import(path, progress)
+        return _import(path, progress, via_ncu)
     except InputError:
         raise
     except (Exception, PanicException) as e:
@@ -36,7 +38,7 @@ def import_file(path: str | os.PathLike[str], progress: stream.Progress | None =
         ) from e
 
 
-def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> Profile:
+def _import(path: str | os.PathLike[str], progress: stream.Progress | None, via_ncu: bool) -> Profile:
     name = str(path)
     if is_saved_profile(path):
         try:
@@ -52,6 +54,10 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None) -> P
     if head.startswith(_input.NCU_REPORT_MAGIC):
         from importers import ncurep  # protobuf is imported only for a report
 
+        if via_ncu:
+            from importers.ncurep.via_ncu import import_via_ncu
+
+            return import_via_ncu(name, import_file)
         return _with_occupancy(ncurep.import_report(name))
     data = _input.read_bytes(name)
     _input.check_text(name, data)
@@ -77,10 +83,13 @@ def _with_occupancy(profile: Profile) -> Profile:
     return replace(profile, metrics=pl.concat([profile.metrics, derived], how="vertical"), sources=sources)
 
 
-def import_files(paths: list[str] | list[Path], progress: stream.Progress | None = None) -> Profile:
+def import_files(
+    paths: list[str] | list[Path], progress: stream.Progress | None = None, *, via_ncu: bool = False
+) -> Profile:
     """Several files as one Profile (launch ids renumbered; each file keeps its source row).
-    Pages of one Nsight Compute report (raw and details, say) become one set of launches."""
-    return Profile.concat(merge_pages([import_file(p, progress) for p in paths]))
+    Pages of one Nsight Compute report (raw and details, say) become one set of launches.
+    ``via_ncu``: read .ncu-rep reports through ncu's own export instead."""
+    return Profile.concat(merge_pages([import_file(p, progress, via_ncu=via_ncu) for p in paths]))
 
 
 def _unknown(path: str, data: bytes) -> InputError:

@@ -279,3 +279,63 @@ def test_per_instruction_counters_are_the_source_page():
     for (_,), launch in ours.unique(["launch_id", "address"]).group_by("launch_id"):
         order = launch.sort("row")["address"].to_list()
         assert order == sorted(order, key=lambda a: int(a, 16))
+
+
+def _fake_ncu(folder: Path) -> None:
+    """An ``ncu`` that prints the pages ncu 2025.3 exported from two_processes.ncu-rep (the
+    stand-in checks the command line warpscope gives it)."""
+    raw, details = REPORTS / "two_processes_raw_base.csv.gz", REPORTS / "two_processes_details.csv.gz"
+    script = f"""#!{sys.executable}
+import gzip, sys
+args = sys.argv[1:]
+assert args[0] == "--import" and args[1].endswith(".ncu-rep") and "--csv" in args, args
+with open(args[1], "rb") as f:
+    assert f.read(4) == b"NVR\\0", "not a plain report"
+page = args[args.index("--page") + 1]
+if page == "raw":
+    assert args[args.index("--print-units") + 1] == "base", args
+sys.stdout.buffer.write(gzip.decompress(open({str(raw)!r} if page == "raw" else {str(details)!r}, "rb").read()))
+"""
+    (folder / "ncu").write_text(script)
+    (folder / "ncu").chmod(0o755)
+
+
+def test_via_ncu_reads_the_report_through_ncus_export(tmp_path):
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_ncu(bin_dir)
+    env = {k: v for k, v in os.environ.items() if k not in ("PATH", "COLUMNS", "LINES")}
+    run = lambda path, *a: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "warpscope", *a],
+        capture_output=True,
+        text=True,
+        env=env | {"PATH": path},
+        timeout=120,
+    )
+    rep = str(REPORTS / "two_processes.ncu-rep.gz")
+    python_only = str(Path(sys.executable).parent)
+    done = run(f"{bin_dir}:{python_only}", "report", rep, "--via-ncu", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert '"ncu-rep via ncu"' in done.stdout and '"LaunchConfiguration"' in done.stdout
+    import json
+
+    launches = json.loads(done.stdout)["launches"]
+    assert len(launches) == 6  # raw and details pages merged: one launch each
+    missing = run(python_only, "report", rep, "--via-ncu")
+    assert missing.returncode == 2 and "--via-ncu needs Nsight Compute's ncu on the PATH" in missing.stderr
+    assert missing.stderr.count("\n") == 1
+
+
+def test_a_newer_report_says_via_ncu_where_ncu_is_installed(tmp_path, monkeypatch):
+    data = bytearray(_report_bytes())
+    data[9] = 9  # FileHeader{Version: 9}
+    path = tmp_path / "newer.ncu-rep"
+    path.write_bytes(bytes(data))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_ncu(bin_dir)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    notes = import_file(path).sources["notes"][0].to_list()
+    assert any("--via-ncu" in n for n in notes), notes

@@ -37,12 +37,23 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _load(files: list[Path]):
+#: the --via-ncu option of the commands that read files
+ViaNcu = Annotated[
+    bool,
+    typer.Option(
+        "--via-ncu",
+        help="Read .ncu-rep reports through Nsight Compute's own export (ncu on the PATH), "
+        "e.g. a report from a newer Nsight Compute than warpscope knows.",
+    ),
+]
+
+
+def _load(files: list[Path], via_ncu: bool = False):
     from importers import import_files
     from warpscope.report.escape import visible
 
     try:
-        return import_files(files, _ImportProgress())
+        return import_files(files, _ImportProgress(), via_ncu=via_ncu)
     except InputError as e:
         _fail(visible(str(e)))
 
@@ -73,11 +84,12 @@ def import_cmd(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Profile to write: .parquet, or .arrow/.ipc for Arrow IPC.")
     ],
+    via_ncu: ViaNcu = False,
 ) -> None:
     """Import exports into one saved Profile (Parquet or Arrow IPC)."""
     if output.suffix.lower() not in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
         _fail(f"{output}: unknown output type, expected .parquet or .arrow")
-    profile = _load(files)
+    profile = _load(files, via_ncu)
     profile.save(output)
     from warpscope.report.escape import visible
 
@@ -107,12 +119,13 @@ def report(
             file_okay=False,
         ),
     ] = None,
+    via_ncu: ViaNcu = False,
 ) -> None:
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
     from warpscope.analysis import analyze
     from warpscope.analysis.views import launch_views
 
-    profile = _load(files)
+    profile = _load(files, via_ncu)
     views = launch_views(profile)
     profile = analyze(profile, views)
     figure = None
@@ -266,16 +279,18 @@ def _progress_line(done: int, total: int, what: str) -> None:
     sys.stderr.flush()
 
 
-def _open_files(files: list[Path]):
-    """Import files one by one, saying which one is read (large exports take a while)."""
+def _open_files(files: list[Path], via_ncu: bool = False):
+    """Import files one by one, saying which one is read (large exports take a while); pages
+    of one report become one set of launches, as in ``import_files``."""
+    from importers.pages import merge_pages
     from warpscope.model.profile import Profile
 
     profiles = []
     for i, path in enumerate(files, 1):
         _progress_line(i - 1, len(files), f"importing {path.name}")
-        profiles.append(_load([path]))
+        profiles.append(_load([path], via_ncu))
     _progress_line(len(files), len(files), "imported")
-    return Profile.concat(profiles)
+    return Profile.concat(merge_pages(profiles))
 
 
 @app.command("open")
@@ -286,12 +301,13 @@ def open_cmd(
     baseline: Annotated[
         Path | None, typer.Option("--baseline", help="A profile to compare with (press c in the app).")
     ] = None,
+    via_ncu: ViaNcu = False,
 ) -> None:
     """Explore profiles in the terminal UI: kernel table, kernel views, compare, timeline, glossary."""
     from warpscope.explore.workspace import Workspace
 
-    profile = _open_files(files)
-    base = _load([baseline]) if baseline is not None else None
+    profile = _open_files(files, via_ncu)
+    base = _load([baseline], via_ncu) if baseline is not None else None
     from warpscope.tui import WarpscopeApp
 
     WarpscopeApp(Workspace(profile, base)).run()
@@ -351,6 +367,7 @@ def diff_cmd(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
+    via_ncu: ViaNcu = False,
 ) -> None:
     """Compare two profiles launch by launch; exit 1 when a --fail-on threshold is crossed."""
     from warpscope.analysis import analyze
@@ -365,7 +382,7 @@ def diff_cmd(
         _fail(visible(str(e)))
     sides, values = [], []
     for path in (base, new):
-        profile = _load([path])
+        profile = _load([path], via_ncu)
         views = launch_views(profile)
         sides.append(analyze(profile, views))
         values.append({v.launch_id: dict(v.metrics) for v in views})

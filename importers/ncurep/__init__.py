@@ -30,7 +30,7 @@ from importers.ncu import framing as csv_framing
 from importers.ncu.framing import CsvBlock
 from importers.ncu.long_page import rule_findings
 from importers.ncu.raw_page import import_raw
-from importers.ncurep import framing, source, units
+from importers.ncurep import framing, source, units, via_ncu
 from importers.ncurep.framing import ReportDamage
 from importers.ncurep.messages import Msg, text
 from warpscope.errors import InputError
@@ -94,6 +94,8 @@ class _Report:
                 f"{self.other_results} range, command-list or graph result(s) not read "
                 "(only kernel launches are)"
             )
+        if out and via_ncu.ncu_path() is not None:
+            out.append(via_ncu.HINT)
         if self.instanced:
             out.append(
                 f"{len(self.instanced)} metric(s) with per-instance values only were not read "
