@@ -339,3 +339,32 @@ def test_a_newer_report_says_via_ncu_where_ncu_is_installed(tmp_path, monkeypatc
     monkeypatch.setenv("PATH", str(bin_dir))
     notes = import_file(path).sources["notes"][0].to_list()
     assert any("--via-ncu" in n for n in notes), notes
+
+
+def test_bulk_decode_of_instance_lists_equals_the_runtimes():
+    """instances.py's NumPy decode gives what the protobuf runtime gives, list by list, on
+    every per-instance list of every sample report (ids and values exactly)."""
+    import numpy as np
+
+    from importers import _input
+    from importers.ncurep import instances
+
+    checked = fast = 0
+    for name in NAMES:
+        with _input.open_binary(REPORTS / f"{name}.ncu-rep.gz") as stream:
+            _, blocks = framing.read_blocks(stream)
+            for block in blocks:
+                for result in block.results:
+                    for metric in result.MetricResults:
+                        items = list(metric.MetricValueList)
+                        if not items:
+                            continue
+                        slow = instances.decode_slowly(items)
+                        quick = instances._decode_fast(items)
+                        checked += 1
+                        if quick is None:
+                            continue
+                        fast += 1
+                        assert slow is not None
+                        assert np.array_equal(quick[0], slow[0]) and np.array_equal(quick[1], slow[1])
+    assert checked > 5_000 and fast > 0.8 * checked
