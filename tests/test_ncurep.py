@@ -249,7 +249,7 @@ def test_framing_reads_every_block():
     launches = sources = 0
     for block in blocks:
         launches += sum(1 for _ in block.results)
-        sources += block.sources
+        sources += len(block.sources)
     assert launches == 6
     assert sources >= 2  # the cubin of each process
 
@@ -368,3 +368,29 @@ def test_bulk_decode_of_instance_lists_equals_the_runtimes():
                         assert slow is not None
                         assert np.array_equal(quick[0], slow[0]) and np.array_equal(quick[1], slow[1])
     assert checked > 5_000 and fast > 0.8 * checked
+
+
+def test_each_instruction_has_its_cuda_line():
+    """With -lineinfo, each SASS address carries the CUDA file and line that ncu's CUDA+SASS
+    source page puts it under."""
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    page = import_file(REPORTS / "seed_full_source_cuda_sass.csv.gz")
+    # on the page, a SASS row follows the line row it belongs to
+    listed = (
+        page.source.select("launch_id", "row", "line", "address", "file")
+        .unique(["launch_id", "row"])
+        .sort("launch_id", "row")
+        .with_columns(pl.col("line").forward_fill().over("launch_id"))
+        .filter(pl.col("address").is_not_null())
+        .unique("address")
+    )
+    ours = rep.source.select("address", "line", "file").unique("address")
+    joined = listed.join(ours, on="address", suffix="_rep")
+    assert joined.height > 300
+    assert (joined["line"] == joined["line_rep"]).all(), joined.filter(
+        pl.col("line") != pl.col("line_rep")
+    ).head()
+    assert (joined["file"] == joined["file_rep"]).all()
+    assert (
+        joined["file_rep"].str.ends_with("seedkernels.cu").sum() > 0.9 * joined.height
+    )  # some in CUDA's headers

@@ -30,9 +30,8 @@ from importers.ncu import framing as csv_framing
 from importers.ncu.framing import CsvBlock
 from importers.ncu.long_page import rule_findings
 from importers.ncu.raw_page import import_raw
-from importers.ncurep import framing, source, units, via_ncu
-from importers.ncurep.framing import ReportDamage
-from importers.ncurep.messages import Msg, text
+from importers.ncurep import cubin, framing, messages, source, units, via_ncu
+from importers.ncurep.messages import Msg, ReportDamage, parse, text
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile
 
@@ -79,6 +78,7 @@ class _Report:
         self.rule_rows: list[dict[str, object]] = []
         self.instanced: set[str] = set()
         self.source = source.SourceCounters()
+        self.lines: dict[int, dict[str, cubin.Lines]] = {}  # by SourceData reference, by kernel
         self.other_results = 0
         self.version = 0
 
@@ -110,14 +110,18 @@ def _read(stream: BinaryIO) -> _Report:
     for block in blocks:
         report.strings.extend(map(text, block.header.StringTable.Strings))
         report.other_results += block.other_results
+        for raw in block.sources:
+            if cubin.may_have_lines(raw):  # parsing a library's cubin costs; most have no lines
+                code = parse(messages.SourceData, raw, "a source message")
+                report.lines[code.Reference] = cubin.line_tables(code.Binary)
         process = block.header.Process
         for result in block.results:
             launch = len(report.launch_rows)
             row, lists = _launch_row(report, launch, process, result)
             report.launch_rows.append(row)
             report.rule_rows.extend(_rules(launch, result.RuleResults))
-            base = row.get("launch__function_pcs") or ""
-            report.source.add(launch, result, lists, int(base) if base.isdigit() else None)
+            lines = report.lines.get(result.Source.Reference, {}).get(text(result.KernelMangledName))
+            report.source.add(launch, result, lists, source.function_start(lists), lines)
     return report
 
 
@@ -146,7 +150,7 @@ def _launch_row(
     lists: source.Lists = {}
     for m in result.MetricResults:
         if m.NameId >= len(strings):
-            raise ReportDamage(0, f"a metric name id {m.NameId} past the string table ({len(strings)})")
+            raise ReportDamage(f"a metric name id {m.NameId} past the string table ({len(strings)})")
         name = strings[m.NameId]
         if len(m.MetricValueList) or name.startswith(source.GROUP):
             lists[name] = m

@@ -17,11 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from google.protobuf.message import DecodeError
-
 from importers._input import NCU_REPORT_MAGIC as MAGIC
 from importers.ncurep import messages
-from importers.ncurep.messages import Msg
+from importers.ncurep.messages import Msg, ReportDamage, parse
 
 #: report format versions this reader was written against (Nsight Compute 2025.3 writes 7)
 KNOWN_VERSIONS = range(1, 8)
@@ -29,18 +27,10 @@ _LENGTH = struct.Struct("<I")
 _CHUNK = 16 << 20  # a stated length is read this much at a time: a damaged one allocates no more
 
 
-class ReportDamage(Exception):
-    """The report's structure breaks at ``offset``: what was expected there."""
-
-    def __init__(self, offset: int, what: str) -> None:
-        super().__init__(f"at byte {offset:,}: {what}")
-        self.offset = offset
-
-
 @dataclass
 class Block:
     header: Msg
-    sources: int  # SourceData messages (the cubins and CUDA files): counted, not read yet
+    sources: list[bytes]  # SourceData, serialized: the cubins (and CUDA files with --import-source yes)
     results: Iterator[Msg]  # parsed as iterated; read them before asking for the next block
     other_results: int  # range, command-list and graph results (not read)
 
@@ -48,7 +38,7 @@ class Block:
 def read_blocks(stream: BinaryIO) -> tuple[int, Iterator[Block]]:
     """The file format version and the blocks, each parsed when reached."""
     if stream.read(len(MAGIC)) != MAGIC:
-        raise ReportDamage(0, 'expected an Nsight Compute report (starting "NVR\\0")')
+        raise ReportDamage('expected an Nsight Compute report (starting "NVR\\0")', 0)
     reader = _Reader(stream, len(MAGIC))
     version = reader.message(messages.FileHeader, "the file header").Version
     return version, _blocks(reader)
@@ -58,15 +48,14 @@ def _blocks(reader: _Reader) -> Iterator[Block]:
     while not reader.at_end():
         header = reader.message(messages.BlockHeader, "a block header")
         end = reader.pos + header.PayloadSize
-        for _ in range(header.NumSources):
-            reader.skip_message("a source message")
+        sources = [reader.raw_message("a source message") for _ in range(header.NumSources)]
         results = _results(reader, header.NumResults)
         other = header.NumRangeResults + header.NumCmdlistResults + header.NumGraphResults
-        yield Block(header, header.NumSources, results, other)
+        yield Block(header, sources, results, other)
         for _ in results:  # what the caller left unread
             pass
         if reader.pos > end:
-            raise ReportDamage(end, "the block's messages run past its stated size")
+            raise ReportDamage("the block's messages run past its stated size", end)
         reader.skip(end - reader.pos, "the rest of a block")  # range/cmdlist/graph results
 
 
@@ -97,7 +86,7 @@ class _Reader:
             part = self.stream.read(min(left, _CHUNK))
             if not part:
                 got = size - left
-                raise ReportDamage(self.pos, f"{what} of {size:,} bytes; the file ends after {got:,}")
+                raise ReportDamage(f"{what} of {size:,} bytes; the file ends after {got:,}", self.pos)
             parts.append(part)
             left -= len(part)
         self.pos += size
@@ -111,15 +100,16 @@ class _Reader:
         head = self._read(4, f"the length of {what}")
         self.skip(_LENGTH.unpack(head)[0], what)
 
+    def raw_message(self, what: str) -> bytes:
+        head = self._read(4, f"the length of {what}")
+        return self._read(_LENGTH.unpack(head)[0], what)
+
     def message(self, cls: type[Msg], what: str) -> Msg:
         start = self.pos
         head = self.stream.read(4)
         if len(head) < 4:
-            raise ReportDamage(start, f"the length of {what}; the file ends first")
+            raise ReportDamage(f"the length of {what}; the file ends first", start)
         self.pos += 4
         (size,) = _LENGTH.unpack(head)
         body = self._read(size, what) if size else b""
-        try:
-            return cls.FromString(body)
-        except (DecodeError, RuntimeError, ValueError) as e:
-            raise ReportDamage(start, f"{what} that does not decode ({e})") from None
+        return parse(cls, body, what, start)

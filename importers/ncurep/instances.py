@@ -38,7 +38,7 @@ def decode(elements: Sequence[bytes]) -> Pairs | None:
 def decode_slowly(elements: Sequence[bytes]) -> Pairs | None:
     ids, values = [], []
     for raw in elements:
-        element = messages.MetricListElement.FromString(raw)
+        element = messages.parse(messages.MetricListElement, raw, "a per-instance value")
         key, value = element.CorrelationId, element.ElementValue
         if not key.HasField("Uint64Value"):
             return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 #: a parsed message: its classes are built at run time, so its fields are the table's, which
 #: a type checker cannot see
@@ -166,6 +166,22 @@ _SCHEMA: dict[str, list[tuple[str, int, str, bool]]] = {
 }
 
 _PACKAGE = "warpscope.ncurep"
+
+
+class ReportDamage(Exception):
+    """The report's structure breaks: what was expected, and where when the byte is known."""
+
+    def __init__(self, what: str, offset: int | None = None) -> None:
+        super().__init__(what if offset is None else f"at byte {offset:,}: {what}")
+        self.offset = offset
+
+
+def parse(cls: Any, raw: bytes, what: str, offset: int | None = None) -> Msg:
+    """``raw`` as a ``cls`` message; a damaged one is ``ReportDamage``, saying ``what`` it is."""
+    try:
+        return cls.FromString(raw)
+    except (DecodeError, RuntimeError, ValueError) as e:
+        raise ReportDamage(f"{what} that does not decode ({e})", offset) from None
 
 
 def text(raw: bytes) -> str:

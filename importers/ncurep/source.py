@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from importers.ncurep import instances, messages
+from importers.ncurep import cubin, instances, messages
 from importers.ncurep.messages import Msg, text
 from warpscope.model import schema
 
@@ -38,7 +38,7 @@ def _columns(result: Msg, cache: dict[bytes, list[tuple[str, str]]]) -> list[tup
         if found is None:
             found = cache[raw] = [
                 (text(m.Name), text(m.Label) or text(m.Name))
-                for m in messages.Section.FromString(raw).SourceMetrics.Metrics
+                for m in messages.parse(messages.Section, raw, "a section definition").SourceMetrics.Metrics
                 if text(m.Name) not in _ENUMERATIONS
             ]
         columns += [c for c in found if all(c[0] != n for n, _ in columns)]
@@ -86,9 +86,23 @@ def _per_pc(
     return out, groups
 
 
+def function_start(lists: Lists) -> int | None:
+    """The kernel's first program counter: ``launch__function_pcs`` lists it (the metric's
+    value is how many it lists), the per-instruction counters are keyed by absolute PCs."""
+    listed = lists.get("launch__function_pcs")
+    if listed is None or not len(listed.MetricValueList):
+        return None
+    starts = [
+        messages.parse(messages.MetricListElement, e, "a kernel's start address").ElementValue.Uint64Value
+        for e in listed.MetricValueList
+    ]
+    return min(starts) or None
+
+
 class SourceCounters:
     """The per-instruction counters of a report's launches, as ``source`` rows: per launch,
-    one per address and counter where the counter is not zero (nine cells in ten are zero:
+    one per SASS address (with its CUDA file and line where the cubin has a line table) and
+    counter where the counter is not zero (nine cells in ten are zero:
     most stall reasons at most instructions; an absent cell is a zero), counter by counter in
     program order; ``row`` numbers the launch's instructions in program order. ``text`` is
     null: a report stores numbers, not printed text."""
@@ -97,8 +111,11 @@ class SourceCounters:
         self._parts: list[pl.DataFrame] = []
         self._sections: dict[bytes, list[tuple[str, str]]] = {}
 
-    def add(self, launch_id: int, result: Msg, lists: Lists, base: int | None) -> None:
-        """The launch's counters (``base``: its function's first program counter)."""
+    def add(
+        self, launch_id: int, result: Msg, lists: Lists, base: int | None, lines: cubin.Lines | None
+    ) -> None:
+        """The launch's counters (``base``: its function's first program counter; ``lines``:
+        its line table, when the cubin has one, which gives each address its CUDA line)."""
         columns = _columns(result, self._sections) if base else []
         if not base or not columns:
             return
@@ -128,6 +145,12 @@ class SourceCounters:
                 "value": grid[counter, pc],
             }
         )
+        if lines is not None:
+            files, numbers = lines.at(offsets)
+            frame = frame.with_columns(
+                pl.Series("file", files, dtype=pl.String).gather(pc),
+                pl.Series("line", numbers, dtype=pl.Int64).gather(pc).replace(0, None),
+            )
         self._parts.append(frame.with_columns(pl.lit(launch_id, dtype=pl.Int64).alias("launch_id")))
 
     def rows(self) -> pl.DataFrame:
