@@ -394,3 +394,20 @@ def test_each_instruction_has_its_cuda_line():
     assert (
         joined["file_rep"].str.ends_with("seedkernels.cu").sum() > 0.9 * joined.height
     )  # some in CUDA's headers
+
+
+def test_kernels_with_and_without_a_line_table_in_one_report(tmp_path):
+    """A launch whose cubin is not (yet) known has no CUDA lines, beside launches that have
+    them (found by the fuzzer: the first launch's block moved before the cubin's)."""
+    data = gzip.decompress((REPORTS / "seed_full.ncu-rep.gz").read_bytes())
+    starts = _block_starts(data)
+    ends = [*starts[1:], len(data)]
+    blocks = [data[a:b] for a, b in zip(starts, ends, strict=True)]
+    cubin_block = next(i for i, b in enumerate(blocks) if b"\x7fELF" in b)
+    first_launch = cubin_block + 1
+    blocks[cubin_block], blocks[first_launch] = blocks[first_launch], blocks[cubin_block]
+    path = tmp_path / "swapped.ncu-rep"
+    path.write_bytes(data[: starts[0]] + b"".join(blocks))
+    profile = import_file(path)
+    lines = profile.source.group_by("launch_id").agg(pl.col("line").is_not_null().any()).sort("launch_id")
+    assert lines["line"].to_list() == [False] + [True] * 21

@@ -151,6 +151,10 @@ class SourceCounters:
                 pl.Series("file", files, dtype=pl.String).gather(pc),
                 pl.Series("line", numbers, dtype=pl.Int64).gather(pc).replace(0, None),
             )
+        else:  # a kernel built without -lineinfo, beside others built with it
+            frame = frame.with_columns(
+                pl.lit(None, pl.String).alias("file"), pl.lit(None, pl.Int64).alias("line")
+            )
         self._parts.append(frame.with_columns(pl.lit(launch_id, dtype=pl.Int64).alias("launch_id")))
 
     def rows(self) -> pl.DataFrame:
