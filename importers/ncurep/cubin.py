@@ -18,14 +18,6 @@ import struct
 from dataclasses import dataclass
 
 import numpy as np
-from elftools.common.exceptions import DWARFError, ELFError, ELFParseError
-from elftools.common.utils import struct_parse
-from elftools.construct import ConstructError
-from elftools.dwarf.lineprogram import LineProgram
-from elftools.dwarf.structs import DWARFStructs
-from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationSection
-from elftools.elf.sections import SymbolTableSection
 
 _SYMBOL_SHIFT = 40  # bits of an address left for the offset inside a kernel (1 TB)
 _OFFSET = (1 << _SYMBOL_SHIFT) - 1
@@ -57,6 +49,12 @@ def may_have_lines(data: bytes) -> bool:
 def line_tables(cubin: bytes) -> dict[str, Lines]:
     """Each kernel's line table, by its (mangled) symbol name; {} when the cubin has none or
     cannot be read (a line table is an extra, never a reason to refuse a report)."""
+    if not may_have_lines(cubin):  # built without -lineinfo
+        return {}
+    # pyelftools is imported only for a cubin with a line table (0.1 s a report otherwise)
+    from elftools.common.exceptions import DWARFError, ELFError, ELFParseError
+    from elftools.construct import ConstructError
+
     try:
         return _line_tables(cubin)
     except (
@@ -76,8 +74,13 @@ def line_tables(cubin: bytes) -> dict[str, Lines]:
 
 
 def _line_tables(cubin: bytes) -> dict[str, Lines]:
-    if not may_have_lines(cubin):  # built without -lineinfo
-        return {}
+    from elftools.common.utils import struct_parse
+    from elftools.dwarf.lineprogram import LineProgram
+    from elftools.dwarf.structs import DWARFStructs
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.relocation import RelocationSection
+    from elftools.elf.sections import SymbolTableSection
+
     elf = ELFFile(io.BytesIO(cubin))
     section = elf.get_section_by_name(".debug_line")
     relocations = elf.get_section_by_name(".rela.debug_line")
