@@ -103,6 +103,13 @@ def _unknown(path: str, data: bytes) -> InputError:
             f"being: {first.decode('utf-8', 'replace').strip()}",
             line=1,
         )
+    if b'"Launch Attribute","Value"' in head:
+        return InputError(
+            path,
+            "an Nsight Compute session page (launch settings and device attributes, no kernel "
+            "launch); export the report's raw or details page (--page raw, --page details)",
+            line=1,
+        )
     _input.decode(path, head)
     return InputError(
         path,

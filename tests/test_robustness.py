@@ -94,7 +94,11 @@ def test_mutated_samples_are_a_profile_or_one_line_error(corpus, index, seed):
 
 
 def _real_samples() -> list:
-    files = [p for p in sorted(H100.rglob("*")) if p.is_file() and p.suffix not in (".md", ".cu", ".txt")]
+    files = [
+        p
+        for p in sorted(H100.rglob("*"))
+        if p.is_file() and p.suffix not in (".md", ".cu", ".txt") and "_session." not in p.name
+    ]
     if SHARED.is_dir():
         files += sorted(
             p
@@ -104,6 +108,17 @@ def _real_samples() -> list:
             if p.suffix != ".md" and "error_only" not in p.name
         )
     return files
+
+
+def test_a_session_page_is_named_as_such():
+    """ncu's --page session holds no launch: the error says what the file is and what to export."""
+    from warpscope.errors import InputError
+
+    pages = sorted(H100.rglob("*_session.csv.gz"))
+    assert pages
+    for path in pages:
+        with pytest.raises(InputError, match="an Nsight Compute session page"):
+            warpscope.load(path)
 
 
 @pytest.mark.parametrize("path", _real_samples(), ids=lambda p: p.name)
