@@ -147,22 +147,33 @@ def _launch_row(
     the source counters."""
     strings = report.strings
     metrics: dict[str, str | None] = {}
-    lists: source.Lists = {}
-    for m in result.MetricResults:
-        if m.NameId >= len(strings):
-            raise ReportDamage(f"a metric name id {m.NameId} past the string table ({len(strings)})")
-        name = strings[m.NameId]
-        if len(m.MetricValueList) or name.startswith(source.GROUP):
+    lists: source.Lists = {}  # every metric: the source counters pick theirs by name
+    valueless = []
+    try:
+        # the hot loop of a report (thousands of metrics a launch): one attribute read each
+        for m in result.MetricResults:
+            name = strings[m.NameId]
             lists[name] = m
-        if name.startswith(_HELPER_PREFIXES):
-            continue
-        if m.HasField("MetricValue"):
-            metrics[name] = _value_text(m.MetricValue)
-        elif len(m.MetricValueList):  # per-instance values only: an empty cell on the raw page
+            if m.HasField("MetricValue"):
+                value = m.MetricValue
+                if value.HasField("DoubleValue"):
+                    metrics[name] = repr(value.DoubleValue)
+                elif value.HasField("Uint64Value"):
+                    metrics[name] = str(value.Uint64Value)
+                else:
+                    metrics[name] = _value_text(value)
+            else:
+                valueless.append(name)
+    except IndexError:
+        raise ReportDamage(f"a metric name id past the string table ({len(strings)} names)") from None
+    for name in valueless:
+        if len(lists[name].MetricValueList):  # per-instance values only: an empty raw-page cell
             metrics[name] = None
             report.instanced.add(name)
         else:
             metrics[name] = "no data"  # as the raw page says it
+    for name in [n for n in metrics if n.startswith(_HELPER_PREFIXES)]:
+        del metrics[name]
     kernel = _as_ncu_prints(
         text(result.RenamedDemangledName or result.KernelDemangledName or result.KernelFunctionName)
     )

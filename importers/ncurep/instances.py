@@ -95,16 +95,17 @@ def _decode_fast(elements: Sequence[bytes]) -> Pairs | None:
 
 
 def _varints(buf: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray | None:
-    """Little-endian base-128 integers of ``size`` bytes at ``start``; None if malformed."""
+    """Little-endian base-128 integers of ``size`` bytes at ``start``; None if malformed.
+    Byte position by byte position (at most ten), so no (n, 10) temporaries."""
     if (size < 1).any() or (size > 10).any():
         return None
-    width = int(size.max())
-    k = np.arange(width)
-    inside = k < size[:, None]
-    raw = np.where(inside, buf[np.minimum(start[:, None] + k, len(buf) - 1)], 0).astype(np.uint64)
-    more = (raw & 0x80) != 0
-    last = k == (size[:, None] - 1)
-    if (more != (inside & ~last)).any():  # every byte but the last says "more follows"
-        return None
-    result: np.ndarray = np.bitwise_or.reduce((raw & 0x7F) << (7 * k).astype(np.uint64), axis=1)
-    return result
+    out = np.zeros(len(start), dtype=np.uint64)
+    last = len(buf) - 1
+    for k in range(int(size.max())):
+        live = size > k
+        byte = buf[np.minimum(start + k, last)]
+        # every byte but the last says "more follows"
+        if (((byte & 0x80) != 0) != (size > k + 1))[live].any():
+            return None
+        out |= np.where(live, (byte & 0x7F).astype(np.uint64) << np.uint64(7 * k), np.uint64(0))
+    return out

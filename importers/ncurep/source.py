@@ -45,8 +45,8 @@ def _columns(result: Msg, cache: dict[bytes, list[tuple[str, str]]]) -> list[tup
     return columns
 
 
-#: a launch's metrics that the source counters may need, by name: those with per-instance
-#: values, and the group metrics (whose value names their members)
+#: a launch's metrics by name: the source counters read those with per-instance values and
+#: the group metrics (whose value names their members)
 Lists = dict[str, Msg]
 
 
@@ -57,14 +57,14 @@ def _per_pc(
     metric -> (offsets from the function's start, values), and the members of each group
     metric, which the report states as the group's value ("member,member,...")."""
     groups = {
-        name: text(m.MetricValue.StringValue).split(",")
-        for name, m in lists.items()
-        if name.startswith(GROUP) and name in wanted
+        name: text(lists[name].MetricValue.StringValue).split(",")
+        for name in wanted
+        if name.startswith(GROUP) and name in lists
     }
     wanted = wanted | {member for members in groups.values() for member in members}
-    chosen = [
-        (name, m.MetricValueList) for name, m in lists.items() if name in wanted and len(m.MetricValueList)
-    ]
+    # in the launch's metric order (the bulk decode's fallback reports in it)
+    chosen = [(name, lists[name].MetricValueList) for name in lists if name in wanted]
+    chosen = [(name, items) for name, items in chosen if len(items)]
     # one bulk decode for all of the launch's lists; list by list where one departs from the
     # common shape (a list of text ids is then left out)
     decoded = instances.decode([e for _, items in chosen for e in items])
