@@ -349,3 +349,27 @@ def test_ncu_under_utilized_pipes_are_latency_not_compute():
     assert set(rows.filter(~pl.col("message").str.contains("under-utilized"))["category"]) == {
         "compute_bound"
     }
+
+
+def test_ncu_rule_results_are_graded_like_warpscopes():
+    """An ncu rule's own estimate caps its severity (a 0.5% "OPT" is not medium) and, on a
+    library kernel, what only says how the library runs is info: the probe export holds a
+    cuBLAS SGEMM beside hand-written kernels."""
+    from warpscope.analysis import analyze
+    from warpscope.analysis.impact import LIBRARY_INFO_CATEGORIES
+    from warpscope.analysis.views import launch_views
+
+    profile = warpscope.load([H100 / "advice_full_raw_base.csv.gz", H100 / "advice_full_details.csv.gz"])
+    views = launch_views(profile)
+    libraries = {v.launch_id for v in views if v.library}
+    assert libraries
+    ncu = analyze(profile, views).findings.filter(pl.col("origin") == "ncu")
+    gain = pl.col("estimated_speedup_pct")
+    assert ncu.filter((gain < 5) & pl.col("severity").is_in(["high", "medium"])).is_empty()
+    assert ncu.filter((gain < 20) & (pl.col("severity") == "high")).is_empty()
+    on_library = ncu.filter(
+        pl.col("launch_id").is_in(list(libraries)) & pl.col("category").is_in(list(LIBRARY_INFO_CATEGORIES))
+    )
+    assert on_library.height > 0 and (on_library["severity"] == "info").all()
+    # the details page said them as OPT (medium): the grading is what changed them
+    assert profile.findings.filter((pl.col("origin") == "ncu") & (gain < 5))["severity"].eq("medium").any()

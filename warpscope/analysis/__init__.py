@@ -67,7 +67,10 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
         for r in RULES.values():
             if r.scope == "run":
                 rows.extend((None, _about(f, run.source, len(runs) > 1)) for f in r.run(run))
-    theirs = _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired)
+    libraries = {v.launch_id: v.library for v in views if v.library}
+    theirs = _grade_ncu(
+        _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired), libraries
+    )
     ours = findings_frame(_credit_ncu(rows, theirs))
     return replace(
         profile,
@@ -109,6 +112,39 @@ def _credit_ncu(
             f = replace(f, evidence={**f.evidence, **extra}, grades=(*f.grades, *[NCU_RULE] * len(extra)))
         out.append((launch_id, f))
     return out
+
+
+def _grade_ncu(ncu: pl.DataFrame, libraries: dict[int, str]) -> pl.DataFrame:
+    """Nsight Compute's rule results graded as warpscope grades its own: severity capped by the
+    rule's own estimated speedup (below 5% low, below 20% at most medium: a 0.5% "OPT" is not a
+    medium problem), and on a library kernel what only says how the library's code runs is
+    info (the caller chooses the call, not the kernel's launch or design)."""
+    if ncu.is_empty():
+        return ncu
+    gain = pl.col("estimated_speedup_pct")
+    rank = SEVERITY_RANK  # high first
+    severity = pl.col("severity").replace_strict(rank, default=len(rank), return_dtype=pl.Int64)
+    ceiling = (
+        pl.when(gain.is_null())
+        .then(0)
+        .when(gain < impact.MIN_GAIN_FOR["medium"])
+        .then(rank["low"])
+        .when(gain < impact.MIN_GAIN_FOR["high"])
+        .then(rank["medium"])
+        .otherwise(0)
+    )
+    library = pl.col("launch_id").is_in(list(libraries)) & pl.col("category").is_in(
+        list(impact.LIBRARY_INFO_CATEGORIES)
+    )
+    graded = pl.max_horizontal(severity, ceiling)
+    graded = pl.when(library).then(pl.lit(rank["info"])).otherwise(graded)
+    names = {i: s for s, i in rank.items()}
+    return ncu.with_columns(
+        pl.when(severity < len(rank))  # a severity warpscope knows: graded; any other: as said
+        .then(graded.replace_strict(names, return_dtype=pl.String))
+        .otherwise(pl.col("severity"))
+        .alias("severity")
+    )
 
 
 def _mark_covered(ncu: pl.DataFrame, fired: dict[tuple[int, str], list[tuple[str, str]]]) -> pl.DataFrame:
