@@ -373,3 +373,29 @@ def test_ncu_rule_results_are_graded_like_warpscopes():
     assert on_library.height > 0 and (on_library["severity"] == "info").all()
     # the details page said them as OPT (medium): the grading is what changed them
     assert profile.findings.filter((pl.col("origin") == "ncu") & (gain < 5))["severity"].eq("medium").any()
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        ("seed_full_raw.csv", "seed_full_details.csv"),
+        ("advice_full_raw_base.csv.gz", "advice_full_details.csv.gz"),
+    ],
+    ids=["seed", "probes"],
+)
+def test_what_a_user_reads_per_launch_stays_in_budget(files):
+    """The reading budget (docs/checklist.md): per launch at most 3 warpscope findings above
+    info, and Nsight Compute's symptoms of a problem warpscope reports are folded to info."""
+    from warpscope.analysis import NCU_SYMPTOMS
+
+    profile = analyze(warpscope.load([H100 / f for f in files]))
+    found = profile.findings.filter(pl.col("severity") != "info")
+    ours = found.filter(pl.col("origin") == "warpscope").group_by("launch_id").len()
+    assert ours["len"].max() <= 3
+    roots = found.filter(pl.col("origin") == "warpscope").select("launch_id", "rule_id")
+    for category, causes in NCU_SYMPTOMS.items():
+        symptoms = found.filter((pl.col("origin") == "ncu") & (pl.col("category") == category))
+        explained = symptoms.join(
+            roots.filter(pl.col("rule_id").is_in(list(causes))), on="launch_id", how="semi"
+        )
+        assert explained.is_empty(), (category, explained.select("launch_id", "rule_id"))

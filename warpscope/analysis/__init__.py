@@ -68,8 +68,9 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
             if r.scope == "run":
                 rows.extend((None, _about(f, run.source, len(runs) > 1)) for f in r.run(run))
     libraries = {v.launch_id: v.library for v in views if v.library}
+    roots = {(launch_id, f.rule) for launch_id, f in rows if launch_id is not None and f.severity != "info"}
     theirs = _grade_ncu(
-        _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired), libraries
+        _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired), libraries, roots
     )
     ours = findings_frame(_credit_ncu(rows, theirs))
     return replace(
@@ -114,11 +115,30 @@ def _credit_ncu(
     return out
 
 
-def _grade_ncu(ncu: pl.DataFrame, libraries: dict[int, str]) -> pl.DataFrame:
+#: ncu rules graded by what they are about rather than by their estimate: the profile's own
+#: sampling (advice for the next ncu run, not the kernel), and L2 compression, whose estimate
+#: assumes the data would compress where the rule's own evidence is that none did (0.00% on
+#: every H100 sample: memory nobody marked compressible, data that is not all zeros)
+NCU_RULE_CEILING = {"PMSamplingData": "info", "PCSamplingData": "info", "MemoryL2Compression": "low"}
+
+
+#: ncu rule categories that are symptoms, and the warpscope rules that explain them (as for
+#: warpscope's own symptoms: latency-bound, and stall reasons)
+NCU_SYMPTOMS = {
+    "latency_bound": impact.FOLLOWS_FROM["latency_bound"],
+    "stalls": tuple(
+        sorted({r for k, v in impact.FOLLOWS_FROM.items() if k.startswith("stall_reason:") for r in v})
+    ),
+}
+
+
+def _grade_ncu(ncu: pl.DataFrame, libraries: dict[int, str], roots: set[tuple[int, str]]) -> pl.DataFrame:
     """Nsight Compute's rule results graded as warpscope grades its own: severity capped by the
     rule's own estimated speedup (below 5% low, below 20% at most medium: a 0.5% "OPT" is not a
-    medium problem), and on a library kernel what only says how the library's code runs is
-    info (the caller chooses the call, not the kernel's launch or design)."""
+    medium problem) and by ``NCU_RULE_CEILING``; a symptom (latency-bound, stalls) whose cause
+    warpscope reports on the same launch is info, as warpscope's own symptoms are; and on a
+    library kernel what only says how the library's code runs is info (the caller chooses the
+    call, not the kernel's launch or design)."""
     if ncu.is_empty():
         return ncu
     gain = pl.col("estimated_speedup_pct")
@@ -136,8 +156,17 @@ def _grade_ncu(ncu: pl.DataFrame, libraries: dict[int, str]) -> pl.DataFrame:
     library = pl.col("launch_id").is_in(list(libraries)) & pl.col("category").is_in(
         list(impact.LIBRARY_INFO_CATEGORIES)
     )
-    graded = pl.max_horizontal(severity, ceiling)
-    graded = pl.when(library).then(pl.lit(rank["info"])).otherwise(graded)
+    by_rule = pl.col("rule_id").replace_strict(
+        {r: rank[c] for r, c in NCU_RULE_CEILING.items()}, default=0, return_dtype=pl.Int64
+    )
+    graded = pl.max_horizontal(severity, ceiling, by_rule)
+    # a symptom whose cause warpscope reports on the same launch: one finding per problem
+    explained = [
+        launch_id is not None and any((launch_id, r) in roots for r in NCU_SYMPTOMS.get(category or "", ()))
+        for launch_id, category in ncu.select("launch_id", "category").iter_rows()
+    ]
+    follows = pl.Series(explained, dtype=pl.Boolean)
+    graded = pl.when(library | follows).then(pl.lit(rank["info"])).otherwise(graded)
     names = {i: s for s, i in rank.items()}
     return ncu.with_columns(
         pl.when(severity < len(rank))  # a severity warpscope knows: graded; any other: as said
