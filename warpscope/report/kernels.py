@@ -121,6 +121,32 @@ def finding_key(row: dict[str, Any]) -> tuple:
     return (row["origin"], row["rule_id"], row["category"], detail)
 
 
+def _one_per_ncu_rule(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A kernel's rows of one Nsight Compute rule (``WorkloadImbalance`` for SMs, SMSPs and L1
+    slices, say) as one finding: its messages in turn, its highest gain and severity. One entry
+    per thing said, as the reading budget asks (docs/checklist.md)."""
+    out: list[dict[str, Any]] = []
+    first: dict[tuple, dict[str, Any]] = {}
+    for f in found:
+        if f["origin"] == "warpscope":
+            out.append(f)
+            continue
+        key = (id(f["kernel"]), f["origin"], f["rule_id"], f["category"])
+        kept = first.get(key)
+        if kept is None:
+            first[key] = f
+            out.append(f)
+            continue
+        if f["message"] and f["message"] not in (kept["message"] or ""):
+            kept["message"] = f"{kept['message']} {f['message']}" if kept["message"] else f["message"]
+        if (f["estimated_speedup_pct"] or 0) > (kept["estimated_speedup_pct"] or 0):
+            kept["estimated_speedup_pct"] = f["estimated_speedup_pct"]
+        if SEVERITY_RANK.get(f["severity"], 9) < SEVERITY_RANK.get(kept["severity"], 9):
+            kept["severity"] = f["severity"]
+        kept["launches"] = max(kept["launches"], f["launches"])
+    return out
+
+
 def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
     owner = {lid: k for k in groups for lid in k.launch_ids}
     merged: dict[tuple, dict[str, Any]] = {}
@@ -142,15 +168,17 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
             row["severity"], 9
         ) < SEVERITY_RANK.get(seen["severity"], 9):
             target[key] = {**row, "launches": seen["launches"], "kernel": k}
-    for f in merged.values():
+    for f in _one_per_ncu_rule(list(merged.values())):
         f.pop("kernel").findings.append(f)
     for f in covered.values():
         f.pop("kernel").covered.setdefault(f["covered_by"], []).append(f)
     for k in groups:
+        # what matters first (severity), then what it is worth (estimated gain)
         k.findings.sort(
             key=lambda f: (
+                SEVERITY_RANK.get(f["severity"], len(SEVERITY_RANK)),
                 f["estimated_speedup_pct"] is None,
                 -(f["estimated_speedup_pct"] or 0),
-                *rank_key(f["severity"], 0, f["rule_id"]),
+                f["rule_id"] or "",
             )
         )
