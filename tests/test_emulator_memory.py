@@ -71,3 +71,37 @@ def test_textbook_patterns():
     assert memory.shared_wavefronts(lane * 132, 4) == (1, 1)  # column of a [32][33] tile
     assert memory.shared_wavefronts(lane * 0, 4) == (1, 1)  # all lanes one word
     assert memory.shared_wavefronts(lane * 8, 4) == (2, 1)  # stride 2 words: 2-way
+
+
+def test_global_efficiency_matches_the_h100_and_stays_within_its_definition(emulated_seed):
+    """Bytes per sector count each element a warp names once (the H100's 18 of 32 bytes for
+    matmulNaive, whose A operand 16 lanes read as one element), so no emulated efficiency passes
+    100% and every seed kernel's equals the H100's; and no emulated percentage leaves 0-100,
+    no count goes negative (the Memory tab once showed "200%" and "−16,777,216 excess sectors")."""
+    import polars as pl
+
+    import warpscope
+    from tests.conftest import H100
+
+    _, emulated = emulated_seed
+    names = ["global_load_efficiency_pct", "global_store_efficiency_pct"]
+
+    def table(profile):
+        m = profile.metrics.filter(pl.col("metric").cast(pl.String).is_in(names))
+        return m.join(profile.launches.select("launch_id", "kernel_short"), on="launch_id").select(
+            "kernel_short", pl.col("metric").cast(pl.String), "value"
+        )
+
+    joined = table(warpscope.load(H100 / "seed_full_raw.csv")).join(
+        table(emulated), on=["kernel_short", "metric"], suffix="_emulated"
+    )
+    assert joined.height >= 30
+    assert joined.filter(pl.col("kernel_short") == "matmulNaive")["value_emulated"].to_list() == [
+        56.25,
+        100.0,
+    ]
+    assert ((joined["value"] - joined["value_emulated"]).abs() <= 1.0).all(), joined
+    canonical = emulated.metrics.filter(pl.col("metric").is_not_null())
+    percent = canonical.filter(pl.col("base_unit").cast(pl.String) == "%")
+    assert percent.height > 100 and percent["value"].is_between(0, 100).all()
+    assert (canonical["value"].drop_nulls() >= 0).all()

@@ -207,12 +207,11 @@ def _count(
     if kind == "global":
         if uniform:
             sectors = warps  # one naturally aligned element per warp: one sector
+            nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            sectors = memory.global_sectors(
-                _rows(array.byte_offsets(index) + array.base, mask),  # type: ignore[attr-defined]
-                array.itemsize,
-            )
-        nbytes = mask.threads * array.itemsize
+            rows = _rows(array.byte_offsets(index) + array.base, mask)  # type: ignore[attr-defined]
+            sectors = memory.global_sectors(rows, array.itemsize)
+            nbytes = memory.unique_bytes(rows, array.itemsize)
         if store:
             site.global_store_requests += warps
             site.global_store_sectors += sectors

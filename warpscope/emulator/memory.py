@@ -28,6 +28,14 @@ def global_sectors(addresses: np.ndarray, itemsize: int) -> int:
     return _distinct_per_row(sector_ids(addresses, itemsize))
 
 
+def unique_bytes(addresses: np.ndarray, itemsize: int) -> int:
+    """Bytes the warps' accesses name, each element once per warp however many lanes name it
+    (what ``smsp__sass_average_data_bytes_per_sector_mem_global_*`` counts: the H100 reports
+    18 bytes per sector for matmulNaive, whose A operand every 16 lanes read as one element);
+    ``addresses``: (warps, 32), -1 = inactive."""
+    return _distinct_per_row(addresses) * itemsize
+
+
 def sector_ids(addresses: np.ndarray, itemsize: int) -> np.ndarray:
     """The sector of every lane's access, (warps, 32 or more), -1 = inactive; an element that
     straddles sectors adds a column per extra sector it covers."""
