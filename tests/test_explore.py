@@ -69,6 +69,18 @@ def test_sort_by_every_column_and_reverse(seed_raw):
             assert values == sorted(values, reverse=view.descending is False), column.id
 
 
+@pytest.mark.parametrize("mode", ["kernels", "launches"])
+def test_grid_and_block_sort_by_size_not_text(seed_raw, mode):
+    """16384×1×1 is the largest grid of the seed run, not the smallest (as text it sorts first)."""
+    view = TableView(KernelTable.of(seed_raw))
+    view.mode = mode
+    for column, label in (("grid", "Grid"), ("block", "Block")):
+        view.sort_by(column)  # names and shapes sort ascending first
+        display, _ = view.rows()
+        sizes = [math.prod(int(d) for d in text.split("×")) for text in display[label].to_list() if text]
+        assert sizes == sorted(sizes) and len(set(sizes)) > 2, (column, display[label].to_list())
+
+
 def test_name_filter_and_expression_filter(seed_raw):
     view = TableView(KernelTable.of(seed_raw))
     view.name_filter = "REDUCE"

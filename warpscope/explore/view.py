@@ -18,7 +18,15 @@ from warpscope.explore.table import BY_ID, COLUMNS, KernelTable
 Mode = Literal["kernels", "launches"]
 
 #: what a column sorts by, where that is not the column itself
-_SORT_BY = {"name": "label", "duration_us": "duration_ns", "worst_finding": "worst_rank"}
+#: columns sorted by another: names by label, time by ns, findings by rank, and grid and block
+#: by their size (as text "16384×1×1" would sort before "4×1×1")
+_SORT_BY = {
+    "name": "label",
+    "duration_us": "duration_ns",
+    "worst_finding": "worst_rank",
+    "grid": "grid_size",
+    "block": "block_size",
+}
 #: what a launch row needs (sorting gathers every column, so only these are carried)
 _LAUNCH_COLUMNS = (
     "group",
@@ -27,6 +35,8 @@ _LAUNCH_COLUMNS = (
     "duration_ns",
     "grid",
     "block",
+    "grid_size",
+    "block_size",
     "top_stall",
     "worst_finding",
     "worst_rank",
