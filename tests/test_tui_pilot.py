@@ -175,6 +175,9 @@ async def test_emulator_timeline_and_warp_breakdown(emulated_seed):
         assert isinstance(app.screen, TimelineScreen)
         view = app.screen.query_one(TimelineView)
         before = view.cycles_per_cell
+        # the title states the scale the view was fitted to, before any key is pressed
+        title = _text(app.screen.query_one("#timeline-title", Static))
+        assert before > 1 and f"{before:,} cycles per cell" in title, (before, title)
         await pilot.press("plus")
         await pilot.pause()
         assert view.cycles_per_cell == max(1, before // 2)

@@ -56,7 +56,9 @@ class TimelineScreen(WarpscopeScreen):
         title.append(literal(one_line(self.kernel, 60), style="bold"))
         title.append(
             f" · launch {self.launch_id} · {n(self.timeline.cycles, 0)} cycles · "
-            f"{len(self.timeline.rows)} warp slots · {n(view.cycles_per_cell, 0)} cycles per cell"
+            f"{len(self.timeline.rows)} warp slots · {n(view.cycles_per_cell, 0)} "
+            + ("cycle" if view.cycles_per_cell == 1 else "cycles")
+            + " per cell"
         )
         self.query_one("#timeline-title", Static).update(title)
         self.query_one("#warp-detail", Static).update(self._detail(row, cycle))

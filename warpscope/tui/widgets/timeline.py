@@ -88,6 +88,7 @@ class TimelineView(ScrollView, can_focus=True):
         width = max(10, (self.size.width or 80) - LABEL_WIDTH)
         self.cycles_per_cell = max(1, -(-self.timeline.cycles // width))
         self._resize()
+        self.post_message(self.Moved(self.cursor_row, self.cursor_cycle))  # the scale changed
 
     def _resize(self) -> None:
         cells = -(-self.timeline.cycles // self.cycles_per_cell)
