@@ -283,6 +283,25 @@ async def test_export_writes_the_markdown_report(tmp_path):
     assert text.startswith("# warpscope report") and "heavyRegisters" in text
 
 
+async def test_export_keeps_earlier_files_and_follows_the_filter(tmp_path):
+    """`e` never overwrites (report.md exists: report-2.md), and with a filter set it reports
+    the launches the table shows."""
+    app = _app(H100 / "seed_full_raw.csv")
+    app.report_path = tmp_path / "report.md"
+    app.report_path.write_text("mine\n")
+    async with app.run_test() as pilot:
+        await _ready(pilot)
+        await pilot.press("slash", *"reduce", "enter")
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+    assert app.report_path.read_text() == "mine\n"
+    text = (tmp_path / "report-2.md").read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ") and ". " in line]
+    assert len(headings) == 5 and all("reduce" in h for h in headings), headings
+    assert "heavyRegisters" not in text
+
+
 @pytest.fixture()
 def hostile_export(tmp_path):
     raw = (H100 / "seed_full_raw.csv").read_text()

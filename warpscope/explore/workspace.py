@@ -98,6 +98,11 @@ class Workspace:
         return self.launches_of(self.group_of(int(ids[0]))) if len(ids) else []
 
     def markdown_report(self) -> str:
+        """The report of what the kernel table shows: everything open, or the launches that
+        pass its name filter and expression when one is set."""
         from warpscope.report.markdown import render
 
-        return render(self.profile if self.analysed else analyze(self.profile))
+        profile = self.profile if self.analysed else analyze(self.profile)
+        if self.view.name_filter or self.view.expression:
+            profile = profile.subset(self.view.filtered()["launch_id"].to_list())
+        return render(profile)

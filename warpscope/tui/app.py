@@ -110,6 +110,18 @@ class WarpscopeApp(App):
         """Write the markdown report of everything open (atomically) and say where."""
         from warpscope.files import write_text_atomic
 
-        path = self.report_path
+        path = _unused(self.report_path)  # never over an earlier export or a file of the user's
         write_text_atomic(path, self.workspace.markdown_report())
-        self.notify(f"Report written to {os.path.abspath(path)}", title="Export")
+        view = self.workspace.view
+        shown = " (the launches the filter shows)" if view.name_filter or view.expression else ""
+        self.notify(f"Report{shown} written to {os.path.abspath(path)}", title="Export")
+
+
+def _unused(path: Path) -> Path:
+    """``path``, or the first of ``stem-2.suffix``, ``stem-3.suffix``, ... that does not exist."""
+    n = 1
+    candidate = path
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate
