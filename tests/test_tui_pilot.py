@@ -272,6 +272,15 @@ async def test_roofline_screen_and_the_overview_plot():
         assert [p.label for p in plot.points] == ["◆"] and plot.points[0].point == naive
 
 
+async def test_ctrl_c_quits():
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test() as pilot:
+        await _ready(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
+
+
 async def test_export_writes_the_markdown_report(tmp_path):
     app = _app(H100 / "seed_full_raw.csv")
     app.report_path = tmp_path / "report.md"

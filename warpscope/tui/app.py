@@ -33,6 +33,8 @@ class WarpscopeApp(App):
     COMMANDS = App.COMMANDS | {WarpscopeCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit"),
+        # what a terminal user presses to leave a program (Textual's default only says "^q")
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False),
     ]

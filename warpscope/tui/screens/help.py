@@ -32,7 +32,7 @@ Findings) · `v` next occupancy graph (block size, registers, shared memory) · 
 **Timeline** — arrows move between warp slots and cycles (`Shift` jumps) · `+`/`-` zoom ·
 `f` fit the launch · `Home`/`End` · click a cell · `g` explain the state under the cursor
 
-**Everywhere** — `Ctrl+P` command palette · `?` this help · `q` quit · `Escape` back
+**Everywhere** — `Ctrl+P` command palette · `?` this help · `q` or `ctrl+c` quit · `Escape` back
 
 Kernel names and file text are shown literally: control characters appear as `\\x1b`-style
 escapes. Copying uses OSC 52, which works over SSH and in tmux with `set-clipboard on`.
