@@ -9,8 +9,9 @@ own assembly, so a report and its exported pages give the same tables.
 Differences from the CSV pages, all in the report's favour or said where they apply:
 values keep the precision the report stores (the raw page rounds to two decimals); metric
 units are not stored in a report, so they are the units Nsight Compute prints for that metric
-(``units.py``); per-instance metric values (``--print-metric-instances``) and range,
-command-list and graph results are not read, and the import notes say how many were skipped.
+(``units.py``); the per-instruction counters and their CUDA lines are read too (``source.py``,
+``cubin.py``), other per-instance values (``--print-metric-instances``) and range,
+command-list and graph results are not, and the import notes say how many were skipped.
 """
 
 from __future__ import annotations
