@@ -5,7 +5,8 @@ The SourceCounters section stores them as metrics with one value per program cou
 names the columns itself: its source metrics carry the labels the source page prints
 ("Instructions Executed", "Warp Stall Sampling (All Samples)", ...) and the groups that
 sum several of them. The SASS text is not in the report (Nsight Compute disassembles the
-embedded cubin with its own disassembler), so rows have an address and no code.
+embedded cubin with its own disassembler), so rows have an address, the CUDA file and line
+where the cubin has a line table (``cubin.py``), and no code.
 """
 
 from __future__ import annotations
