@@ -57,11 +57,17 @@ def import_via_ncu(path: str, import_file: Callable[[Path], Profile]) -> Profile
                     path, f"ncu could not export it ({said[-1] if said else f'exit {done.returncode}'})"
                 )
             pages.append(import_file(page))
-    (profile,) = merge_pages(pages)[:1]
+    merged = merge_pages(pages)
+    profile = merged[0]  # the raw page, with the details page's rules when the two agree
+    said = ["read through ncu's own export of its raw and details pages"]
+    if len(merged) > 1:
+        said.append(
+            "the details page did not match the raw page launch for launch: its rule results are left out"
+        )
     sources = profile.sources.with_columns(
         pl.lit(path).alias("path"),
         pl.lit("ncu-rep via ncu").alias("format"),
-        pl.col("notes").list.concat(pl.lit(["read through ncu's own export of its raw and details pages"])),
+        pl.col("notes").list.concat(pl.lit(said, dtype=pl.List(pl.String))),
     )
     return replace(
         profile,
