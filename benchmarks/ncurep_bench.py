@@ -1,7 +1,7 @@
 """Opening an Nsight Compute report: warpscope's reader against Nsight Compute's own export.
 
-Run on a machine with ncu, on a large report (make one with the cnn_step program:
-``ncu --set full --import-source yes -c 60 -o big python3 tools/gpu/cnnstep.py``). Each
+Run on a machine with ncu, on a large report (~200 MB: the whole cnn_step program,
+``ncu --set full --import-source yes -o big python3 tools/gpu/cnnstep.py``). Each
 side runs as its own process, from start to exit, alternating, ``--repeat`` times:
   - baseline: ``ncu --import R --csv --page raw`` writing the raw page to a file
   - warpscope: ``warpscope import R -o X.parquet`` (every table built and saved)

@@ -99,7 +99,9 @@ _SCHEMA: dict[str, list[tuple[str, int, str, bool]]] = {
     ],
     "MetricResult": [
         ("NameId", 1, "uint32", False),
-        ("MetricValue", 2, "MetricValue", False),
+        # kept serialized: a MetricValue, read in _launch_row without a message object for the
+        # common 9-byte double (a submessage object costs more than the rest of a metric)
+        ("Value", 2, "bytes", False),
         # kept serialized: instances.py decodes the long per-instruction lists in bulk
         ("MetricValueList", 3, "bytes", True),
         ("Category", 4, "int32", False),
@@ -218,3 +220,4 @@ SourceData: Any = _CLASSES["SourceData"]
 ProfileResult: Any = _CLASSES["ProfileResult"]
 Section: Any = _CLASSES["Section"]
 MetricListElement: Any = _CLASSES["MetricListElement"]
+MetricValue: Any = _CLASSES["MetricValue"]

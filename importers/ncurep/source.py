@@ -58,7 +58,7 @@ def _per_pc(
     metric -> (offsets from the function's start, values), and the members of each group
     metric, which the report states as the group's value ("member,member,...")."""
     groups = {
-        name: text(lists[name].MetricValue.StringValue).split(",")
+        name: text(messages.parse(messages.MetricValue, lists[name].Value, "a group").StringValue).split(",")
         for name in wanted
         if name.startswith(GROUP) and name in lists
     }
