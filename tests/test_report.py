@@ -37,11 +37,12 @@ def test_json_report_of_seed_export():
     result = run_cli("report", str(SEED), "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert list(report) == ["sources", "opportunities", "run_findings", "launches"]
+    assert list(report) == ["sources", "opportunities", "runs", "run_findings", "launches"]
     assert report["sources"] == [
         {"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0, "notes": []}
     ]
     assert report["run_findings"] == []
+    assert report["runs"] == []  # 22 launches of different kernels: no step, too few for families
     launches = report["launches"]
     assert [l["kernel_short"] for l in launches] == KERNELS
     keys = [

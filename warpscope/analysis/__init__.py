@@ -19,6 +19,7 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     launch_config,
     memory,
     occupancy,
+    program,
     reduction,
     transfers,
 )

@@ -30,6 +30,8 @@ CATEGORIES = (
     "tail_effect",
     "transfers",
     "reduction",
+    "launch_overhead",
+    "program",
 )
 SEVERITIES = ("high", "medium", "low", "info")
 Severity = Literal["high", "medium", "low", "info"]

@@ -9,6 +9,7 @@ from functools import cached_property
 
 import polars as pl
 
+from warpscope.analysis.steps import RunSummary, summarize
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values, stall_values
@@ -147,11 +148,17 @@ def _positive(value: float | None) -> int | None:
 
 @dataclass(frozen=True)
 class RunView:
-    """One profiled run (one source file): its host-device transfers and kernel times."""
+    """One profiled run (one source file): its host-device transfers and kernel launches."""
 
     source: str
     transfers: pl.DataFrame
     kernels: pl.DataFrame  # launch_id, start_ns, duration_ns, stream
+    launches: pl.DataFrame  # the run's rows of the launches table
+
+    @cached_property
+    def summary(self) -> RunSummary:
+        """Its steps (where it repeats) and one step's time by family of work."""
+        return summarize(self.launches)
 
 
 def launch_views(profile: Profile) -> list[LaunchView]:
@@ -191,9 +198,7 @@ def launch_views(profile: Profile) -> list[LaunchView]:
 
 
 def run_views(profile: Profile) -> list[RunView]:
-    """One view per source file that has transfers: timelines of different runs never mix."""
-    if profile.transfers.is_empty():
-        return []
+    """One view per source file with launches or transfers: runs never mix."""
     starts = (
         profile.metrics.filter(pl.col("metric") == "start_ns")
         .group_by("launch_id")
@@ -202,7 +207,16 @@ def run_views(profile: Profile) -> list[RunView]:
     kernels = profile.launches.select("launch_id", "source_file", "duration_ns", "stream").join(
         starts, on="launch_id", how="left"
     )
+    sources = pl.concat([profile.launches["source_file"], profile.transfers["source_file"]]).unique(
+        maintain_order=True
+    )
     return [
-        RunView(source, transfers, kernels.filter(pl.col("source_file") == source))
-        for (source,), transfers in profile.transfers.group_by("source_file", maintain_order=True)
+        RunView(
+            source,
+            profile.transfers.filter(pl.col("source_file") == source),
+            kernels.filter(pl.col("source_file") == source),
+            profile.launches.filter(pl.col("source_file") == source),
+        )
+        for source in sources
+        if source is not None
     ]

@@ -9,6 +9,7 @@ from typing import Any
 from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.report.opportunities import opportunities
+from warpscope.report.runs import run_records
 from warpscope.report.summary import findings_json_by_launch, launch_records
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -18,8 +19,9 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     """The JSON report of an analysed profile (``views``: its launch views, if at hand).
 
     Keys: ``sources`` (path, format, launches, rows_rejected, notes), ``opportunities`` (the
-    fix-first list: one entry per kernel and rule, largest saving first), ``run_findings``
-    (findings about the whole run) and ``launches`` (each with its metrics, stalls,
+    fix-first list: one entry per kernel and rule, largest saving first), ``runs`` (each run's
+    repeated step and one step's time by family of work), ``run_findings`` (findings about the
+    whole run) and ``launches`` (each with its metrics, stalls,
     occupancy limiter and ``findings``).
     """
     findings = findings_json_by_launch(profile)
@@ -38,6 +40,8 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
         _dumps(sources),
         ',"opportunities":',
         _dumps(opportunities(profile)),
+        ',"runs":',
+        _dumps(run_records(profile)),
         ',"run_findings":',
         _array(findings.get(None, [])),
         ',"launches":[',

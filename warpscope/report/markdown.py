@@ -23,6 +23,7 @@ from warpscope.occupancy.advice import what_would_help
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
 from warpscope.report.opportunities import opportunities
+from warpscope.report.runs import run_records
 
 
 def _ids(ids: list[int]) -> str:
@@ -49,6 +50,7 @@ def render(
     out += _fix_first(opportunities(profile))
     out += _summary(groups)
     out += _roofline(groups, roofline_figure)
+    out += _runs(run_records(profile))
     out += _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     for i, k in enumerate(groups, 1):
         out += _kernel(i, k)
@@ -74,13 +76,15 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
         )
         out.append(
             f"| {i} | {kernel} | {md_code(e['rule'])} | {e['severity']} | {e['confidence']} | {e['launches']} "
-            f"| {us(e['time_ns'])} | {us(e['est_saved_ns'])} | {_p(e['program_share_pct'])} |"
+            f"| {us(e['time_ns'])} | {DASH if e['est_saved_ns'] is None else us(e['est_saved_ns'])} "
+            f"| {_p(e['program_share_pct'])} |"
         )
     shown = min(len(entries), FIX_FIRST_ROWS)
     out.append("")
     out.append(
         f"{shown} of {len(entries)} (kernel, problem) pairs, ranked by estimated time saved over the "
-        "whole profile; a kernel's entries never add up past its time (fixes overlap). "
+        "whole profile, after any kernel that holds most of the time; a kernel's entries never "
+        "add up past its time (fixes overlap). "
         "The fix for each is in the kernel's section below."
     )
     return out + [""]
@@ -169,6 +173,36 @@ def _roofline(groups: list[Kernel], figure: str | None = None) -> list[str]:
         "DRAM bandwidth, right of it by arithmetic. Means over each kernel's launches.",
         "",
     ]
+    return out
+
+
+def _runs(records: list[dict[str, Any]]) -> list[str]:
+    """Each run's step (or the whole run) by family of work."""
+    out = []
+    for r in records:
+        step, steps = r["step"], r["steps"]
+        out += ["## The run" + (f": {md_cell(r['source'])}" if len(records) > 1 else ""), ""]
+        if steps is None:
+            out.append(
+                f"No repeated step: {r['launches']} launches, {us(r['kernel_ns'])} of kernel time, by family of work:"
+            )
+        else:
+            warm = (
+                f", after {steps['warmup_launches']} launches of warm-up ({us(steps['warmup_ns'])})"
+                if steps["warmup_launches"]
+                else ""
+            )
+            out.append(
+                f"{r['launches']} launches: a step of {steps['launches_per_step']} launches repeated "
+                f"{steps['count']} times from launch position {steps['first_launch']}{warm}. One step, "
+                f"{us(step['kernel_ns'])} of kernel time, by family of work:"
+            )
+        out += ["", "| family | launches | time | share |", "|---|---:|---:|---:|"]
+        for f in step["families"]:
+            out.append(
+                f"| {f['family']} | {num(f['launches'], 1)} | {us(f['time_ns'])} | {_p(f['share_pct'])} |"
+            )
+        out.append("")
     return out
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.finding import CONFIDENCES, SEVERITIES
+from warpscope.analysis.program import dominant_kernels
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 
@@ -21,6 +22,10 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
     ``analyze`` splits each launch's combined gain (1 − Π(1 − gᵢ)) among its findings.
     Findings of severity ``info``, ones with no estimate, and stall reasons (symptoms: the
     finding that names their cause carries the fix) are not opportunities.
+
+    A kernel holding most of the kernel time (``program.dominant_kernels``) comes first however
+    it is launched and whatever its estimates: its entries lead the list, or, where it has none
+    (a library kernel, whose launch findings are only info), a ``dominant_kernel`` entry does.
     """
     launches = profile.launches.select("launch_id", "kernel", "kernel_short", "duration_ns")
     total = launches["duration_ns"].sum() or 0.0
@@ -45,8 +50,10 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
             .alias("_conf"),
         )
     )
+    dominant = dominant_kernels(launches)
+    lead = _dominant_entries(profile, dominant)
     if found.is_empty():
-        return []
+        return lead
     grouped = (
         found.group_by("kernel_short", "rule_id")
         .agg(
@@ -61,7 +68,7 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
         .join(kernel_time, on="kernel_short")
         .sort(["est_saved_ns", "kernel_short", "rule_id"], descending=[True, False, False])
     )
-    return [
+    entries = [
         {
             "kernel": r["kernel"],
             "kernel_short": r["kernel_short"],
@@ -78,3 +85,51 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
         }
         for r in grouped.iter_rows(named=True)
     ]
+    first = set(dominant["kernel_short"].to_list())
+    return (
+        lead
+        + [e for e in entries if e["kernel_short"] in first]
+        + [e for e in entries if e["kernel_short"] not in first]
+    )
+
+
+def _dominant_entries(profile: Profile, dominant: pl.DataFrame) -> list[dict[str, Any]]:
+    """A ``dominant_kernel`` entry for each dominant kernel with no other opportunity: the
+    run finding's fix, no estimate (it says where the time is, not what a fix saves)."""
+    has_entry = set(
+        profile.findings.filter(
+            (pl.col("origin") == "warpscope")
+            & (pl.col("severity") != "info")
+            & (pl.col("category") != "stalls")
+            & pl.col("est_saved_ns").is_not_null()
+            & pl.col("launch_id").is_not_null()
+        )
+        .join(profile.launches.select("launch_id", "kernel_short"), on="launch_id")["kernel_short"]
+        .to_list()
+    )
+    fixes = profile.findings.filter(pl.col("rule_id") == "dominant_kernel")
+    out = []
+    for r in dominant.sort("time_ns", descending=True).iter_rows(named=True):
+        if r["kernel_short"] in has_entry:
+            continue
+        named = profile.launches.filter(pl.col("kernel_short") == r["kernel_short"])
+        fix = next(
+            (f for f, m in zip(fixes["fix"], fixes["message"]) if m.startswith(r["kernel_short"])), None
+        )
+        out.append(
+            {
+                "kernel": named["kernel"][0],
+                "kernel_short": r["kernel_short"],
+                "library": library_of(r["kernel_short"]),
+                "rule": "dominant_kernel",
+                "category": "program",
+                "severity": "medium",
+                "confidence": "high",
+                "launches": r["launches"],
+                "time_ns": r["time_ns"],
+                "est_saved_ns": None,
+                "program_share_pct": None,
+                "fix": fix,
+            }
+        )
+    return out

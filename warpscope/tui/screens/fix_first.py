@@ -29,7 +29,7 @@ class FixFirstScreen(WarpscopeScreen):
 
     def compose(self) -> ComposeResult:
         self.entries: list[dict[str, Any]] = self.workspace.opportunities()
-        saved = sum(e["est_saved_ns"] for e in self.entries)
+        saved = sum(e["est_saved_ns"] or 0.0 for e in self.entries)
         share = sum(e["program_share_pct"] or 0.0 for e in self.entries)
         title = Text("Fix first", style="bold")
         title.append(
