@@ -61,8 +61,11 @@ def idle_share(run: RunView) -> float | None:
     timed = kernels.filter(pl.col("start_ns").is_not_null() & pl.col("duration_ns").is_not_null())
     if timed.height < 2 or timed.height < kernels.height:
         return None
-    begin = float(timed["start_ns"].min())
-    finish = float((timed["start_ns"] + timed["duration_ns"]).max())
+    starts = timed["start_ns"].cast(pl.Float64).to_numpy()
+    begin, finish = (
+        float(starts.min()),
+        float((starts + timed["duration_ns"].cast(pl.Float64).to_numpy()).max()),
+    )
     copies = run.transfers.filter(pl.col("start_ns").is_not_null() & pl.col("duration_ns").is_not_null())
     busy_rows = pl.concat([timed.select("start_ns", "duration_ns"), copies.select("start_ns", "duration_ns")])
     spans = sorted(
