@@ -135,7 +135,7 @@ def test_seed_lessons_are_still_found(seed_raw):
     assert found("bigShared", "occupancy", "medium")
     assert found("tinyBlocks", "launch_config", "medium")
     assert found("reduceInterleaved", "divergence", "medium")
-    assert found("reduceStridedIndex", "bank_conflicts", "high")
+    assert found("reduceStridedIndex", "bank_conflicts", "medium")
 
 
 def test_libraries_from_real_names():

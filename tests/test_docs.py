@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, needs_shared
 from warpscope.model import schema
 
 
@@ -41,3 +43,16 @@ def test_checklist_lists_every_rule_as_registered():
         for item in r.checklist:
             section = doc.split(f"## {item} ", 1)[1].split("\n## ", 1)[0]
             assert f"`{r.id}`" in section, (r.id, item)
+
+
+@needs_shared
+def test_checklist_carries_the_seed_pairs_as_measured():
+    """docs/checklist.md's predicted-against-measured table is what the benchmark prints now."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "seed_pairs.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    doc = (ROOT / "docs" / "checklist.md").read_text()
+    assert out in doc

@@ -201,7 +201,10 @@ def few_resident_warps(v: LaunchView) -> Finding | None:
     warps, grid, sms = v.warps_per_block, v.grid_size, v.sm_count
     if warps is None or grid is None or not sms:
         return None
-    per_sm_blocks = grid / sms
+    # per SM that has work: a grid smaller than the SMs leaves the rest empty (that is
+    # grid_smaller_than_sms), and averaging over them would call a 32-warp block "1.9 warps"
+    busy = min(grid, sms)
+    per_sm_blocks = grid / busy
     occ = v.occupancy
     if occ is not None:
         per_sm_blocks = min(per_sm_blocks, occ.active_blocks_per_sm)
@@ -215,10 +218,20 @@ def few_resident_warps(v: LaunchView) -> Finding | None:
         evidence["achieved_active_warps"] = achieved
     configured = per_sm_warps < 6 or per_sm_blocks < 2
     if configured:
-        seen = f"at most {num(per_sm_blocks, 2)} blocks and {num(per_sm_warps, 1)} warps per SM"
+        where = (
+            "per SM"
+            if busy == sms
+            else f"on each of the {int(busy)} SMs with a block (the other {int(sms - busy)} have none)"
+        )
+        blocks_word = "block" if per_sm_blocks == 1 else "blocks"
+        warps_word = "warp" if per_sm_warps == 1 else "warps"
+        seen = (
+            f"at most {num(per_sm_blocks, 2)} {blocks_word} and {num(per_sm_warps, 1)} {warps_word} {where}"
+        )
         if achieved is not None:
             seen += f" ({num(achieved, 1)} warps measured)"
-        seen += ": under the floor of 6 warps and 2 blocks per SM"
+        short = [w for w, low in (("6 warps", per_sm_warps < 6), ("2 blocks", per_sm_blocks < 2)) if low]
+        seen += f": under the floor of {' and '.join(short)} per SM"
     else:  # the launch allows enough, but few were there on average
         seen = (
             f"the launch allows {num(per_sm_warps, 1)} warps per SM, but only {num(achieved or 0.0, 1)} "
