@@ -56,3 +56,17 @@ def test_checklist_carries_the_seed_pairs_as_measured():
     ).stdout.strip()
     doc = (ROOT / "docs" / "checklist.md").read_text()
     assert out in doc
+
+
+def test_checklist_gives_every_rule_its_evidence_threshold_and_severity():
+    from warpscope.analysis import CATEGORIES, RULES
+
+    doc = (ROOT / "docs" / "checklist.md").read_text()
+    table = doc.split("## Evidence, thresholds and severity", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$", table, re.M)
+    expected = [
+        (r.id, r.evidence, r.threshold, r.severity)
+        for r in sorted(RULES.values(), key=lambda r: (CATEGORIES.index(r.category), r.id))
+    ]
+    assert [tuple(c.strip() for c in row) for row in rows] == expected
+    assert all(r.evidence and r.threshold and r.severity for r in RULES.values())

@@ -109,6 +109,9 @@ PIPE_STALLS = frozenset({"math_pipe_throttle", "mio_throttle", "short_scoreboard
     ncu=("SOLBottleneck",),
     checklist=("C7", "C8"),
     speedup="below the roof: 1 − memory throughput / 90% (the practical roof) × 100",
+    evidence="DRAM, L1 and L2 throughput, memory and SM throughput, arithmetic intensity, the top stall",
+    threshold="memory ≥ 80%, or ≥ 60% and 10 points above compute",
+    severity="low at the DRAM roof; medium at a cache roof (≥ 80%) with DRAM far below; below the roof medium when waiting on loads and worth ≥ 20%; else low",
 )
 def memory_bound(v: LaunchView) -> Finding | None:
     """Memory throughput ≥ 60% of peak and well above compute: bytes bound the kernel.
@@ -180,7 +183,15 @@ def memory_bound(v: LaunchView) -> Finding | None:
     )
 
 
-@rule("compute_bound", "compute_bound", ncu=("SOLBottleneck",), checklist=("C12",))
+@rule(
+    "compute_bound",
+    "compute_bound",
+    ncu=("SOLBottleneck",),
+    checklist=("C12",),
+    evidence="SM and memory throughput, issue slots, warp execution efficiency, arithmetic intensity",
+    threshold="SM ≥ 80%, or ≥ 60% and 10 points above memory",
+    severity="low at ≥ 80% of SM peak; else info",
+)
 def compute_bound(v: LaunchView) -> Finding | None:
     """SM throughput ≥ 60% of peak and well above memory: instructions bound the kernel."""
     tp = _throughputs(v)
@@ -217,7 +228,13 @@ def compute_bound(v: LaunchView) -> Finding | None:
 
 
 @rule(
-    "latency_bound", "latency_bound", ncu=("SOLBottleneck", "IssueSlotUtilization"), checklist=("C11", "C12")
+    "latency_bound",
+    "latency_bound",
+    ncu=("SOLBottleneck", "IssueSlotUtilization"),
+    checklist=("C11", "C12"),
+    evidence="SM and memory throughput, issue slots, waves per SM, the top stalls",
+    threshold="SM and memory throughput both < 60%",
+    severity="medium: both < 40% and the grid fills the GPU; else low",
 )
 def latency_bound(v: LaunchView) -> Finding | None:
     """Both SM and memory throughput under 60% of peak: warps wait rather than work."""
@@ -259,6 +276,9 @@ def latency_bound(v: LaunchView) -> Finding | None:
     checklist=("C6", "C7", "C8", "C12"),
     speedup="min(cycles in this reason / all warp cycles per issued instruction, "
     "1 − issue-slot utilization, 1 − busiest throughput / 90%) × 100: an upper bound",
+    evidence="warp cycles per issued instruction and per stall reason, issue slots, the throughput of the unit waited on",
+    threshold="one reason ≥ 30% of warp cycles, issue slots < 80% busy",
+    severity="low; info where the unit it waits on is at ≥ 80% of peak (a symptom, never above low)",
 )
 def stall_reason(v: LaunchView) -> list[Finding]:
     """One stall reason takes ≥ 30% of warp cycles while issue slots are < 80% busy.

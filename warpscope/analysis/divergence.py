@@ -30,6 +30,9 @@ def lane_efficiency(v: LaunchView) -> tuple[float, float | None, float | None] |
     checklist=("C4",),
     speedup="(1 − lowest lane efficiency / 100) × SM throughput % : the idle lanes, weighted "
     "by how busy the SM is (Nsight Compute's estimate)",
+    evidence="warp execution efficiency (and predicated-on), branch efficiency, divergent branches, SM throughput",
+    threshold="< 24 of 32 lanes active or predicated on (75%)",
+    severity="high: estimate ≥ 20% (or no SM throughput and < 16 lanes); medium: ≥ 10%; else low",
 )
 def warp_divergence(v: LaunchView) -> Finding | None:
     """Fewer than 24 of 32 lanes active (or predicated on) per warp instruction."""
@@ -86,7 +89,14 @@ def warp_divergence(v: LaunchView) -> Finding | None:
     )
 
 
-@rule("bounds_check_divergence", "divergence", checklist=("C4",))
+@rule(
+    "bounds_check_divergence",
+    "divergence",
+    checklist=("C4",),
+    evidence="divergent branches, warp execution efficiency, grid size",
+    threshold="divergent branches ≤ blocks and lane efficiency ≥ 90%",
+    severity="info: explains, asks for no change",
+)
 def bounds_check_divergence(v: LaunchView) -> Finding | None:
     """A few divergent branches with nearly full warps: a bounds check or tail, harmless."""
     eff = lane_efficiency(v)

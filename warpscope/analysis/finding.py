@@ -120,6 +120,10 @@ class Rule:
     checklist: tuple[str, ...] = ()  # seed checklist items (docs/checklist.md)
     speedup_formula: str | None = None
     doc: str = field(default="", compare=False)
+    #: what the rule reads, when it fires and how it grades (docs/checklist.md's rule table)
+    evidence: str = ""
+    threshold: str = ""
+    severity: str = ""
 
     def run(self, subject: Any) -> list[Finding]:
         out = self.apply(subject)
@@ -151,8 +155,13 @@ def rule(
     ncu: tuple[str, ...] = (),
     checklist: tuple[str, ...] = (),
     speedup: str | None = None,
+    evidence: str = "",
+    threshold: str = "",
+    severity: str = "",
 ) -> Callable[[F], F]:
-    """Register a rule function under ``id`` (ids are unique; categories are the fixed set)."""
+    """Register a rule function under ``id`` (ids are unique; categories are the fixed set).
+    ``evidence``, ``threshold`` and ``severity`` say in words what it reads, when it fires and
+    how it grades, before the program-wide caps (``impact.py``)."""
     if category not in CATEGORIES:
         raise ValueError(f"rule {id}: unknown category {category!r}")
 
@@ -160,7 +169,17 @@ def rule(
         if id in RULES:
             raise ValueError(f"rule {id} registered twice")
         RULES[id] = Rule(
-            id, category, fn, scope, ncu, checklist, speedup, (fn.__doc__ or "").strip().split("\n\n")[0]
+            id,
+            category,
+            fn,
+            scope,
+            ncu,
+            checklist,
+            speedup,
+            (fn.__doc__ or "").strip().split("\n\n")[0],
+            evidence,
+            threshold,
+            severity,
         )
         return fn
 

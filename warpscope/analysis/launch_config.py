@@ -19,6 +19,9 @@ WARP = 32
     checklist=("C1",),
     speedup="(1 / warps per block) × (1 − threads in the last warp / 32) × 100: "
     "the idle lanes of every block's ragged last warp",
+    evidence="block size",
+    threshold="block size mod 32 ≠ 0",
+    severity="medium: estimate ≥ 5%; else low",
 )
 def block_size_not_warp_multiple(v: LaunchView) -> Finding | None:
     """The block size is not a multiple of 32: every block's last warp runs with idle lanes."""
@@ -45,7 +48,14 @@ def block_size_not_warp_multiple(v: LaunchView) -> Finding | None:
     )
 
 
-@rule("block_size_outside_128_256", "launch_config", checklist=("C2",))
+@rule(
+    "block_size_outside_128_256",
+    "launch_config",
+    checklist=("C2",),
+    evidence="block size, block shape, barrier stalls",
+    threshold="block size < 128 with no block-slot cost, or > 256",
+    severity="medium: ≥ 512 threads with barrier stalls ≥ 10% of warp cycles; else low",
+)
 def block_size_outside_128_256(v: LaunchView) -> Finding | None:
     """A block outside the 128–256 starting range with no visible reason for it."""
     size = v.block_size
@@ -114,6 +124,9 @@ def block_size_outside_128_256(v: LaunchView) -> Finding | None:
     checklist=("C2", "C11"),
     speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization) × 100: "
     "warp slots the block-slot limit leaves empty, counted only while issue slots idle",
+    evidence="block size, the block-slot limit, theoretical occupancy",
+    threshold="block-slot limit binds and theoretical occupancy < 100% (never with fewer blocks than SMs)",
+    severity="high: theoretical occupancy ≤ 50%; else medium",
 )
 def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
     """Blocks so small that the SM's block slots run out before its warp slots do."""
@@ -154,6 +167,9 @@ def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
     ncu=("LaunchConfiguration", "SOLBottleneck"),
     checklist=("C3",),
     speedup="(SMs − blocks) / SMs × 100: the share of SMs left with nothing to run",
+    evidence="grid size, SM count, block size",
+    threshold="blocks < SMs",
+    severity="high: half the SMs idle or more; medium: a fifth; else low",
 )
 def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
     """Fewer blocks than SMs: part of the GPU has no work at all."""
@@ -190,7 +206,15 @@ def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
     )
 
 
-@rule("grid_few_blocks_per_sm", "launch_config", ncu=("LaunchConfiguration",), checklist=("C3",))
+@rule(
+    "grid_few_blocks_per_sm",
+    "launch_config",
+    ncu=("LaunchConfiguration",),
+    checklist=("C3",),
+    evidence="grid size, SM count, waves per SM",
+    threshold="1–4 blocks per SM",
+    severity="medium: < 2 per SM and under 0.9 of a wave; else low",
+)
 def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
     """Between 1 and 4 blocks per SM: little to switch to while blocks sync, and an uneven end."""
     grid, sms = v.grid_size, v.sm_count
@@ -219,6 +243,9 @@ def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
     checklist=("C3",),
     speedup="(1 − f) / (W + 1) × 100 for W full waves and a last wave that is f full: "
     "the SM time the partial last wave leaves idle",
+    evidence="waves per SM, grid size, SM count",
+    threshold="partial last wave costing ≥ 5% of the kernel time",
+    severity="medium: estimate ≥ 15%; else low",
 )
 def tail_effect(v: LaunchView) -> Finding | None:
     """A partial last wave: for its whole duration most SMs have nothing to do."""

@@ -72,6 +72,9 @@ COLLECT_COALESCING = (
     speedup="memory throughput % × excess sectors / all sectors; excess from Nsight Compute's exact "
     "count (derived__memory_l2_theoretical_sectors_global_excessive), else from bytes per sector, "
     "else at least the sectors beyond 16 per request",
+    evidence="excess sectors (exact), bytes per sector, sectors and requests per operation, memory throughput",
+    threshold="excess sectors ≥ 10% of the sectors moved; from sectors per request alone > 16 (≤ 16: info, can't tell the width)",
+    severity="high: ≥ 50% of sectors excess; medium: ≥ 25%; else low; at most medium from sectors per request alone",
 )
 def uncoalesced_global_access(v: LaunchView) -> Finding | None:
     """Global loads or stores moving more 32-byte sectors than the bytes they access need."""
@@ -216,6 +219,9 @@ def _near_power_of_two(x: float) -> int | None:
     speedup="conflict wavefronts / (SMs × elapsed SM cycles) × 100: the cycles the SMs' shared-memory "
     "pipes spend on replays (one wavefront per cycle per SM) as a share of the launch; without "
     "cycle counts, conflict share × L1TEX throughput % (Nsight Compute's estimate)",
+    evidence="excess shared wavefronts (exact), wavefronts, requests and conflict counters per operation, elapsed SM cycles, SM count",
+    threshold="bank conflicts ≥ 10% of shared wavefronts",
+    severity="high: ≥ 8-way or ≥ 50% of wavefronts; medium: ≥ 25%; else low; low confidence on the hardware counter alone",
 )
 def shared_bank_conflicts(v: LaunchView) -> Finding | None:
     """Shared loads or stores replayed because lanes of a warp hit one bank (≥ 10% of wavefronts)."""

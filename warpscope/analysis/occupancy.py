@@ -42,6 +42,9 @@ def not_limiting_reason(v: LaunchView) -> str | None:
     checklist=("C5",),
     speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization) × 100: the warp "
     "slots left empty, counted only while the schedulers have idle issue slots",
+    evidence="theoretical occupancy and its limiter (registers, shared memory, warps, barriers), issue slots",
+    threshold="theoretical occupancy < 80%",
+    severity="high: theoretical occupancy ≤ 50%; else medium; low when more warps would not pay (C12)",
 )
 def occupancy_limited(v: LaunchView) -> Finding | None:
     """Theoretical occupancy under 80%, limited by registers, shared memory, warps or barriers."""
@@ -99,7 +102,14 @@ def occupancy_limited(v: LaunchView) -> Finding | None:
     )
 
 
-@rule("occupancy_not_limiting", "occupancy", checklist=("C12",))
+@rule(
+    "occupancy_not_limiting",
+    "occupancy",
+    checklist=("C12",),
+    evidence="issue slots, SM and memory throughput, not_selected stalls, occupancy",
+    threshold="issue slots ≥ 60% busy, throughput ≥ 80% of peak, or not_selected the top stall",
+    severity="info",
+)
 def occupancy_not_limiting(v: LaunchView) -> Finding | None:
     """Occupancy is below the maximum, but more of it would not make this kernel faster."""
     theo, achieved = v.get("theoretical_occupancy_pct"), v.get("achieved_occupancy_pct")
@@ -141,6 +151,9 @@ def occupancy_not_limiting(v: LaunchView) -> Finding | None:
     checklist=("C5", "C11"),
     speedup="min((theoretical − achieved) / theoretical, 1 − issue-slot utilization, "
     "1 − busiest throughput / 90%) × 100",
+    evidence="achieved and theoretical occupancy, waves per SM, instructions per warp, issue slots, throughputs",
+    threshold="theoretical − achieved > 10 points",
+    severity="medium: estimate ≥ 20% with the busiest unit < 60% of peak; info when more warps would not pay (C12); else low",
 )
 def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
     """Achieved occupancy more than 10 points below theoretical: warp slots the launch leaves empty."""
@@ -195,7 +208,14 @@ def achieved_occupancy_gap(v: LaunchView) -> Finding | None:
     )
 
 
-@rule("few_resident_warps", "occupancy", checklist=("C11",))
+@rule(
+    "few_resident_warps",
+    "occupancy",
+    checklist=("C11",),
+    evidence="grid, block size, SM count, the occupancy calculator's blocks per SM, achieved active warps",
+    threshold="< 6 active warps or < 2 active blocks per SM that has work",
+    severity="medium",
+)
 def few_resident_warps(v: LaunchView) -> Finding | None:
     """Fewer than 6 active warps or 2 active blocks per SM (the seed checklist's floor)."""
     warps, grid, sms = v.warps_per_block, v.grid_size, v.sm_count

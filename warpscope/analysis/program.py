@@ -87,6 +87,9 @@ def idle_share(run: RunView) -> float | None:
     checklist=("C13",),
     speedup="with start times (nvprof GPU trace): the share of the steps' span in which the GPU "
     "neither runs a kernel nor copies; without them none (a kernel profile serializes the kernels)",
+    evidence="the launch sequence: launches per step, each launch's duration; start times where the profile has them",
+    threshold="≥ 50 launches per step (or run), median launch under 10 µs",
+    severity="medium (confidence high with start times, else medium)",
 )
 def many_short_launches(run: RunView) -> Finding | None:
     """Many launches a step, most of them shorter than a launch costs the CPU."""
@@ -141,6 +144,9 @@ def many_short_launches(run: RunView) -> Finding | None:
     scope="run",
     checklist=("C13",),
     speedup="none: the launches it saves cost CPU time, which a kernel profile does not measure",
+    evidence="kernel names of Adam-style per-tensor math (lerp_, addcmul_, addcdiv_) per step",
+    threshold="≥ 8 such launches per step (or run) outside multi-tensor kernels",
+    severity="medium",
 )
 def per_tensor_optimizer(run: RunView) -> Finding | None:
     """An optimizer that launches its math once per parameter tensor (PyTorch foreach=False)."""
@@ -208,6 +214,9 @@ def dominant_kernels(launches: pl.DataFrame) -> pl.DataFrame:
     scope="run",
     checklist=("C13",),
     speedup="none: it says where the time is, not what a fix saves",
+    evidence="each kernel's time over all its launches",
+    threshold="one kernel ≥ 50% of the run's kernel time, in a run of several kernels",
+    severity="medium; first on the fix-first list whatever its estimates",
 )
 def dominant_kernel(run: RunView) -> Finding | None:
     """One kernel holds most of the run's kernel time: the program is as fast as that kernel."""

@@ -37,6 +37,9 @@ def _evidence(v: LaunchView) -> dict[str, float]:
     "reduction",
     checklist=("C9",),
     speedup="(1 − lowest lane efficiency / 100) × SM throughput %: the idle lanes, as for divergence",
+    evidence="one global store per block, warp execution efficiency, shared loads and stores",
+    threshold="one store per block and lane efficiency < 50%",
+    severity="high",
 )
 def serial_reduction(v: LaunchView) -> Finding | None:
     """One output per block with under half the lanes busy: one thread sums the block."""
@@ -67,6 +70,9 @@ def serial_reduction(v: LaunchView) -> Finding | None:
     checklist=("C9",),
     speedup="min(barrier stall cycles / all warp cycles per issued instruction, "
     "1 − issue-slot utilization) × 100: the time warps wait at __syncthreads() between steps",
+    evidence="one global store per block, shared loads and stores, barrier stalls",
+    threshold="one store per block, shared loads and stores, barriers",
+    severity="medium: barrier stalls ≥ 10% of warp cycles; else low",
 )
 def shared_memory_tree_reduction(v: LaunchView) -> Finding | None:
     """A block reduction through shared memory with a barrier per step."""

@@ -31,6 +31,9 @@ def _throughput(frame: pl.DataFrame) -> float | None:
     checklist=("C10",),
     speedup="pageable copy time × (1 − pageable / pinned throughput in the same run) / GPU busy "
     "time × 100, where the run has pinned copies to compare with",
+    evidence="host-device copies: memory kind, bytes, time, throughput (pinned copies of the same run)",
+    threshold="any HtoD/DtoH copy with pageable host memory",
+    severity="medium: ≥ 1 MiB or ≥ 1 ms of copies; else low",
 )
 def pageable_transfers(run: RunView) -> Finding | None:
     """Host-device copies from or to pageable host memory."""
@@ -68,7 +71,15 @@ def pageable_transfers(run: RunView) -> Finding | None:
     )
 
 
-@rule("many_small_transfers", "transfers", scope="run", checklist=("C10",))
+@rule(
+    "many_small_transfers",
+    "transfers",
+    scope="run",
+    checklist=("C10",),
+    evidence="host-device copies: count, bytes",
+    threshold="≥ 10 copies averaging < 64 KiB",
+    severity="medium: ≥ 100 copies; else low",
+)
 def many_small_transfers(run: RunView) -> Finding | None:
     """Ten or more host-device copies averaging under 64 KiB each."""
     copies = _host_copies(run)
@@ -120,6 +131,9 @@ def _overlap_ns(copies: pl.DataFrame, kernels: pl.DataFrame) -> float:
     checklist=("C10",),
     speedup="min(copy time, kernel time) / (copy time + kernel time) × 100: % of GPU busy time "
     "that overlapping copies with kernels could hide",
+    evidence="copy and kernel start times and durations",
+    threshold="copies ≥ 10% of GPU busy time, < 10% of it overlapped",
+    severity="medium: copies ≥ 25% of GPU busy time; else low",
 )
 def transfers_not_overlapped(run: RunView) -> Finding | None:
     """Host-device copies that never run while a kernel runs, and take ≥ 10% of GPU time."""
