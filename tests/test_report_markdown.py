@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.conftest import H100, ROOT, run_cli
+from tests.conftest import H100, ROOT, SHARED, run_cli
 
 SEED = "sample_traces/h100/seed_full_raw.csv"
 GOLDEN = ROOT / "tests" / "golden" / "seed_full_raw.md"
@@ -36,7 +36,7 @@ def _assert_tables_consistent(markdown: str) -> int:
 
 
 def test_seed_report_matches_golden_file():
-    result = run_cli("report", SEED)
+    result = run_cli("report", SEED, "--full")
     assert result.returncode == 0, result.stderr
     if os.environ.get("WARPSCOPE_UPDATE_GOLDEN"):
         GOLDEN.write_text(result.stdout)
@@ -68,7 +68,7 @@ def nasty_report(tmp_path_factory):
     )
     path = tmp_path_factory.mktemp("nasty") / "nasty.parquet"
     type(profile)(**{**profile.tables(), "launches": launches}).save(path)
-    result = run_cli("report", str(path))
+    result = run_cli("report", str(path), "--full")
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -77,7 +77,7 @@ def test_pipes_and_backticks_from_an_ncu_csv(tmp_path):
     data = (H100 / "seed_full_raw.csv").read_text()
     path = tmp_path / "pipes.csv"
     path.write_text(data.replace("mathKernel1(float *)", "evil|name `tick` <b>x</b>(float *)"))
-    text = run_cli("report", str(path)).stdout
+    text = run_cli("report", str(path), "--full").stdout
     assert _assert_tables_consistent(text) == 4 + 22  # sources, fix first, kernels, roofline; one per kernel
     assert "evil\\|name \\`tick\\` \\<b\\>x\\</b\\>" in text
 
@@ -105,3 +105,33 @@ def test_report_lists_findings_with_evidence():
     assert any(
         line.startswith("   - evidence:") and "`shared_load_wavefronts` = 1,048,802" in line for line in first
     )
+
+
+def test_the_default_report_fits_a_github_comment_and_full_gives_everything(tmp_path):
+    """Every bundled and public export: the default report is at most 65,536 characters (what a
+    GitHub comment holds), the kernels with the most time first, and says how to get the rest;
+    ``--full`` and ``-o`` give the whole report."""
+    paths = sorted((ROOT / "sample_traces" / "h100").glob("*.gz")) + sorted(
+        (ROOT / "sample_traces" / "h100" / "trainloop").glob("*_raw_base.csv.gz")
+    )
+    if SHARED.exists():  # the seed export, the PyTorch step and the public samples
+        samples = SHARED / "samples" / "h100"
+        paths += [samples / "seed_full_raw.csv", samples / "cnn_step" / "cnn_full_details.csv.gz"]
+        paths += sorted((SHARED / "public_samples").glob("*/*"))
+    cut = 0
+    for path in paths:
+        result = run_cli("report", str(path))
+        if result.returncode == 2:  # an error-only sample: one line, nothing to report
+            continue
+        assert result.returncode == 0, (path, result.stderr)
+        assert len(result.stdout) <= 65_536, path
+        if "Cut to fit 65,536 characters" in result.stdout:
+            cut += 1
+            whole = run_cli("report", str(path), "--full").stdout
+            assert len(whole) > 65_536 and whole.startswith(result.stdout.split("\n## Kernels", 1)[0])
+            _assert_tables_consistent(result.stdout)
+    assert cut >= 3  # the seed pages and the training loops do not fit whole
+    big = ROOT / "sample_traces" / "h100" / "trainloop" / "trainloop_loop_raw_base.csv.gz"
+    out = tmp_path / "r.md"
+    assert run_cli("report", str(big), "-o", str(out)).returncode == 0
+    assert out.read_text() == run_cli("report", str(big), "--full").stdout

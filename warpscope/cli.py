@@ -120,6 +120,14 @@ def report(
         ),
     ] = None,
     via_ncu: ViaNcu = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="The whole markdown report on stdout (by default it is cut to 65,536 characters, "
+            "what a GitHub comment holds; -o FILE always writes it whole).",
+        ),
+    ] = False,
 ) -> None:
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
     from warpscope.analysis import analyze
@@ -147,9 +155,10 @@ def report(
 
         _write(render_json(profile, views), output)
         return
-    from warpscope.report.markdown import render
+    from warpscope.report.markdown import COMMENT_BUDGET, render
 
-    _write(render(profile, views, roofline_figure=figure), output)
+    budget = None if full or output is not None else COMMENT_BUDGET
+    _write(render(profile, views, roofline_figure=figure, budget=budget), output)
 
 
 class EmulateFormat(str, Enum):

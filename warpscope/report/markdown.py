@@ -39,22 +39,81 @@ def _title(k: Kernel) -> str:
     return md_cell(k.kernel_short or k.kernel)
 
 
+#: what a GitHub comment holds: the default report fits (``render``'s ``budget``)
+COMMENT_BUDGET = 65_536
+
+
 def render(
-    profile: Profile, views: list[LaunchView] | None = None, roofline_figure: str | None = None
+    profile: Profile,
+    views: list[LaunchView] | None = None,
+    roofline_figure: str | None = None,
+    budget: int | None = None,
 ) -> str:
     """The report of an analysed profile (``warpscope.analysis.analyze``); ``roofline_figure``:
-    the path (relative to the report) of the roofline SVG to show in the Roofline section."""
+    the path (relative to the report) of the roofline SVG to show in the Roofline section.
+
+    ``budget``: at most this many characters. Sources, the fix-first list and the run always
+    come; then the kernel table and the kernels' sections in order of time, as many as fit,
+    and a last line that says what was left out and that ``--full`` gives everything."""
     groups = kernels(profile, views)
-    out = ["# warpscope report", ""]
-    out += _sources(profile)
-    out += _fix_first(opportunities(profile))
-    out += _summary(groups)
-    out += _roofline(groups, roofline_figure)
-    out += _runs(run_records(profile))
-    out += _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
-    for i, k in enumerate(groups, 1):
-        out += _kernel(i, k)
-    return "\n".join(out).rstrip("\n") + "\n"
+    head = ["# warpscope report", ""] + _sources(profile) + _fix_first(opportunities(profile))
+    run = _runs(run_records(profile)) + _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
+    sections = [_kernel(i, k) for i, k in enumerate(groups, 1)]
+    full = head + _summary(groups) + _roofline(groups, roofline_figure) + run + [x for s in sections for x in s]
+    text = _joined(full)
+    if budget is None or len(text) <= budget:
+        return text
+    return _within(budget, head, run, groups, sections, roofline_figure)
+
+
+def _joined(lines: list[str]) -> str:
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(x) + 1 for x in lines)
+
+
+def _within(
+    budget: int,
+    head: list[str],
+    run: list[str],
+    groups: list[Kernel],
+    sections: list[list[str]],
+    roofline_figure: str | None,
+) -> str:
+    """The report cut to ``budget`` characters: the kernels that hold the most time first."""
+    reserve = 400  # the closing note
+    left = budget - reserve - _size(head) - _size(run)
+    # the kernel table for as many kernels as fit in half of what is left, then their roofline
+    # if it fits too
+    table = _summary(groups)
+    rows, shown, size = table[4:-1], 0, _size(table[:4]) + 200
+    while shown < len(rows) and size + len(rows[shown]) + 1 <= left / 2:
+        size += len(rows[shown]) + 1
+        shown += 1
+    table = table[:4] + rows[:shown] + [""]
+    if shown < len(groups):
+        rest = sum(k.time_share_pct or 0.0 for k in groups[shown:])
+        table = table[:-1] + ["", f"… and {len(groups) - shown} more kernels ({pct(rest)} of the time).", ""]
+    roof = _roofline(groups[:shown], roofline_figure)
+    if _size(table) + _size(roof) > left:
+        roof = []
+    out = head + table + roof + run
+    written = 0
+    for section in sections:
+        if _size(out) + _size(section) > budget - reserve:
+            break
+        out += section
+        written += 1
+    out += [
+        "---",
+        "",
+        f"Cut to fit {budget:,} characters (what a GitHub comment holds): {written} of "
+        f"{len(groups)} kernel sections, the kernels with the most time first. "
+        "`warpscope report --full` (or `-o FILE`) writes the whole report.",
+    ]
+    return _joined(out)
 
 
 FIX_FIRST_ROWS = 10
