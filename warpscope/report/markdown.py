@@ -59,7 +59,9 @@ def render(
     head = ["# warpscope report", ""] + _sources(profile) + _fix_first(opportunities(profile))
     run = _runs(run_records(profile)) + _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     sections = [_kernel(i, k) for i, k in enumerate(groups, 1)]
-    full = head + _summary(groups) + _roofline(groups, roofline_figure) + run + [x for s in sections for x in s]
+    full = (
+        head + _summary(groups) + _roofline(groups, roofline_figure) + run + [x for s in sections for x in s]
+    )
     text = _joined(full)
     if budget is None or len(text) <= budget:
         return text
