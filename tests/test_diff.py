@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import H100, run_cli
+from tests.conftest import H100, SHARED, needs_shared, run_cli
 from warpscope.report.diff import Threshold
 
 SEED = str(H100 / "seed_full_raw.csv")
@@ -104,3 +104,44 @@ def test_threshold_semantics():
     r = Threshold.parse("duration_ns >= +5 %")
     assert r.relative and r.crossed(100, 105) and not r.crossed(100, 104.9)
     assert Threshold.parse("duration_ns>+5%").crossed(0, 1)  # from nothing to something
+
+
+def test_a_kernel_relaunched_with_another_grid_still_matches(tmp_path):
+    """Following the advice (tinyBlocks: 40 blocks of 32 threads → 264 of 128) changes the
+    launch configuration; the kernel still lines up by name and order, and the change is
+    reported as a change rather than as one kernel gone and another come."""
+    profile = warpscope.load(SEED)
+    tiny = pl.col("kernel_short") == "tinyBlocks"
+    launches = profile.launches.with_columns(
+        pl.when(tiny).then(264).otherwise(pl.col("grid_x")).alias("grid_x"),
+        pl.when(tiny).then(128).otherwise(pl.col("block_x")).alias("block_x"),
+    )
+    path = tmp_path / "regridded.parquet"
+    type(profile)(**{**profile.tables(), "launches": launches}).save(path)
+    out = json.loads(run_cli("diff", SEED, str(path), "--format", "json").stdout)
+    assert out["matched"] == 22 and out["only_in_base"] == out["only_in_new"] == []
+    (pair,) = out["changed"]
+    assert pair["kernel"] == "tinyBlocks"
+    assert pair["config"] == {"grid": [[40, 1, 1], [264, 1, 1]], "block": [[32, 1, 1], [128, 1, 1]]}
+    text = run_cli("diff", SEED, str(path)).stdout
+    assert "Launch configuration: grid 40×1×1 → 264×1×1, block 32×1×1 → 128×1×1." in text
+
+
+@needs_shared
+def test_two_runs_of_one_program_differ_within_noise_and_the_time_leads():
+    """The seed program profiled twice on one H100: the time change comes first, every kernel's
+    time is within noise, and of the 602 metric values that differ only those beyond noise
+    are listed."""
+    other = str(H100 / "seed_details_all.csv.gz")
+    base = str(SHARED / "samples" / "h100" / "seed_full_raw.csv")
+    out = json.loads(run_cli("diff", base, other, "--format", "json").stdout)
+    assert out["noise"] == {"relative_pct": 5.0, "points_for_pct_metrics": 2.0}
+    assert all(t["within_noise"] for t in out["times"]) and len(out["times"]) == 22
+    deltas = [d for pair in out["changed"] for d in pair["deltas"]]
+    beyond = [d for d in deltas if not d["within_noise"]]
+    assert len(beyond) < 0.05 * len(deltas)
+    text = run_cli("diff", base, other).stdout
+    assert text.index("## Time") < text.index("## Changes")
+    assert "Kernel time: 497.92 µs → 497.93 µs (+0%, within noise)." in text
+    listed = sum(1 for line in text.splitlines() if line.startswith("| `"))
+    assert listed == len(beyond)

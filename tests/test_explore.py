@@ -204,7 +204,7 @@ def test_compare_two_files_matches_kernels_and_flags_changes(seed_raw, seed_deta
         b, n = row["duration_ns.base"], row["duration_ns.new"]
         change = (n - b) / b * 100
         assert row["duration_change_pct"] == pytest.approx(change)
-        assert row["verdict"] == ("slower" if change > 2 else "faster" if change < -2 else "same")
+        assert row["verdict"] == ("slower" if change > 5 else "faster" if change < -5 else "same")
     verdicts = frame["verdict"].to_list()
     assert verdicts == sorted(verdicts, key=["slower", "only in base", "only in new", "same", "faster"].index)
     both = Workspace(Profile.concat([seed_raw, seed_details]))

@@ -1,7 +1,7 @@
 """Two profiles side by side, kernel by kernel: what the compare view shows.
 
-Launches are matched as ``warpscope diff`` matches them (kernel short name, launch
-configuration, order among repeats); this adds the side-by-side values of the headline
+Launches are matched as ``warpscope diff`` matches them (kernel short name and order among
+its launches; a changed grid or block is a change, not a new kernel); this adds the side-by-side values of the headline
 metrics and a verdict per pair, regressions first.
 """
 
@@ -11,7 +11,7 @@ import polars as pl
 
 from warpscope.model.profile import Profile
 from warpscope.model.values import canonical_values
-from warpscope.report.diff import diff
+from warpscope.report.diff import NOISE_PCT, diff
 
 #: (metric, label, higher is better) shown side by side
 COMPARED = (
@@ -21,8 +21,6 @@ COMPARED = (
     ("global_load_sectors_per_request", "Sect/req", False),
     ("shared_load_bank_conflicts", "BankConf", False),
 )
-#: a duration change within this many percent is noise, not a regression
-NOISE_PCT = 2.0
 
 
 def compare(base: Profile, new: Profile) -> pl.DataFrame:

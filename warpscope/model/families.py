@@ -4,8 +4,8 @@ A step of a deep-learning program is hundreds of kernels with long template name
 engineer reads it as a handful of kinds of work — matrix products and attention,
 convolutions, normalisation, casts and copies, the optimizer. The patterns are the names
 cuBLAS, cuDNN, CUTLASS, FlashAttention, PyTorch and Triton (torch.compile) give their
-kernels, as seen in real Nsight Compute exports (``../shared/samples/h100/cnn_step``,
-``sample_traces/h100/trainloop``). First match wins; a kernel no pattern knows is "other".
+kernels, as seen in real Nsight Compute exports (the PyTorch programs
+``tools/gpu/cnnstep.py`` and ``tools/gpu/trainloop.py``, ``sample_traces/h100/trainloop``). First match wins; a kernel no pattern knows is "other".
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ import math
 from dataclasses import asdict
 from typing import Any
 
-from warpscope.analysis.text import num
-from warpscope.report.diff import Diff
+from warpscope.analysis.text import num, us
+from warpscope.report.diff import NOISE_PCT, NOISE_POINTS, Diff, within_noise
 from warpscope.report.escape import md_cell, md_code
 
 
@@ -28,10 +28,11 @@ def render_markdown(d: Diff) -> str:
         "",
         f"- base: {md_cell(d.base)}",
         f"- new: {md_cell(d.new)}",
-        f"- {len(d.pairs)} launches matched, {len(changed)} changed; "
-        f"{len(d.only_in_base)} only in base, {len(d.only_in_new)} only in new",
+        f"- {len(d.pairs)} launches matched (by kernel name and order), {len(changed)} changed beyond "
+        f"noise; {len(d.only_in_base)} only in base, {len(d.only_in_new)} only in new",
         "",
     ]
+    out += _time(d)
     if d.thresholds:
         out += ["## Thresholds", "", "| threshold | launches crossing |", "|---|---:|"]
         for t in d.thresholds:
@@ -50,17 +51,32 @@ def render_markdown(d: Diff) -> str:
                     f"{_change(c['change'], c['relative'])} |"
                 )
             out.append("")
-    out += ["## Changes", ""]
+    out += [
+        "## Changes",
+        "",
+        f"Differences under {num(NOISE_PCT, 0)}% (or {num(NOISE_POINTS, 0)} points of a percentage) are "
+        "run-to-run noise and are not listed: two profiles of the seed program on one H100 differ by "
+        "up to 3.2% in kernel time. `--format json` lists them too, flagged `within_noise`.",
+        "",
+    ]
     if not changed:
-        out += ["No differences in the matched launches.", ""]
+        out += ["No differences beyond noise in the matched launches.", ""]
     for p in changed:
         out += [f"### {md_cell(p.kernel)} (launch {p.base_launch} → {p.new_launch})", ""]
-        if p.deltas:
+        if p.config:
+            grid, block = p.config["grid"], p.config["block"]
+            out += [
+                f"Launch configuration: grid {_dims(grid[0])} → {_dims(grid[1])}, "
+                f"block {_dims(block[0])} → {_dims(block[1])}.",
+                "",
+            ]
+        shown = [x for x in p.deltas if not x["within_noise"]]
+        if shown:
             out += ["| metric | base | new | change |", "|---|---:|---:|---:|"]
             out += [
                 f"| {md_code(x['metric'])} | {num(x['base'], 4)} | {num(x['new'], 4)} | "
                 f"{_change(x['change_pct'])} |"
-                for x in p.deltas
+                for x in shown
             ]
             out.append("")
         for label, items in (("new findings", p.appeared), ("findings gone", p.disappeared)):
@@ -83,6 +99,42 @@ def render_markdown(d: Diff) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+TIME_ROWS = 15
+
+
+def _time(d: Diff) -> list[str]:
+    """The time change first: the whole profile, then the kernels that changed most."""
+    base = sum(t["base_ns"] or 0.0 for t in d.times)
+    new = sum(t["new_ns"] or 0.0 for t in d.times)
+    if not base and not new:
+        return []
+    whole = (new - base) / base * 100 if base else None
+    out = [
+        "## Time",
+        "",
+        f"Kernel time: {us(base)} → {us(new)} ({_change(whole)}"
+        + (", within noise" if base and new and within_noise("duration_ns", base, new) else "")
+        + ").",
+        "",
+        "| kernel | base | new | change |",
+        "|---|---:|---:|---:|",
+    ]
+    for t in d.times[:TIME_ROWS]:
+        change = _change(t["change_pct"]) + (" (noise)" if t["within_noise"] else "")
+        out.append(f"| {md_cell(t['kernel'])} | {_us(t['base_ns'])} | {_us(t['new_ns'])} | {change} |")
+    if len(d.times) > TIME_ROWS:
+        out.append(f"| … {len(d.times) - TIME_ROWS} more kernels | | | |")
+    return out + [""]
+
+
+def _us(ns: float | None) -> str:
+    return "–" if ns is None else us(ns)
+
+
+def _dims(d: list[int | None]) -> str:
+    return "×".join("?" if x is None else str(x) for x in d)
+
+
 def diff_dict(d: Diff) -> dict[str, Any]:
     """The diff as JSON-ready objects; an infinite or NaN number (an overflowing delta, a change
     from 0) is null, as Polars writes non-finite values in the JSON report."""
@@ -97,6 +149,8 @@ def diff_dict(d: Diff) -> dict[str, Any]:
             "only_in_new": d.only_in_new,
             "thresholds": [t.text for t in d.thresholds],
             "crossings": d.crossings,
+            "times": d.times,
+            "noise": {"relative_pct": NOISE_PCT, "points_for_pct_metrics": NOISE_POINTS},
         }
     )
 

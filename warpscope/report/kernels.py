@@ -113,9 +113,12 @@ def _mean(dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:
 
 def finding_key(row: dict[str, Any]) -> tuple:
     """What makes two findings rows the same finding on different launches or profiles:
-    origin, rule, and the evidence it names (ours) or its message with numbers blanked (ncu)."""
+    origin and rule (a warpscope rule fires once per launch, but for the stall reason it
+    names), or, for Nsight Compute, its message with numbers blanked."""
     if row["origin"] == "warpscope":
-        detail: object = tuple(e["metric"] for e in row["evidence"] or ())
+        detail: object = tuple(
+            e["metric"] for e in row["evidence"] or () if e["metric"].startswith("stalls.")
+        )
     else:
         detail = re.sub(r"[0-9][0-9.,]*", "#", row["message"] or "")
     return (row["origin"], row["rule_id"], row["category"], detail)
