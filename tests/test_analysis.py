@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import polars as pl
@@ -402,3 +403,19 @@ def test_what_a_user_reads_per_launch_stays_in_budget(files):
             roots.filter(pl.col("rule_id").is_in(list(causes))), on="launch_id", how="semi"
         )
         assert explained.is_empty(), (category, explained.select("launch_id", "rule_id"))
+
+
+def test_few_resident_warps_counts_per_sm_that_has_work(analysed):
+    """A grid smaller than the SMs leaves most SMs empty; the floor is checked on the SMs that
+    have a block, so a 32-warp block is not called "1.9 warps", and a finding names only the
+    floor it is under (the issue's "62.1 warps … under the floor of 6")."""
+    rows = analysed.findings.filter(pl.col("rule_id") == "few_resident_warps").join(
+        analysed.launches.select("launch_id", "kernel_short"), on="launch_id"
+    )
+    assert rows.height >= 2
+    for kernel, message in rows.select("kernel_short", "message").iter_rows():
+        warps = float(re.search(r"and ([\d.,]+) warps?\b", message)[1].replace(",", ""))
+        assert ("floor of 6 warps" in message) == (warps < 6), (kernel, message)
+    tiny = rows.filter(pl.col("kernel_short") == "tinyBlocks")["message"][0]
+    assert "1 block and 1 warp on each of the 40 SMs with a block (the other 92 have none)" in tiny
+    assert "under the floor of 6 warps and 2 blocks per SM" in tiny
