@@ -7,7 +7,7 @@ import pytest
 from textual.widgets import OptionList, Static, TabbedContent
 
 import warpscope
-from tests.conftest import H100, settle
+from tests.conftest import H100, SHARED, settle
 from warpscope.explore.workspace import Workspace
 from warpscope.model.profile import Profile
 from warpscope.tui import WarpscopeApp
@@ -414,3 +414,50 @@ def test_help_and_docs_name_every_key():
                     shown = f"`{shown}`"
                 assert shown in HELP, (screen.__name__, key)
                 assert shown in doc, (screen.__name__, key)
+
+
+async def test_whole_run_shows_the_step_its_families_and_the_program_advice():
+    """`w` on a profiled training loop: the step the report finds, one row per family of work
+    with the report's figures, and the findings about the whole program."""
+    from warpscope.analysis import analyze
+    from warpscope.report.json_report import report_dict
+    from warpscope.tui.screens.run import RunScreen
+
+    path = H100 / "trainloop" / "trainloop_fused_raw_base.csv.gz"
+    (run,) = report_dict(analyze(warpscope.load(path)))["runs"]
+    app = _app(path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        step = str(screen.query_one(".run-step", Static).render())
+        assert "a step of 141 launches repeated 2 times after 229 launches of warm-up" in step
+        table = screen.query_one(".run-families")
+        assert table.row_count == len(run["step"]["families"])
+        first = [str(c) for c in table.get_row_at(0)]
+        assert first[0] == run["step"]["families"][0]["family"]
+        findings = " ".join(str(s.render()) for s in screen.query(".run-finding"))
+        assert "many short kernel launches" in findings and "CUDA Graph" in findings
+        await pilot.press("escape")
+        assert isinstance(app.screen, KernelsScreen)
+
+
+@pytest.mark.skipif(not (SHARED / "public_samples").exists(), reason="../shared is not beside this checkout")
+async def test_whole_run_shows_the_copies_a_trace_spends_its_time_on():
+    """The vectorAdd trace (the issue's example: copies dwarf the kernel): the copies and the
+    transfer findings the report has, which the kernel table cannot show."""
+    from warpscope.tui.screens.run import RunScreen
+
+    app = _app(SHARED / "public_samples" / "nvprof" / "magus_vectorAdd_gputrace.csv")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        copies = str(screen.query_one(".run-copies", Static).render())
+        assert "HtoD" in copies and "DtoH" in copies and "against" in copies
+        findings = " ".join(str(s.render()) for s in screen.query(".run-finding"))
+        assert "copies" in findings

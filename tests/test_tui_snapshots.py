@@ -104,3 +104,10 @@ def test_timeline(snap_compare, size, no_color, emulated_seed):
     assert snap_compare(
         app, terminal_size=size, run_before=_then("t", "down", "right", row_of="reduceInterleaved")
     )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_whole_run(snap_compare, size, no_color):
+    # a profiled training loop (H100): its step, the time by family, the advice about the program
+    profile = warpscope.load(H100 / "trainloop" / "trainloop_fused_raw_base.csv.gz")
+    assert snap_compare(WarpscopeApp(Workspace(profile)), terminal_size=size, run_before=_then("w"))

@@ -92,6 +92,25 @@ class Workspace:
 
         return opportunities(self.profile if self.analysed else analyze(self.profile))
 
+    def run(self) -> tuple[list[dict], pl.DataFrame, pl.DataFrame]:
+        """The whole run: its steps and families (``report.runs``), its findings about the whole
+        program (no launch: launch overhead, transfers, a dominant kernel), and its host-device
+        copies by kind (count, bytes, time)."""
+        from warpscope.report.runs import run_records
+
+        profile = self.profile if self.analysed else analyze(self.profile)
+        findings = profile.findings.filter(pl.col("launch_id").is_null())
+        copies = (
+            profile.transfers.group_by("kind")
+            .agg(
+                pl.col("count").fill_null(1).sum().alias("copies"),
+                pl.col("bytes").sum(),
+                pl.col("duration_ns").sum(),
+            )
+            .sort("duration_ns", descending=True)
+        )
+        return run_records(profile, min_launches=0), findings, copies
+
     def launches_of_kernel(self, kernel_short: str) -> list[int]:
         """The launches of the kernel-table row that holds ``kernel_short``'s first launch."""
         ids = self.profile.launches.filter(pl.col("kernel_short") == kernel_short)["launch_id"]

@@ -12,16 +12,17 @@ from warpscope.model.profile import Profile
 MIN_LAUNCHES = 50
 
 
-def run_records(profile: Profile) -> list[dict[str, Any]]:
+def run_records(profile: Profile, min_launches: int = MIN_LAUNCHES) -> list[dict[str, Any]]:
     """Per run (source file) worth a breakdown: ``source``, ``launches``, ``kernel_ns``,
     ``steps`` (``count``, ``launches_per_step``, ``first_launch``, ``warmup_launches``,
     ``warmup_ns``; null when the run does not repeat) and ``step`` (``launches``,
     ``kernel_ns``, ``families``: family, launches, time_ns, share_pct) — per step where the
-    run repeats, else over the whole run."""
+    run repeats, else over the whole run (runs of fewer than ``min_launches`` launches that do
+    not repeat are left out)."""
     out = []
     for run in run_views(profile):
         s = run.summary
-        if s.steps is None and s.launches < MIN_LAUNCHES:
+        if (s.steps is None and s.launches < min_launches) or not s.launches:
             continue
         steps = None
         if s.steps is not None:

@@ -17,7 +17,8 @@ clicking a header sorts too) · `/` find by name · `f` filter by expression, e.
 `registers_per_thread`, `block_size`, `grid_size`, `kernel`, `top_stall`...; `and`, `or`, `not`,
 parentheses) · `Escape` close or clear the filters · `Space` show or hide a kernel's launches ·
 `l` kernels or every launch · `x` fix first: every (kernel, problem) pair ranked by the time its fix
-saves · `r` roofline: every kernel as a point under the DRAM and compute roofs · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
+saves · `w` whole run: the repeated step, time by family of work, host-device copies and the
+advice about the whole program · `r` roofline: every kernel as a point under the DRAM and compute roofs · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
 `g` glossary of the column · `e` export the markdown report · `y` copy the row
 
 **Kernel view** — `1`–`7` tabs (Overview, Divergence, Occupancy, Stalls, Memory, Source,

@@ -31,6 +31,7 @@ class KernelsScreen(WarpscopeScreen):
         Binding("space", "expand", "Launches", show=False),
         Binding("l", "toggle_mode", "Kernels/launches", show=False),
         Binding("x", "fix_first", "Fix first"),
+        Binding("w", "whole_run", "Whole run", show=False),
         Binding("r", "roofline", "Roofline", show=False),
         Binding("c", "compare", "Compare"),
         Binding("t", "timeline", "Timeline", show=False),
@@ -224,6 +225,11 @@ class KernelsScreen(WarpscopeScreen):
         from warpscope.tui.screens.fix_first import FixFirstScreen
 
         self.app.push_screen(FixFirstScreen())
+
+    def action_whole_run(self) -> None:
+        from warpscope.tui.screens.run import RunScreen
+
+        self.app.push_screen(RunScreen())
 
     def action_roofline(self) -> None:
         from warpscope.tui.screens.roofline import RooflineScreen
