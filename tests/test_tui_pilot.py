@@ -8,6 +8,7 @@ from textual.widgets import OptionList, Static, TabbedContent
 
 import warpscope
 from tests.conftest import H100, SHARED, settle
+from warpscope.explore.glossary import lookup
 from warpscope.explore.workspace import Workspace
 from warpscope.model.profile import Profile
 from warpscope.tui import WarpscopeApp
@@ -461,3 +462,39 @@ async def test_whole_run_shows_the_copies_a_trace_spends_its_time_on():
         assert "HtoD" in copies and "DtoH" in copies and "against" in copies
         findings = " ".join(str(s.render()) for s in screen.query(".run-finding"))
         assert "copies" in findings
+
+
+async def test_glossary_search_takes_what_is_typed_and_help_has_every_screen():
+    """In the glossary, typing narrows the list although the list has the focus; `?` lists the
+    keys of every screen, Compare and Glossary included."""
+    from textual.widgets import Input, Markdown
+
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GlossaryScreen)
+        await pilot.press(*"bank")
+        await pilot.pause()
+        assert screen.query_one("#glossary-search", Input).value == "bank"
+        listed = screen.query_one("#glossary-list", OptionList)
+        ids = [listed.get_option_at_index(i).id for i in range(listed.option_count)]
+        assert ids and all("bank" in i or "bank" in (lookup(i).definition.lower()) for i in ids)
+        assert "shared_load_bank_conflicts" in ids
+        await pilot.press("escape")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        source = app.screen.query_one(Markdown).source
+        for section in (
+            "Kernel table",
+            "Kernel view",
+            "Whole run",
+            "Compare",
+            "Glossary",
+            "Fix first",
+            "Timeline",
+        ):
+            assert f"**{section}**" in source

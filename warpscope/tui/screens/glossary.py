@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -28,7 +28,7 @@ class GlossaryScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Horizontal(id="glossary"):
             with Vertical(id="glossary-left"):
-                yield Input(placeholder="type to search", id="glossary-search")
+                yield Input(placeholder="type to search", id="glossary-search", select_on_focus=False)
                 yield OptionList(*self._options(""), id="glossary-list")
             with VerticalScroll(id="glossary-right"):
                 yield Static(id="glossary-entry")
@@ -48,6 +48,15 @@ class GlossaryScreen(ModalScreen):
             for e in entries()
             if not q or q in e.id.lower() or q in e.definition.lower()
         ]
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing while the list has focus searches: the character goes to the search box."""
+        search = self.query_one("#glossary-search", Input)
+        if event.is_printable and event.character and self.focused is not search:
+            search.focus()
+            search.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
 
     @on(Input.Changed, "#glossary-search")
     def _search(self, event: Input.Changed) -> None:

@@ -30,6 +30,17 @@ Findings) · `v` next occupancy graph (block size, registers, shared memory) · 
 **Fix first** — `Enter` open the kernel on its Findings tab · `y` copy the entry and its fix ·
 `Escape` back
 
+**Whole run** — the step the launches repeat and its time by family of work, host-device
+copies, the findings about the whole program · arrows scroll · `Escape` back
+
+**Compare** — one row per launch matched by kernel name and order (a changed grid or block is
+a change, not a new kernel), slower first; a time change under 5% is noise and reads "same" ·
+`y` copy the row · `Escape` back
+
+**Glossary** — type to search (the text goes to the search box), arrows move in the list, the
+highlighted entry is explained on the right: definition, formula, the Nsight Compute and
+nvprof names, what to do · `Escape` back
+
 **Timeline** — arrows move between warp slots and cycles (`Shift` jumps) · `+`/`-` zoom ·
 `f` fit the launch · `Home`/`End` · click a cell · `g` explain the state under the cursor
 
