@@ -155,12 +155,9 @@ def per_tensor_optimizer(run: RunView) -> Finding | None:
     launches = run.launches.sort("launch_id")
     if s.steps is not None:
         launches = launches.slice(s.steps.first, s.steps.count * s.steps.period)
-    names = launches["kernel_short"].fill_null("")
+    name = pl.col("kernel_short").fill_null("")
     math = launches.filter(
-        names.map_elements(
-            lambda n: bool(_PER_TENSOR_MATH.search(n)) and not _MULTI_TENSOR.search(n),
-            return_dtype=pl.Boolean,
-        )
+        name.str.contains(_PER_TENSOR_MATH.pattern) & ~name.str.contains(_MULTI_TENSOR.pattern)
     )
     count = math.height / (s.steps.count if s.steps else 1)
     if count < PER_TENSOR_MIN:

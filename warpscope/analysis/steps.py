@@ -117,7 +117,8 @@ def summarize(launches: pl.DataFrame) -> RunSummary:
     )["code"].to_numpy()
     steps = find_steps(keys)
     durations = ordered["duration_ns"].fill_null(0.0).to_numpy().astype(float)
-    families = ordered["kernel_short"].map_elements(family_of, return_dtype=pl.String)
+    names = ordered["kernel_short"].fill_null("")
+    families = names.replace_strict({n: family_of(n) for n in names.unique()}, return_dtype=pl.String)
     if steps is None:
         picked = np.arange(len(ordered))
         per, count, warm = 1, 1, 0
