@@ -2,6 +2,9 @@
 # Profile whole training runs (tools/gpu/trainloop.py, several steps) for warpscope's run-level
 # advice, and time the same loop unprofiled with each optimizer, on a machine with a GPU and ncu.
 # Writes to $OUT: the raw (base units) and details pages of each profile, gzipped, and a log.
+# TIME=0 skips the timing runs; OPTS="loop fused" picks the optimizers profiled; LIMIT caps each
+# ncu run in seconds (the samples: fused with the Occupancy section too, all 3 steps; loop with
+# LIMIT=200, which stopped it during step 2).
 set -u
 OUT=${OUT:-$PWD/trainloop_out}; mkdir -p "$OUT"
 repo=$(cd "$(dirname "$0")/../.." && pwd); W=$(mktemp -d)
