@@ -382,6 +382,8 @@ def test_help_and_docs_name_every_key():
         "minus": "-",
         "home": "Home",
         "end": "End",
+        "tab": "Tab",
+        "shift+tab": "Shift+Tab",
     }
     for screen in (
         KernelsScreen,
@@ -498,3 +500,39 @@ async def test_glossary_search_takes_what_is_typed_and_help_has_every_screen():
             "Timeline",
         ):
             assert f"**{section}**" in source
+
+
+async def test_tab_and_arrows_move_between_the_kernel_tabs():
+    """Tab / Shift+Tab and Left / Right switch the kernel view's tabs (wrapping round)."""
+    from textual.widgets import DataTable
+
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, KernelScreen)
+        tabs = screen.query_one(TabbedContent)
+        assert tabs.active == "overview"
+        await pilot.press("tab")
+        await pilot.pause()
+        assert tabs.active == "divergence"
+        await pilot.press("tab", "tab")
+        await pilot.pause()
+        assert tabs.active == "stalls"
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert tabs.active == "occupancy"
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")
+        await pilot.pause()
+        assert tabs.active == "findings"  # wraps round
+        await pilot.press("1")
+        await pilot.pause()
+        assert not isinstance(screen.focused, DataTable)  # the overview scrolls vertically only
+        await pilot.press("right")
+        await pilot.pause()
+        assert tabs.active == "divergence"
+        await pilot.press("left", "left")
+        await pilot.pause()
+        assert tabs.active == "findings"

@@ -22,7 +22,7 @@ advice about the whole program · `r` roofline: every kernel as a point under th
 `g` glossary of the column · `e` export the markdown report · `y` copy the row
 
 **Kernel view** — `1`–`7` tabs (Overview, Divergence, Occupancy, Stalls, Memory, Source,
-Findings) · `v` next occupancy graph (block size, registers, shared memory) · `t` timeline ·
+Findings) · `Tab`/`Shift+Tab` or `←`/`→` next/previous tab (in a table the arrows stay in it) · `v` next occupancy graph (block size, registers, shared memory) · `t` timeline ·
 `g` glossary for the tab · `y` copy the tab or the highlighted finding · `Escape` back
 
 **Roofline** — arrows move in the table under the plot · `Enter` open the kernel · `Escape` back

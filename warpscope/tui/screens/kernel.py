@@ -9,7 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from warpscope.analysis.roofline import roofline
@@ -41,6 +41,12 @@ class KernelScreen(WarpscopeScreen):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
         *(Binding(str(i), f"tab('{tab}')", tab.capitalize(), show=False) for i, tab in enumerate(TABS, 1)),
+        # Tab and Left/Right move between the tabs, not the focus (each tab focuses its own list
+        # or table); in a table Left/Right keep moving across its columns
+        Binding("tab", "step_tab(1)", "Next tab", show=False, priority=True),
+        Binding("shift+tab", "step_tab(-1)", "Previous tab", show=False, priority=True),
+        Binding("right", "arrow(1)", show=False, priority=True),
+        Binding("left", "arrow(-1)", show=False, priority=True),
         Binding("v", "next_sweep", "Next graph", show=False),
         Binding("t", "timeline", "Timeline"),
         Binding("g", "glossary", "Glossary"),
@@ -117,6 +123,18 @@ class KernelScreen(WarpscopeScreen):
     # -- actions ---------------------------------------------------------------------
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+
+    def action_arrow(self, step: int) -> None:
+        focused = self.focused
+        if isinstance(focused, DataTable):
+            (focused.action_cursor_right if step > 0 else focused.action_cursor_left)()
+        else:
+            self.action_step_tab(step)
+
+    def action_step_tab(self, step: int) -> None:
+        """The next (1) or previous (-1) tab, wrapping round."""
+        tabs = self.query_one(TabbedContent)
+        tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
 
     @on(TabbedContent.TabActivated)
     def _focus_tab(self) -> None:
