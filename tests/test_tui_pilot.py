@@ -536,3 +536,17 @@ async def test_tab_and_arrows_move_between_the_kernel_tabs():
         await pilot.press("left", "left")
         await pilot.pause()
         assert tabs.active == "findings"
+
+
+async def test_the_layout_follows_each_resize_at_once():
+    """80 → 200 columns takes the wide layout on that resize, not on the next one."""
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _ready(pilot)
+        assert app.has_class("narrow")
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        assert not app.has_class("narrow")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert app.has_class("narrow")

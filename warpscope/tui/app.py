@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
@@ -64,8 +65,9 @@ class WarpscopeApp(App):
         if self._job is not None:
             self.run_worker(lambda: self._run_job(screen), thread=True, exclusive=True, group="job")
 
-    def on_resize(self) -> None:
-        self.set_class(self.size.width < self.NARROW, "narrow")
+    def on_resize(self, event: events.Resize) -> None:
+        # the event's size: the app's own is still the old one while the event is handled
+        self.set_class(event.size.width < self.NARROW, "narrow")
 
     def _run_job(self, screen: KernelsScreen) -> None:
         assert self._job is not None
