@@ -201,6 +201,31 @@ def dominant_kernels(launches: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: a run finding names its kernel in the message; its full name is in the kernel's own section
+NAME_LIMIT = 300
+
+
+def _named(kernel_short: str) -> str:
+    return kernel_short if len(kernel_short) <= NAME_LIMIT else kernel_short[: NAME_LIMIT - 1] + "…"
+
+
+def dominant_fix(kernel_short: str, share_pct: float) -> str:
+    """What to do about a kernel that holds ``share_pct`` of the time: the call, for a library's
+    kernel; the kernel itself, for one's own."""
+    library = library_of(kernel_short)
+    if library:
+        return (
+            f"It is {library}'s kernel: its speed is set by the call. Use the fastest data type the "
+            "accuracy allows (TF32 or BF16/FP16 tensor cores rather than FP32), shapes that are "
+            "multiples of 8 (16-bit) or 4 (TF32), and batch many small calls into one; compare "
+            "with the library's other algorithms (cuBLASLt heuristics, cudnn.benchmark)."
+        )
+    return (
+        "Work on this kernel first: its findings are the program's. Fixing every other kernel "
+        f"together can save at most {pct(100 - share_pct)} of the kernel time."
+    )
+
+
 @rule(
     "dominant_kernel",
     "program",
@@ -217,24 +242,12 @@ def dominant_kernel(run: RunView) -> Finding | None:
     if top.is_empty():
         return None
     row = top.row(0, named=True)
-    library = library_of(row["kernel_short"])
     share = row["share_pct"]
-    if library:
-        fix = (
-            f"It is {library}'s kernel: its speed is set by the call. Use the fastest data type the "
-            "accuracy allows (TF32 or BF16/FP16 tensor cores rather than FP32), shapes that are "
-            "multiples of 8 (16-bit) or 4 (TF32), and batch many small calls into one; compare "
-            "with the library's other algorithms (cuBLASLt heuristics, cudnn.benchmark)."
-        )
-    else:
-        fix = (
-            "Work on this kernel first: its findings are the program's. Fixing every other kernel "
-            f"together can save at most {pct(100 - share)} of the kernel time."
-        )
+    fix = dominant_fix(row["kernel_short"], share)
     return Finding(
         severity="medium",
         title="one kernel holds most of the time",
-        message=f"{row['kernel_short']} holds {pct(share)} of the run's kernel time "
+        message=f"{_named(row['kernel_short'])} holds {pct(share)} of the run's kernel time "
         f"({us(row['time_ns'])} over {row['launches']} launch{'es' if row['launches'] != 1 else ''}).",
         why="A program is as fast as the kernels it spends its time in: a kernel with most of the "
         "time bounds what any other fix can gain.",

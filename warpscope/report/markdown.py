@@ -59,13 +59,11 @@ def render(
     head = ["# warpscope report", ""] + _sources(profile) + _fix_first(opportunities(profile))
     run = _runs(run_records(profile)) + _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     sections = [_kernel(i, k) for i, k in enumerate(groups, 1)]
-    full = (
-        head + _summary(groups) + _roofline(groups, roofline_figure) + run + [x for s in sections for x in s]
-    )
-    text = _joined(full)
-    if budget is None or len(text) <= budget:
-        return text
-    return _within(budget, head, run, groups, sections, roofline_figure)
+    table, roof = _summary(groups), _roofline(groups, roofline_figure)
+    full = head + table + roof + run + [x for s in sections for x in s]
+    if budget is None or _size(full) <= budget:
+        return _joined(full)
+    return _within(budget, head, run, groups, sections, table, roofline_figure)
 
 
 def _joined(lines: list[str]) -> str:
@@ -82,14 +80,15 @@ def _within(
     run: list[str],
     groups: list[Kernel],
     sections: list[list[str]],
+    table: list[str],
     roofline_figure: str | None,
 ) -> str:
-    """The report cut to ``budget`` characters: the kernels that hold the most time first."""
+    """The report cut to ``budget`` characters: the kernels that hold the most time first
+    (``table``: the kernel table of every kernel, already rendered)."""
     reserve = 400  # the closing note
     left = budget - reserve - _size(head) - _size(run)
     # the kernel table for as many kernels as fit in half of what is left, then their roofline
     # if it fits too
-    table = _summary(groups)
     rows, shown, size = table[4:-1], 0, _size(table[:4]) + 200
     while shown < len(rows) and size + len(rows[shown]) + 1 <= left / 2:
         size += len(rows[shown]) + 1

@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.finding import CONFIDENCES, SEVERITIES
-from warpscope.analysis.program import dominant_kernels
+from warpscope.analysis.program import dominant_fix, dominant_kernels
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 
@@ -51,7 +51,7 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
         )
     )
     dominant = dominant_kernels(launches)
-    lead = _dominant_entries(profile, dominant)
+    lead = _dominant_entries(profile, dominant, set(found["kernel_short"].to_list()))
     if found.is_empty():
         return lead
     grouped = (
@@ -93,29 +93,14 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
     )
 
 
-def _dominant_entries(profile: Profile, dominant: pl.DataFrame) -> list[dict[str, Any]]:
-    """A ``dominant_kernel`` entry for each dominant kernel with no other opportunity: the
-    run finding's fix, no estimate (it says where the time is, not what a fix saves)."""
-    has_entry = set(
-        profile.findings.filter(
-            (pl.col("origin") == "warpscope")
-            & (pl.col("severity") != "info")
-            & (pl.col("category") != "stalls")
-            & pl.col("est_saved_ns").is_not_null()
-            & pl.col("launch_id").is_not_null()
-        )
-        .join(profile.launches.select("launch_id", "kernel_short"), on="launch_id")["kernel_short"]
-        .to_list()
-    )
-    fixes = profile.findings.filter(pl.col("rule_id") == "dominant_kernel")
+def _dominant_entries(profile: Profile, dominant: pl.DataFrame, has_entry: set[str]) -> list[dict[str, Any]]:
+    """A ``dominant_kernel`` entry for each dominant kernel with no other opportunity (none in
+    ``has_entry``): the rule's fix, no estimate (it says where the time is, not what a fix saves)."""
     out = []
     for r in dominant.sort("time_ns", descending=True).iter_rows(named=True):
         if r["kernel_short"] in has_entry:
             continue
         named = profile.launches.filter(pl.col("kernel_short") == r["kernel_short"])
-        fix = next(
-            (f for f, m in zip(fixes["fix"], fixes["message"]) if m.startswith(r["kernel_short"])), None
-        )
         out.append(
             {
                 "kernel": named["kernel"][0],
@@ -129,7 +114,7 @@ def _dominant_entries(profile: Profile, dominant: pl.DataFrame) -> list[dict[str
                 "time_ns": r["time_ns"],
                 "est_saved_ns": None,
                 "program_share_pct": None,
-                "fix": fix,
+                "fix": dominant_fix(r["kernel_short"], r["share_pct"]),
             }
         )
     return out
