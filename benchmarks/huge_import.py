@@ -87,7 +87,7 @@ def table_rows(out: Path) -> str:
     import warpscope
 
     p = warpscope.load(out)
-    raw = p.raw_metrics.collect_schema().len() - 1
+    raw = len(p.raw_names())
     return (
         f"{p.launches.height:,} launches, {p.metrics.height:,} metric rows, {p.findings.height:,} findings"
         + (f", {raw:,} unmapped raw columns" if raw else "")

@@ -92,16 +92,17 @@ def _merge(a: Profile, b: Profile) -> Profile:
         sources=pl.concat([a.sources, b.sources]),
         rejected=pl.concat([a.rejected, b.rejected]),
         timeline=a.timeline,
-        raw_metrics=_raw(a, b, ids),
         raw_units=pl.concat([a.raw_units, b.raw_units]).unique(maintain_order=True),
+        **_raw(a, b, ids),
     )
 
 
-def _raw(a: Profile, b: Profile, ids: dict[int, int]) -> pl.LazyFrame:
+def _raw(a: Profile, b: Profile, ids: dict[int, int]) -> dict[str, pl.LazyFrame | pl.DataFrame]:
     """The raw page's unmapped columns: ``a``'s, or ``b``'s when only ``b`` is a raw page
     (two raw pages of one report, in base and auto units, say the same: the first is kept)."""
-    if len(a.raw_metrics.collect_schema()) > 1:
-        return a.raw_metrics
-    return b.raw_metrics.with_columns(
+    if a.raw_names() or not b.raw_names():
+        return {"raw_metrics": a.raw_metrics, "raw_pages": a.raw_pages}
+    cells = b.raw_cells().with_columns(
         pl.col("launch_id").replace_strict(ids, default=None, return_dtype=pl.Int64)
     )
+    return {"raw_metrics": cells, "raw_pages": schema.empty("raw_pages")}

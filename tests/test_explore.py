@@ -248,7 +248,7 @@ def test_exported_names_give_one_value_per_launch_when_units_repeat(seed_raw):
 
     stated = StatedMetrics(
         seed_raw.metrics,
-        seed_raw.raw_metrics,
+        seed_raw,
         pl.concat([seed_raw.raw_units] * 2),
         seed_raw.launches.select("launch_id", "source_file"),
     )

@@ -211,13 +211,13 @@ def test_shared_transactions_per_request_derived_like_nvprof(seed_raw):
 @pytest.mark.parametrize("name", ["seed_full_raw.csv", "seed_raw_auto.csv", "seed_sass_counters_raw.csv"])
 def test_raw_page_keeps_every_cell_once(name):
     """Each metric cell of the raw page is in exactly one place, verbatim with its unit: a
-    ``metrics`` row (mapped columns, stall reasons) or ``raw_metrics`` (the rest, wide)."""
+    ``metrics`` row (mapped columns, stall reasons) or a raw cell (the rest, wide)."""
     from importers.ncu.raw_page import IDENTITY_COLUMNS
     from tests.reference import rows
 
     header, units, *data = rows(H100 / name)
     profile = warpscope.load(H100 / name)
-    wide = profile.raw_metrics.collect()
+    wide = profile.raw_cells().collect()
     wide_units = dict(zip(profile.raw_units["name"], profile.raw_units["unit"]))
     stated = profile.metrics.filter(pl.col("section").is_null())  # not derived
     long = {

@@ -101,7 +101,7 @@ def test_every_metric_of_the_raw_page(trio):
     bad = joined.filter(cell & ~(close.fill_null(False) | both_null))
     assert bad.is_empty(), bad.head(5)
 
-    wide_rep, wide_raw = rep.raw_metrics.collect(), raw.raw_metrics.collect()
+    wide_rep, wide_raw = rep.raw_cells().collect(), raw.raw_cells().collect()
     assert sorted(wide_rep.columns) == sorted(wide_raw.columns)
     long = lambda w: w.unpivot(index="launch_id", variable_name="name", value_name="text")  # noqa: E731
     cells = long(wide_raw).join(long(wide_rep), on=["launch_id", "name"], suffix="_rep")

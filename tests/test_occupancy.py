@@ -21,7 +21,7 @@ NCU_LIMITS = ("warps", "registers", "shared_mem", "blocks")
 
 
 def _raw_metric(profile, launch_id: int, name: str) -> float:
-    """The raw page's own cell: a metrics row where the catalog maps it, else raw_metrics."""
+    """The raw page's own cell: a metrics row where the catalog maps it, else its raw cell."""
     row = profile.metrics.filter(
         (pl.col("launch_id") == launch_id) & (pl.col("name").cast(pl.String) == name)
     )
@@ -29,7 +29,7 @@ def _raw_metric(profile, launch_id: int, name: str) -> float:
         return row["value"][0]
     from warpscope.model.units import to_base
 
-    cell = profile.raw_metrics.filter(pl.col("launch_id") == launch_id).select(name).collect()
+    cell = profile.raw_cells([name]).filter(pl.col("launch_id") == launch_id).select(name).collect()
     unit = profile.raw_units.filter(pl.col("name") == name)["unit"].item()
     return float(cell.item().replace(",", "")) * to_base(unit)[0]
 

@@ -43,7 +43,8 @@ def test_round_trip(tmp_path, rich_profile, suffix):
     assert rich_profile.launches["launch_id"].is_unique().all()
     assert rich_profile.source.height > 0 and rich_profile.findings.height > 0
     assert back.raw_units["source_file"].n_unique() == 2
-    assert _eager(back.raw_metrics).width > 2000
+    assert len(back.raw_names()) > 2000
+    assert back.raw_cells().collect().equals(rich_profile.raw_cells().collect(), null_equal=True)
 
 
 def test_tables_follow_the_schema(rich_profile):
@@ -74,28 +75,44 @@ def test_cli_import_then_report_from_saved(tmp_path):
 
 
 def test_raw_metrics_are_lazy_and_checked(tmp_path, seed_raw):
-    """The raw page's unmapped columns are scanned lazily from the saved file; a damaged copy
-    is refused at load (checksum) with one line, not at the first query."""
+    """The raw page's unmapped columns travel as the page's compressed text and are parsed when
+    a query names them; a damaged copy is refused at load (checksum) with one line, not at the
+    first query."""
     import pyarrow.parquet as pq
 
+    assert seed_raw.raw_pages.height == 1 and seed_raw.raw_metrics.collect_schema().names() == ["launch_id"]
     path = tmp_path / "p.parquet"
     seed_raw.save(path)
     back = Profile.load(path)
-    assert isinstance(back.raw_metrics, pl.LazyFrame)
-    one = back.raw_metrics.select("launch_id", "device__attribute_max_warps_per_multiprocessor").collect()
+    one = back.raw_cells(["device__attribute_max_warps_per_multiprocessor", "no_such_metric"]).collect()
+    assert one.columns == ["launch_id", "device__attribute_max_warps_per_multiprocessor"]
     assert one.height == 22 and set(one[:, 1]) == {"64"}
+    assert back.raw_cells().collect().equals(seed_raw.raw_cells().collect())
 
     table = pq.ParquetFile(path).read()  # with the file's key-value metadata (read_table drops it)
     meta = dict(table.schema.metadata)
-    blob = bytearray(meta[b"warpscope.raw_metrics"])
+    blob = bytearray(meta[b"warpscope.raw_pages"])
     blob[len(blob) // 2] = ord("A") if blob[len(blob) // 2] != ord("A") else ord("B")
-    meta[b"warpscope.raw_metrics"] = bytes(blob)
+    meta[b"warpscope.raw_pages"] = bytes(blob)
     damaged = tmp_path / "damaged.parquet"
     pq.write_table(table.replace_schema_metadata(meta), damaged)
-    with pytest.raises(ValueError, match=r"raw_metrics.*damaged"):
+    with pytest.raises(ValueError, match=r"raw_pages.*damaged"):
         Profile.load(damaged)
     out = run_cli("report", str(damaged))
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "damaged warpscope profile" in out.stderr
+
+
+def test_raw_pages_follow_subset_and_concat(seed_raw):
+    """Launch ids of a page kept as text follow a merge of profiles and a subset."""
+    varies = "TPC.TriageCompute.sm__cycles_active.avg"  # unmapped, a value per launch
+    cells = seed_raw.raw_cells(["device__attribute_display_name", varies]).collect()
+    both = Profile.concat([seed_raw, seed_raw])
+    twice = both.raw_cells(["device__attribute_display_name", varies]).collect()
+    assert twice.height == 44 and twice["launch_id"].to_list() == both.launches["launch_id"].to_list()
+    assert twice.drop("launch_id").equals(pl.concat([cells, cells]).drop("launch_id"))
+    some = both.subset([30, 3]).raw_cells([varies]).collect()
+    assert some["launch_id"].to_list() == [3, 30]
+    assert some[varies].to_list() == [cells[varies][3], cells[varies][30 - 22]]
 
 
 def test_profiles_saved_with_ipc_tables_still_load(tmp_path, rich_profile):

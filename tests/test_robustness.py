@@ -281,7 +281,7 @@ def test_direct_read_gives_the_same_tables_as_the_framed_read(monkeypatch):
         fast = import_file(path)  # with the occupancy step, as users get it
         for table in ("launches", "metrics", "stalls", "findings", "rejected", "sources", "raw_units"):
             assert_frame_equal(getattr(fast, table), getattr(framed, table)), (path.name, table)
-        assert_frame_equal(fast.raw_metrics.collect(), framed.raw_metrics.collect())
+        assert_frame_equal(fast.raw_cells().collect(), framed.raw_cells().collect())
     assert {"seed_full_details.csv", "seed_full_raw.csv", "seed_raw_auto.csv", "seed_raw_base.csv"} <= set(
         accepted
     )
@@ -370,3 +370,53 @@ def test_direct_read_agrees_with_framed_read_on_damaged_pages(tmp_path_factory, 
     for table in ("launches", "metrics", "stalls", "findings", "rejected", "raw_units"):
         assert_frame_equal(getattr(fast, table), getattr(framed, table))
     assert fast.sources.rows() == framed.sources.rows()
+
+
+def _framed_and_direct(path: Path, monkeypatch) -> tuple[warpscope.Profile, warpscope.Profile]:
+    from importers import import_file
+    from importers.ncu import direct
+
+    assert direct.import_direct(str(path)) is not None  # the direct path takes the file
+    with monkeypatch.context() as m:
+        m.setattr(direct, "eligible", lambda *_: False)
+        framed = import_file(path)
+    return framed, import_file(path)
+
+
+def test_launch_columns_from_first_lines_equal_every_row_read(tmp_path, monkeypatch):
+    """A details page's per-launch columns come from each launch's first line
+    (importers/ncu/first_rows.py): on a real PyTorch step (templated names, commas inside
+    quotes, 90 launches) they equal the page parsed whole; a launch whose later rows are
+    shorter than its first (an edited name) makes the search decline, and the page is read
+    whole with the same result."""
+    import gzip
+
+    from polars.testing import assert_frame_equal
+
+    from importers.ncu import first_rows
+
+    text = gzip.decompress(
+        (SHARED / "samples" / "h100" / "cnn_step" / "cnn_full_details.csv.gz").read_bytes()
+    )
+    page = tmp_path / "cnn_details.csv"
+    page.write_bytes(text)
+    framed, direct = _framed_and_direct(page, monkeypatch)
+    assert direct.launches.height == 90 and direct.launches["kernel"].str.contains(",").any()
+    for table in ("launches", "metrics", "findings"):
+        assert_frame_equal(getattr(direct, table), getattr(framed, table))
+
+    lines = text.split(b"\n")
+    name = framed.launches["kernel"][0].encode()
+    for i in range(2, len(lines)):  # every row of launch 0 but its first
+        if lines[i].startswith(b'"0",'):
+            lines[i] = lines[i].replace(name, b"k", 1)
+    edited = tmp_path / "edited.csv"
+    edited.write_bytes(b"\n".join(lines))
+    found = []
+    search = first_rows.launch_identity
+    monkeypatch.setattr(first_rows, "launch_identity", lambda *a: found.append(r := search(*a)) or r)
+    framed, direct = _framed_and_direct(edited, monkeypatch)
+    assert found[0] is None  # skipping by the first row's length went past launch 1's start
+    assert direct.launches["kernel"][0] == name.decode()
+    assert_frame_equal(direct.launches, framed.launches)
+    assert_frame_equal(direct.metrics, framed.metrics)

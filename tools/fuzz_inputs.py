@@ -400,7 +400,7 @@ def run_one(data: bytes, base: bytes | None, suffix: str = ".csv") -> Outcome:
             if "\n" in text or "\r" in text:
                 return Outcome("bug", f"error message of several lines: {text[:300]!r}")
             return Outcome("input_error", text)
-        profile.raw_metrics.collect()  # lazy: read it, as a notebook would
+        profile.raw_cells().collect()  # lazy: read it, as a notebook would
         analysed = analyze(profile)
         markdown.render(analysed)
         json_report.render(analysed)

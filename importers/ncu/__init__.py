@@ -49,15 +49,24 @@ def import_csv(path: str, data: bytes) -> Profile:
 
 
 def import_block(
-    path: str, block: CsvBlock, frame: pl.DataFrame, summary: bool, offset: int
+    path: str,
+    block: CsvBlock,
+    frame: pl.DataFrame,
+    summary: bool,
+    offset: int,
+    identity: pl.DataFrame | None = None,
 ) -> tuple[str, PageResult]:
-    cols = set(frame.columns)
+    """One page's tables. ``identity``: a details page's per-launch columns, one row per
+    launch, where ``frame`` lacks them (``first_rows.py``)."""
+    cols = set(frame.columns) | (set(identity.columns) if identity is not None else set())
     if summary:
         _require(path, block, cols, required_columns(summary=True))
         return "ncu-summary", import_long(frame, summary=True, fmt="ncu-summary", launch_offset=offset)
     if "Metric Name" in cols or "Metric Value" in cols:
         _require(path, block, cols, required_columns(summary=False))
-        return "ncu-details", import_long(frame, summary=False, fmt="ncu-details", launch_offset=offset)
+        return "ncu-details", import_long(
+            frame, summary=False, fmt="ncu-details", launch_offset=offset, identity=identity
+        )
     _require(path, block, cols, ["ID", *IDENTITY_REQUIRED])
     return "ncu-raw", import_raw(frame, fmt="ncu-raw", launch_offset=offset)
 
@@ -136,7 +145,7 @@ def assemble_profile(
     path: str, results: list[tuple[PageResult, CsvBlock, str]], frames: framing.Framing
 ) -> Profile:
     launches, metrics, stalls, findings, rejected = [], [], [], [], []
-    raw_metrics, raw_units = [], []
+    raw_metrics, raw_units, raw_pages = [], [], []
     rows_in = rows_rejected = 0
     set_aside = frames.other_lines
     formats = []
@@ -151,8 +160,11 @@ def assemble_profile(
         metrics.append(result.metrics)
         stalls.append(result.stalls)
         findings.append(result.findings)
-        if result.raw_metrics is not None and result.raw_units is not None:
+        if result.raw_metrics is not None:
             raw_metrics.append(result.raw_metrics)
+        if result.raw_pages is not None:
+            raw_pages.append(result.raw_pages)
+        if result.raw_units is not None:
             raw_units.append(result.raw_units.with_columns(pl.lit(path).alias("source_file")))
     launches_df = pl.concat(launches, how="vertical").with_columns(pl.lit(path).alias("source_file"))
     fmt = formats[0] if len(set(formats)) == 1 else "+".join(sorted(set(formats)))
@@ -195,6 +207,7 @@ def assemble_profile(
             if raw_units
             else schema.empty("raw_units")
         ),
+        raw_pages=pl.concat(raw_pages) if raw_pages else schema.empty("raw_pages"),
     )
 
 

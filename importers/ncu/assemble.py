@@ -24,26 +24,54 @@ KEY_COLUMNS = ["section", "name", "item", "unit"]
 def keyed(cells: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split long cells (launch_id, section, name, item, unit, text, stat) into rows and keys.
 
-    Key columns read as Categorical are matched by their codes (one code per text), which
-    is twice as fast on a million rows as matching the texts."""
+    Key columns read as Categorical are matched by their codes (one code per text), packed
+    into one integer where they fit: a million rows match in a third of the time four
+    columns take."""
     codes = cells.select(
         pl.col(c).to_physical() if cells.schema[c] == pl.Categorical else pl.col(c).cast(pl.String)
         for c in KEY_COLUMNS
     )
-    firsts = codes.with_row_index("_first").unique(subset=KEY_COLUMNS, keep="first", maintain_order=True)
+    packed = _packed(codes)
+    if packed is None:
+        firsts = codes.with_row_index("_first").unique(subset=KEY_COLUMNS, keep="first", maintain_order=True)
+        key = codes.join(
+            firsts.drop("_first").with_row_index("key"),
+            on=KEY_COLUMNS,
+            how="left",
+            nulls_equal=True,
+            maintain_order="left",
+        )["key"]
+    else:
+        firsts = (
+            packed.to_frame().with_row_index("_first").unique("packed", keep="first", maintain_order=True)
+        )
+        key = packed.replace_strict(
+            firsts["packed"], pl.int_range(firsts.height, dtype=pl.UInt32, eager=True)
+        )
     keys = (
         cells.select(KEY_COLUMNS)[firsts["_first"]]
         .select(pl.col(c).cast(pl.String) for c in KEY_COLUMNS)
         .with_row_index("key")
     )
-    key = codes.join(
-        firsts.drop("_first").with_row_index("key"),
-        on=KEY_COLUMNS,
-        how="left",
-        nulls_equal=True,
-        maintain_order="left",
-    )["key"]
-    return cells.select("launch_id", "text", "stat").insert_column(1, key), keys
+    return cells.select("launch_id", "text", "stat").insert_column(1, key.alias("key")), keys
+
+
+def _packed(codes: pl.DataFrame) -> pl.Series | None:
+    """The key columns as one UInt64 (each code + 1, null 0), or None when a column is text
+    with values or the codes need more than 64 bits."""
+    shift, terms = 0, []
+    for c in KEY_COLUMNS:
+        column = codes[c]
+        if column.dtype == pl.String:
+            if column.null_count() < column.len():
+                return None
+            continue  # all null: the same in every row
+        widest = int(column.max() or 0) + 1  # type: ignore[operator]
+        terms.append((pl.col(c).cast(pl.UInt64) + 1).fill_null(0) * (1 << shift))
+        shift += widest.bit_length()
+    if shift > 64:
+        return None
+    return codes.select(pl.sum_horizontal(terms).alias("packed") if terms else pl.lit(0, pl.UInt64))["packed"]
 
 
 def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:

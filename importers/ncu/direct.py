@@ -9,20 +9,27 @@ row), nothing rejected, the last line whole. Anything else returns None, and the
 path reads the file again, with its line numbers and messages; tests check that both ways
 give the same tables on every real sample the direct way accepts.
 
+A raw page's columns the catalog does not map (thousands) are not parsed here: the file's
+text is kept, compressed, and parsed a column at a time when asked (``raw_pages``).
+
 The whole page is held as a frame (about 0.2-0.9x the file's size), so only files up to
 ``WHOLE_READ_LIMIT`` are read this way; larger ones stream (``stream.py``).
 """
 
 from __future__ import annotations
 
+import mmap
 import os
+from dataclasses import replace
 
 import polars as pl
 from polars.exceptions import PanicException
 
-from importers.ncu import MAX_COLUMNS, assemble_profile, framing, import_block
+from importers.ncu import MAX_COLUMNS, assemble_profile, first_rows, framing, import_block
 from importers.ncu.framing import DETAILS_HEADER, CsvBlock
-from importers.ncu.long_page import CATEGORICAL_COLUMNS
+from importers.ncu.long_page import CATEGORICAL_COLUMNS, PageResult
+from importers.ncu.raw_page import parsed_columns, unmapped_columns
+from warpscope.model import raw_pages
 from warpscope.model.profile import Profile
 
 WHOLE_READ_LIMIT = 1 << 30
@@ -57,25 +64,86 @@ def _ends_whole(path: str, size: int) -> bool:
 def import_direct(path: str) -> Profile | None:
     """The page's Profile, or None when the file needs the framed path."""
     try:
-        frame = pl.read_csv(
-            path,
-            has_header=True,
-            infer_schema=False,
-            schema_overrides=CATEGORICAL_COLUMNS,
-            truncate_ragged_lines=True,
-            raise_if_empty=False,
-        )
+        first_lines = _first_lines(path, 2)
+        head = pl.read_csv(first_lines, infer_schema=False, truncate_ragged_lines=True)
+        raw = not {"Metric Name", "Metric Value"} & set(head.columns)  # as import_block tells
+        header = head.columns
+        if len(header) >= MAX_COLUMNS or len(set(header)) != len(header) or "ID" not in header:
+            return None
+        # a raw page's unmapped columns stay text (below), a details page's per-launch columns
+        # are read from each launch's first line: only what is needed is parsed on every row
+        columns = parsed_columns(header) if raw else [c for c in header if c not in first_rows.PER_LAUNCH]
+        frame = _read(path, columns, raw)
     except (pl.exceptions.PolarsError, PanicException, OSError):
         return None  # not UTF-8, a malformed row...: the framed path says where
-    if frame.width >= MAX_COLUMNS or "ID" not in frame.columns or frame.is_empty():
+    if frame.is_empty():
         return None
     launch_row = frame["ID"].str.contains(r"^\d+$").fill_null(False)
-    units_row = "Metric Name" not in frame.columns and not (frame["ID"][0] or "")
+    units_row = raw and not (frame["ID"][0] or "")
     if not launch_row.slice(1 if units_row else 0).all():
         return None  # program output, another process's header, a side table, a bad row
+    identity = None
+    if not raw:
+        identity = first_rows.launch_identity(path, first_lines[: first_lines.find(b"\n") + 1], header, frame)
+        if identity is None or identity["Kernel Name"].null_count():
+            try:
+                frame = _read(path, None, raw)
+            except (pl.exceptions.PolarsError, PanicException, OSError):
+                return None
+            identity = None
     frame = frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
     block = CsvBlock(b"", 1, None)
-    fmt, result = import_block(path, block, frame, False, 0)
+    fmt, result = import_block(path, block, frame, False, 0, identity)
     if result.rejected or result.set_aside:
         return None
+    if raw:
+        result = _unmapped_as_text(path, result, head, units_row)
     return assemble_profile(path, [(result, block, fmt)], framing.Framing())
+
+
+def _read(path: str, columns: list[str] | None, raw: bool) -> pl.DataFrame:
+    return pl.read_csv(
+        path,
+        has_header=True,
+        infer_schema=False,
+        schema_overrides=None if raw else CATEGORICAL_COLUMNS,
+        columns=columns,
+        truncate_ragged_lines=True,
+        raise_if_empty=False,
+    )
+
+
+def _first_lines(path: str, count: int) -> bytes:
+    """The file's first ``count`` lines (a header and a raw page's units row: a few hundred KB)."""
+    with open(path, "rb") as f:
+        data = b""
+        while data.count(b"\n") < count and (chunk := f.read(1 << 20)):
+            data += chunk
+    end = -1
+    for _ in range(count):
+        end = data.find(b"\n", end + 1)
+        if end < 0:
+            return data
+    return data[: end + 1]
+
+
+def _unmapped_as_text(path: str, result: PageResult, head: pl.DataFrame, units_row: bool) -> PageResult:
+    """The page's unmapped columns kept as its compressed text (``raw_pages``), not parsed."""
+    columns = unmapped_columns(head.columns)
+    units = [(head[c][0] or "") if units_row else "" for c in columns]
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as text:
+        page = raw_pages.page_row(
+            text,
+            first_launch_id=0,
+            launches=result.launches.height,
+            units_row=units_row,
+            columns=columns,
+        )
+    return replace(
+        result,
+        raw_metrics=None,
+        raw_units=pl.DataFrame(
+            {"name": columns, "unit": units}, schema={"name": pl.String, "unit": pl.String}
+        ),
+        raw_pages=page,
+    )

@@ -38,6 +38,7 @@ class PageResult:
     set_aside: int = 0  # rows of tables embedded in the page (not launch rows)
     raw_metrics: pl.DataFrame | None = None  # raw page: the columns the catalog does not map
     raw_units: pl.DataFrame | None = None  # their units (name, unit)
+    raw_pages: pl.DataFrame | None = None  # or those columns kept as the page's text
 
 
 def required_columns(summary: bool) -> list[str]:
@@ -46,10 +47,18 @@ def required_columns(summary: bool) -> list[str]:
     return keys + [*IDENTITY_REQUIRED, "Section Name", "Metric Name", "Metric Unit", *values]
 
 
-def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: int = 0) -> PageResult:
+def import_long(
+    frame: pl.DataFrame,
+    *,
+    summary: bool,
+    fmt: str,
+    launch_offset: int = 0,
+    identity: pl.DataFrame | None = None,
+) -> PageResult:
     """Turn a long page (all columns as strings) into Profile tables.
 
-    ``frame`` has the page's columns plus ``_row`` (0-based data row index).
+    ``frame`` has the page's columns plus ``_row`` (0-based data row index), or all but the
+    per-launch ones, given in ``identity`` (one row per launch, every launch's kernel named).
     """
     frame, set_aside = _drop_embedded_tables(frame, summary)
     rows_in = frame.height
@@ -64,14 +73,18 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
         & (pl.col("Metric Name") != "")
         & pl.all_horizontal([pl.col(c).is_not_null() for c in values])
     )
-    key_ok = pl.col("Kernel Name").is_not_null() & pl.col("Section Name").is_not_null()
+    key_ok = pl.col("Section Name").is_not_null()
+    if identity is None:
+        key_ok = key_ok & pl.col("Kernel Name").is_not_null()
     key_ok = key_ok & (
         pl.col("Process ID").str.contains(r"^\d+$") if summary else pl.col("ID").str.contains(r"^\d+$")
     )
     frame = frame.with_columns((key_ok & (metric_ok | rule)).alias("_ok"), rule.alias("_rule"))
-    bad = frame.filter(~pl.col("_ok"))
-    rejected = [(int(r), _why(summary, frame.columns)) for r in bad["_row"].to_list()]
-    good = frame.filter(pl.col("_ok"))
+    rejected, good = [], frame
+    if not frame["_ok"].all():  # a filter copies every column: only when a row is bad
+        bad = frame.filter(~pl.col("_ok"))
+        rejected = [(int(r), _why(summary, frame.columns)) for r in bad["_row"].to_list()]
+        good = frame.filter(pl.col("_ok"))
 
     keys = (
         ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC"]
@@ -83,14 +96,28 @@ def import_long(frame: pl.DataFrame, *, summary: bool, fmt: str, launch_offset: 
     good, cut = _drop_cut_last_launch(good)
     rejected += cut
 
-    launches = _launches(good, fmt=fmt, summary=summary)
+    launches = _launches(good, fmt=fmt, summary=summary, identity=identity, launch_offset=launch_offset)
     rows, key_table = assemble.keyed(_metric_rows(good, values))
     launches, metrics, stalls = assemble.assemble(rows, key_table, launches)
-    findings = rule_findings(good.filter(pl.col("_rule"))) if has_rules else schema.empty("findings")
+    findings = rule_findings(_rule_rows(good)) if has_rules else schema.empty("findings")
     return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)
 
 
 _USUAL_LAUNCHES = 64
+_RULE_COLUMNS = [
+    "launch_id",
+    "Rule Name",
+    "Rule Type",
+    "Rule Description",
+    "Section Name",
+    "Estimated Speedup",
+    "Estimated Speedup Type",
+]
+
+
+def _rule_rows(good: pl.DataFrame) -> pl.DataFrame:
+    """The rule rows, with only the columns a finding reads (a filter copies every column)."""
+    return good.select(c for c in _RULE_COLUMNS if c in good.columns).filter(good["_rule"])
 
 
 def _drop_cut_last_launch(good: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, str]]]:
@@ -159,7 +186,12 @@ def _why(summary: bool, columns: list[str]) -> str:
     return f"not a metric or rule row of the table (expected {need})"
 
 
-def _launches(good: pl.DataFrame, *, fmt: str, summary: bool) -> pl.DataFrame:
+def _launches(
+    good: pl.DataFrame, *, fmt: str, summary: bool, identity: pl.DataFrame | None, launch_offset: int
+) -> pl.DataFrame:
+    if identity is not None:  # a row per launch of the page, a cut last one too
+        ids = good.select("launch_id").filter(pl.col("launch_id").is_first_distinct())["launch_id"]
+        return launch_columns(identity[ids - launch_offset].with_columns(ids), fmt=fmt)
     firsts = good.filter(pl.col("launch_id").is_first_distinct())
     invocations = (
         firsts["Invocations"].cast(pl.Int64, strict=False)

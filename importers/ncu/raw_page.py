@@ -23,6 +23,24 @@ DIM_METRICS = {f"launch__grid_dim_{a}": f"grid_{a}" for a in "xyz"} | {
 }
 
 
+def parsed_columns(header: list[str]) -> list[str]:
+    """The columns ``import_raw`` reads: identity, launch shape, device name, and the metrics the
+    catalog maps (stall reasons included)."""
+    unmapped = set(unmapped_columns(header))
+    shape = set(DIM_METRICS) | {"device__attribute_display_name"}
+    return [c for c in header if c not in unmapped or c in shape]
+
+
+def unmapped_columns(header: list[str]) -> list[str]:
+    """The metric columns the catalog does not map: kept as exported (``raw_metrics``)."""
+    by_name = mapping.by_name()
+    return [
+        c
+        for c in header
+        if c not in IDENTITY_COLUMNS and c != "launch_id" and not (c in by_name or mapping.STALL_RAW.match(c))
+    ]
+
+
 def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> PageResult:
     """Turn a raw page (all columns strings, ``_row`` added) into Profile tables."""
     has_units = frame.height > 0 and not (frame["ID"][0] or "")
@@ -40,9 +58,8 @@ def import_raw(frame: pl.DataFrame, *, fmt: str, launch_offset: int = 0) -> Page
     data = data.with_columns((pl.int_range(pl.len(), dtype=pl.Int64) + launch_offset).alias("launch_id"))
 
     columns = [c for c in data.columns if c not in IDENTITY_COLUMNS and c != "launch_id"]
-    by_name = mapping.by_name()
-    metric_cols = [c for c in columns if c in by_name or mapping.STALL_RAW.match(c)]
-    other_cols = [c for c in columns if c not in set(metric_cols)]
+    other_cols = unmapped_columns(columns)
+    metric_cols = [c for c in columns if c not in set(other_cols)]
     unit_of = (
         {c: (units_row[c][0] or "") for c in columns} if units_row.height else dict.fromkeys(columns, "")
     )

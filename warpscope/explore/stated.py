@@ -3,8 +3,8 @@
 The kernel table's filters take any canonical metric id; a Nsight Compute user also knows
 the profiler's own names, and a full raw page has two thousand of them the catalog does not
 map. Those live in ``metrics`` rows (mapped columns and stall reasons, by ``name``) and in
-the wide ``raw_metrics`` table (the rest). Values come in base units, as canonical metrics
-do: a ``metrics`` row's ``value``; a ``raw_metrics`` cell as printed, grouping commas
+the raw page's unmapped cells (the rest, ``Profile.raw_cells``). Values come in base units, as
+canonical metrics do: a ``metrics`` row's ``value``; a raw cell as printed, grouping commas
 dropped, scaled by its file's unit (``raw_units``). Nothing is read until a name is asked for.
 """
 
@@ -23,7 +23,7 @@ class StatedMetrics:
     """A profile's metrics by their exported names, read on first use."""
 
     metrics: pl.DataFrame = field(repr=False)
-    raw_metrics: pl.LazyFrame = field(repr=False)
+    raw: Profile = field(repr=False)  # whose unmapped raw-page cells are read
     raw_units: pl.DataFrame = field(repr=False)
     source_files: pl.DataFrame = field(repr=False)  # launch_id, source_file
     _names: set[str] | None = field(default=None, repr=False)
@@ -32,7 +32,7 @@ class StatedMetrics:
     def of(cls, profile: Profile) -> StatedMetrics:
         return cls(
             profile.metrics,
-            profile.raw_metrics,
+            profile,
             profile.raw_units,
             profile.launches.select("launch_id", "source_file"),
         )
@@ -41,8 +41,7 @@ class StatedMetrics:
         """Every exported metric name the profile has a value for."""
         if self._names is None:
             rows = self.metrics.filter(pl.col("value").is_not_null())["name"].cast(pl.String).unique()
-            raw = set(self.raw_metrics.collect_schema().names()) - {"launch_id"}
-            self._names = {n for n in rows.to_list() if n} | raw
+            self._names = {n for n in rows.to_list() if n} | self.raw.raw_names()
         return self._names
 
     def values(self, name: str) -> pl.DataFrame:
@@ -54,9 +53,9 @@ class StatedMetrics:
         )
         if not rows.is_empty():
             return rows.group_by("launch_id", maintain_order=True).agg(pl.col("value").first())
-        if name not in self.raw_metrics.collect_schema().names():
+        if name not in self.raw.raw_names():
             return pl.DataFrame(schema={"launch_id": pl.Int64, "value": pl.Float64})
-        cells = self.raw_metrics.select("launch_id", pl.col(name).alias("text")).collect()
+        cells = self.raw.raw_cells([name]).select("launch_id", pl.col(name).alias("text")).collect()
         # one unit per file (several processes in one file each repeat the units row)
         units = (
             self.raw_units.filter(pl.col("name") == name)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from warpscope.model import schema
+from warpscope.model import raw_pages, schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -54,6 +54,9 @@ class Profile:
     #: lazy: thousands of columns nobody reads whole (``.select(...).collect()`` what you need)
     raw_metrics: pl.LazyFrame = field(default_factory=lambda: schema.empty("raw_metrics").lazy())
     raw_units: pl.DataFrame = field(default_factory=lambda: schema.empty("raw_units"))
+    #: raw pages read whole keep those columns as compressed text instead (``raw_pages.py``);
+    #: ``raw_cells`` reads both
+    raw_pages: pl.DataFrame = field(default_factory=lambda: schema.empty("raw_pages"))
 
     @staticmethod
     def table_names() -> list[str]:
@@ -75,6 +78,8 @@ class Profile:
             for name, frame in p.tables().items():
                 if "launch_id" in _columns(frame) and offset:
                     frame = frame.with_columns(pl.col("launch_id") + offset)
+                elif name == "raw_pages" and offset:
+                    frame = frame.with_columns(pl.col("first_launch_id") + offset)
                 parts[name].append(frame)
             if p.launches.height:
                 offset += int(p.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
@@ -94,6 +99,29 @@ class Profile:
         }
         return Profile(**tables)
 
+    # -- the raw page's unmapped cells -----------------------------------------
+    def raw_names(self) -> set[str]:
+        """Every unmapped raw-page column the profile holds (``raw_cells`` reads them)."""
+        wide = set(self.raw_metrics.collect_schema().names()) - {"launch_id"}
+        return wide | raw_pages.names(self.raw_pages)
+
+    def raw_cells(self, columns: list[str] | None = None) -> pl.LazyFrame:
+        """``launch_id`` and the unmapped raw-page ``columns`` (all when None) as exported text,
+        one row per launch that has them; a column no page has is left out. Lazy: pages kept
+        as text are parsed when collected, and only for the columns asked for."""
+        wide = self.raw_metrics
+        if columns is not None:
+            have = set(wide.collect_schema().names())
+            wide = wide.select("launch_id", *[c for c in dict.fromkeys(columns) if c in have])
+        if self.raw_pages.is_empty():
+            return wide
+        parts = [wide, *raw_pages.cells(self.raw_pages, columns)]
+        cells = pl.concat(parts, how="diagonal")
+        # a subset keeps whole pages: only its own launches
+        return cells.join(
+            self.launches.lazy().select("launch_id"), on="launch_id", how="semi", maintain_order="left"
+        )
+
     # -- saving and loading ----------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write to ``path`` (``.parquet``, or ``.arrow``/``.ipc``/``.feather``), atomically.
@@ -106,7 +134,7 @@ class Profile:
         path = Path(path)
         names = [n for n in self.tables() if n != "metrics"]
         with ThreadPoolExecutor(max_workers=2) as pool:
-            blobs = dict(zip(names, pool.map(lambda n: _to_parquet_bytes(getattr(self, n)), names)))
+            blobs = dict(zip(names, pool.map(lambda n: _to_parquet_bytes(getattr(self, n), n), names)))
         meta = {b"warpscope.format": FORMAT_VERSION.encode()}
         for name, blob in blobs.items():
             meta[_META_PREFIX + name.encode()] = base64.b64encode(blob)
@@ -226,15 +254,16 @@ def _plain(table: pa.Table) -> pa.Table:
 _WIDE_ROW_GROUP = 16_384
 
 
-def _to_parquet_bytes(frame: pl.DataFrame | pl.LazyFrame) -> bytes:
+def _to_parquet_bytes(frame: pl.DataFrame | pl.LazyFrame, name: str) -> bytes:
     """A table as Parquet bytes, without statistics (nothing filters on them; they cost a fifth of
     a raw page's save). A lazy (wide) table is streamed: a big raw page's chunks are never
-    decoded all at once."""
+    decoded all at once. Raw pages are compressed already."""
     sink = io.BytesIO()
+    compression = "uncompressed" if name == "raw_pages" else "zstd"
     if isinstance(frame, pl.LazyFrame):
-        frame.sink_parquet(sink, compression="zstd", statistics=False, row_group_size=_WIDE_ROW_GROUP)
+        frame.sink_parquet(sink, compression=compression, statistics=False, row_group_size=_WIDE_ROW_GROUP)
     else:
-        frame.write_parquet(sink, compression="zstd", statistics=False)
+        frame.write_parquet(sink, compression=compression, statistics=False)
     return sink.getvalue()
 
 

@@ -166,6 +166,17 @@ RAW_UNITS: dict[str, pl.DataType] = {
     "unit": pl.String(),  # as exported (the raw page's units row), verbatim
 }
 
+#: A raw page read whole keeps its unmapped columns as its own CSV text, compressed, one row
+#: per page (``raw_pages.py``): launch ``first_launch_id + i`` is its ``i``-th data row.
+RAW_PAGES: dict[str, pl.DataType] = {
+    "first_launch_id": pl.Int64(),
+    "launches": pl.Int64(),
+    "units_row": pl.Boolean(),  # a units row follows the header
+    "columns": pl.List(pl.String()),  # the unmapped columns it holds
+    "size": pl.Int64(),  # bytes of text
+    "text": pl.Binary(),  # the page's text (header, units row, data rows), zstd
+}
+
 REJECTED: dict[str, pl.DataType] = {
     "path": pl.String(),
     "line": pl.Int64(),
@@ -185,6 +196,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "timeline": TIMELINE,
     "raw_metrics": RAW_METRICS,
     "raw_units": RAW_UNITS,
+    "raw_pages": RAW_PAGES,
 }
 
 

@@ -1,0 +1,89 @@
+"""A raw page's unmapped columns kept as the file's own text, compressed, parsed on demand.
+
+A raw page has thousands of metric columns the catalog does not map. Parsing them into
+text columns cost four fifths of a big raw page's import and most of its save (a 300 MB
+page: 2.0 s of Polars' CSV reader, ~1 s of Parquet encoding), for cells that no view reads
+until someone asks for one by name. So a page read whole keeps its CSV text instead, zstd
+compressed (one ``raw_pages`` row), and a query parses only the columns it names.
+
+Launch ``first_launch_id + i`` is the page's ``i``-th data row (after the units row): a page
+is kept this way only when every data row became a launch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+#: zstd level 1: ~350 MB/s on real raw pages (the reader's CSV parse of the same columns is
+#: several times slower) and ~7x smaller; higher levels cost time for little
+_LEVEL = 1
+
+
+def compress(text: bytes | memoryview) -> bytes:
+    """``text`` zstd-compressed. pyarrow's codec: Polars exposes none, and zstd is not in
+    Python's standard library before 3.14."""
+    import pyarrow as pa
+
+    return pa.Codec("zstd", compression_level=_LEVEL).compress(text, asbytes=True)
+
+
+def _decompress(blob: bytes, size: int) -> bytes:
+    import pyarrow as pa
+
+    return pa.Codec("zstd").decompress(blob, decompressed_size=size, asbytes=True)
+
+
+def page_row(
+    text: bytes | memoryview, *, first_launch_id: int, launches: int, units_row: bool, columns: list[str]
+) -> pl.DataFrame:
+    """One ``raw_pages`` row for a page whose file text is ``text``."""
+    from warpscope.model import schema
+
+    return pl.DataFrame(
+        {
+            "first_launch_id": [first_launch_id],
+            "launches": [launches],
+            "units_row": [units_row],
+            "columns": [columns],
+            "size": [len(text)],
+            "text": [compress(text)],
+        },
+        schema=schema.RAW_PAGES,
+    )
+
+
+def names(pages: pl.DataFrame) -> set[str]:
+    """Every column name the pages hold."""
+    return {c for cols in pages["columns"].to_list() for c in cols or ()}
+
+
+def cells(pages: pl.DataFrame, columns: list[str] | None = None) -> list[pl.LazyFrame]:
+    """One lazy frame per page: ``launch_id`` and its ``columns`` that the page has (all, when
+    None), as text. Nothing is decompressed or parsed until a frame is collected."""
+    return [_page_cells(page, columns) for page in pages.iter_rows(named=True)]
+
+
+def _page_cells(page: dict[str, Any], columns: list[str] | None) -> pl.LazyFrame:
+    has = page["columns"]
+    wanted = has if columns is None else [c for c in dict.fromkeys(columns) if c in set(has)]
+    first, count = page["first_launch_id"], page["launches"]
+    ids = pl.int_range(first, first + count, dtype=pl.Int64).alias("launch_id")
+    if not wanted:
+        return pl.LazyFrame().select(ids)
+
+    def parse() -> pl.DataFrame:
+        frame = pl.read_csv(
+            _decompress(page["text"], page["size"]),
+            has_header=True,
+            infer_schema=False,
+            columns=wanted,
+            skip_rows_after_header=1 if page["units_row"] else 0,
+            truncate_ragged_lines=True,
+        )
+        if frame.height != count:
+            raise ValueError(f"a raw page's text has {frame.height} rows, not its {count} launches")
+        return frame.select(ids, *wanted)
+
+    return pl.defer(parse, schema={"launch_id": pl.Int64, **dict.fromkeys(wanted, pl.String)})
