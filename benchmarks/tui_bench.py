@@ -1,12 +1,15 @@
-"""Terminal UI speed (issue 8 targets): first frame and sort/filter keystrokes.
+"""Terminal UI speed: first frame, the table with its rows, and sort/filter keystrokes.
 
-First frame, each in a fresh process (interpreter start included), next to the floor a
-Textual app cannot beat -- an empty ``App`` painting its first frame in the same harness:
+Started as ``warpscope open``/``demo`` start it (the app on screen at once, the file loaded
+in its thread), each in a fresh process (interpreter start included), next to the floor a
+Textual app cannot beat -- an empty ``App`` painting its first frame in the same harness.
+Two times each: the first frame (the app's loading screen) and the kernel table showing
+the profile's rows:
   - ``warpscope demo`` (the seed export, with the emulator started on the seed workload as
-    the app's job): target the floor + 0.4 s
-  - the seed export (sample_traces/h100/seed_full_raw.csv, imported from CSV): target 1 s
-  - a saved profile of 100,000 launches (the seed export's launches repeated, with their
-    canonical metrics and stall reasons): target 2 s
+    the app's job): first frame target the floor + 0.4 s
+  - the seed export (sample_traces/h100/seed_full_raw.csv, imported from CSV) and a saved
+    profile of 100,000 launches (the seed export's launches repeated, with their canonical
+    metrics and stall reasons): first frame target the floor + 0.5 s
 Keystrokes on the 100k-launch profile, in one process: the key's own work (its handler and
 drawing every visible row of the table), next to a plain Polars sort of the same launch
 table, and the same keys through Textual's Pilot next to Pilot's round trip for a key
@@ -40,31 +43,40 @@ from textual.app import App
 class Bench({base}):
     def on_mount(self):
         {mount}
-        self.call_later(lambda: self.screen.call_after_refresh(self.done))
-    def done(self):
-        print(time.perf_counter() - start, flush=True)
+        self.call_later(lambda: self.screen.call_after_refresh(self.first))
+    def first(self):
+        print("frame", time.perf_counter() - start, flush=True)
+        if getattr(self, "_loader", None) is None:
+            self.table()
+    def _loaded(self, workspace):
+        super()._loaded(workspace)
+        self.call_later(lambda: self.screen.call_after_refresh(self.table))
+    def table(self):
+        print("table", time.perf_counter() - start, flush=True)
         self.exit()
 {make}.run(headless=True, size=(160, 50))
 """
+#: how ``warpscope open``/``demo`` start the app: on screen at once, the file loaded in its thread
+_LOADER = (
+    "from warpscope.tui import WarpscopeApp\n"
+    "def load(progress):\n"
+    "    import warpscope\n"
+    "    from warpscope.explore.workspace import Workspace\n"
+    "    return Workspace(warpscope.load({path!r}))\n"
+)
 APPS = {
     "empty Textual app (floor)": dict(setup="", base="App", mount="pass", make="Bench()"),
-    # what `warpscope demo` runs: the bundled export, and the emulator started as the app's job
+    # `warpscope demo`: the bundled export, and the emulator started as the app's job
     "warpscope demo": dict(
-        setup="import warpscope\nfrom warpscope.explore.workspace import Workspace\n"
-        "from warpscope.tui import WarpscopeApp\nfrom warpscope.emulator.kernel import Settings\n"
-        "from warpscope.emulator.runner import emulate_workload\nws = Workspace(warpscope.load({path!r}))\n"
-        "job = lambda progress: emulate_workload('seed', Settings(timing=True), 1, progress)",
+        setup=_LOADER + "def job(progress):\n"
+        "    from warpscope.emulator.kernel import Settings\n"
+        "    from warpscope.emulator.runner import emulate_workload\n"
+        "    return emulate_workload('seed', Settings(timing=True), 1, progress)\n",
         base="WarpscopeApp",
         mount="super().on_mount()",
-        make="Bench(ws, job=job)",
+        make="Bench(load, job=job)",
     ),
-    "warpscope": dict(
-        setup="import warpscope\nfrom warpscope.explore.workspace import Workspace\n"
-        "from warpscope.tui import WarpscopeApp\nws = Workspace(warpscope.load({path!r}))",
-        base="WarpscopeApp",
-        mount="super().on_mount()",
-        make="Bench(ws)",
-    ),
+    "warpscope": dict(setup=_LOADER, base="WarpscopeApp", mount="super().on_mount()", make="Bench(load)"),
 }
 
 
@@ -91,23 +103,26 @@ def build(launches: int) -> Path:
 
 
 def first_frame(app: str, path: Path, repeat: int) -> tuple[float, float]:
-    """(best process wall time to first frame, best in-process time) over ``repeat`` runs."""
+    """(first frame, the table with the profile's rows), seconds from process start: the best
+    of ``repeat`` fresh processes each."""
     spec = {k: v.format(path=str(path)) for k, v in APPS[app].items()}
     code = FIRST_FRAME.format(**spec)
-    walls, inner = [], []
+    frames, tables = [], []
     for _ in range(repeat):
         started = time.perf_counter()
         child = subprocess.Popen(
             [sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
-        line = child.stdout.readline() if child.stdout else ""  # printed right after the first frame
-        walls.append(time.perf_counter() - started)
+        seen: dict[str, float] = {}
+        while len(seen) < 2 and child.stdout and (line := child.stdout.readline()):
+            seen[line.split()[0]] = time.perf_counter() - started
         child.kill()
         _, err = child.communicate()
-        if not line.strip():
+        if len(seen) < 2:
             raise SystemExit(err)
-        inner.append(float(line))
-    return min(walls), min(inner)
+        frames.append(seen["frame"])
+        tables.append(seen["table"])
+    return min(frames), min(tables)
 
 
 async def keystrokes(
@@ -207,19 +222,20 @@ def main() -> None:
     args = parser.parse_args()
     big = build(args.launches)
     print(f"profile: {big.name}, {args.launches:,} launches, {big.stat().st_size / 1e6:.1f} MB\n")
-    print(f"{'first frame':38} {'process':>9} {'in-process':>11} {'target':>8}")
-    floor, floor_in = first_frame("empty Textual app (floor)", SEED, args.repeat)
-    print(f"{'empty Textual app (floor)':38} {floor:8.3f}s {floor_in:10.3f}s {'':>8}")
+    print("first frame and the table with its rows, from process start (best of the runs):")
+    print(f"{'':38} {'frame':>8} {'table':>8} {'frame target':>13}")
+    floor, _ = first_frame("empty Textual app (floor)", SEED, args.repeat)
+    print(f"{'empty Textual app (floor)':38} {floor:7.3f}s")
     for label, app, path, target in (
         ("warpscope demo", "warpscope demo", SEED, floor + 0.4),
-        ("warpscope open seed_full_raw.csv", "warpscope", SEED, 1.0),
-        (f"warpscope open {args.launches // 1000}k-launch profile", "warpscope", big, 2.0),
+        ("warpscope open seed_full_raw.csv", "warpscope", SEED, floor + 0.5),
+        (f"warpscope open {args.launches // 1000}k-launch profile", "warpscope", big, floor + 0.5),
     ):
-        wall, inner = first_frame(app, path, args.repeat)
-        verdict = "ok" if wall <= target else "MISSED"
+        frame, table = first_frame(app, path, args.repeat)
+        verdict = "ok" if frame <= target else "MISSED"
         print(
-            f"{label:38} {wall:8.3f}s {inner:10.3f}s {target:7.2f}s {verdict}  "
-            f"({wall / floor:.1f}x the floor, +{wall - floor:.3f}s)"
+            f"{label:38} {frame:7.3f}s {table:7.3f}s {target:12.2f}s {verdict}  "
+            f"(frame +{frame - floor:.3f}s over the floor, table +{table - floor:.3f}s)"
         )
     print(
         f"\nkeystroke on {args.launches:,} launches at {args.size}. work: the key's handler plus drawing every visible "

@@ -81,6 +81,7 @@ def _merge(a: Profile, b: Profile) -> Profile:
     stalls = pl.concat([a.stalls, mapped(b.stalls)]).unique(
         ["launch_id", "reason"], keep="first", maintain_order=True
     )
+    raw_metrics, raw_pages = _raw(a, b, ids)
     return Profile(
         launches=schema.conform("launches", launches.select(a.launches.columns)),
         metrics=pl.concat([a.metrics, theirs]),
@@ -93,16 +94,17 @@ def _merge(a: Profile, b: Profile) -> Profile:
         rejected=pl.concat([a.rejected, b.rejected]),
         timeline=a.timeline,
         raw_units=pl.concat([a.raw_units, b.raw_units]).unique(maintain_order=True),
-        **_raw(a, b, ids),
+        raw_metrics=raw_metrics,
+        raw_pages=raw_pages,
     )
 
 
-def _raw(a: Profile, b: Profile, ids: dict[int, int]) -> dict[str, pl.LazyFrame | pl.DataFrame]:
+def _raw(a: Profile, b: Profile, ids: dict[int, int]) -> tuple[pl.LazyFrame, pl.DataFrame]:
     """The raw page's unmapped columns: ``a``'s, or ``b``'s when only ``b`` is a raw page
     (two raw pages of one report, in base and auto units, say the same: the first is kept)."""
     if a.raw_names() or not b.raw_names():
-        return {"raw_metrics": a.raw_metrics, "raw_pages": a.raw_pages}
+        return a.raw_metrics, a.raw_pages
     cells = b.raw_cells().with_columns(
         pl.col("launch_id").replace_strict(ids, default=None, return_dtype=pl.Int64)
     )
-    return {"raw_metrics": cells, "raw_pages": schema.empty("raw_pages")}
+    return cells, schema.empty("raw_pages")

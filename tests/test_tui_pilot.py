@@ -550,3 +550,79 @@ async def test_the_layout_follows_each_resize_at_once():
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert app.has_class("narrow")
+
+
+async def test_app_is_on_screen_while_the_profile_loads_and_says_a_load_error():
+    """As `warpscope open` starts it: the loading screen first (the importers run in a
+    thread), then the kernel table; a file that cannot be read ends the app with exit code 2
+    and the error kept for the command line to print."""
+    import threading
+
+    from warpscope.errors import InputError
+    from warpscope.tui.screens.loading import LoadingScreen
+
+    go = threading.Event()
+
+    def load(progress):
+        go.wait(10)
+        progress(50, 100)
+        return Workspace(warpscope.load(H100 / "seed_full_raw.csv"))
+
+    app = WarpscopeApp(load, loading="seed_full_raw.csv")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LoadingScreen)
+        assert "Loading seed_full_raw.csv" in _text(app.screen.query_one("#loading"))
+        go.set()
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, KernelsScreen):
+                break
+        assert isinstance(app.screen, KernelsScreen)
+        await settle(pilot)
+        assert len(_names(app)) == app.workspace.view.rows()[0].height > 10
+
+    def broken(progress):
+        raise InputError("bad.csv", "not a profiler export", line=1)
+
+    app = WarpscopeApp(broken, loading="bad.csv")
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if app.return_code is not None:
+                break
+    assert app.return_code == 2 and "not a profiler export" in str(app.load_error)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_names_use_the_width_tell_rows_apart_and_stay_in_view(size):
+    """A PyTorch step (cnn_step: cuDNN, CUTLASS, PyTorch's templated kernels, one kernel at
+    several grids): every row's name is distinct and fits the column the terminal leaves it
+    (wider at 200 columns), the name column stays while the table scrolls right, and the
+    line under the table gives the selected row's full name."""
+    from warpscope.tui.screens.kernels import MIN_NAME
+
+    profile = warpscope.load(SHARED / "samples" / "h100" / "cnn_step" / "cnn_full_raw_base.csv.gz")
+    app = WarpscopeApp(Workspace(profile), analyse=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        width = app.workspace.view.name_width
+        assert width == max(MIN_NAME, 80 * 45 // 100) if size[0] == 80 else width > 60
+        names = [n.strip("▸▾ ") for n in _names(app)]
+        assert len(names) == len(set(names)) == app.workspace.view.rows()[0].height > 70
+        assert all(len(n) <= width for n in names)
+        grid = app.screen.query_one(Grid)
+        assert grid.fixed_columns == 1
+        for _ in range(12):
+            await pilot.press("right")
+        await pilot.pause()
+        if size[0] == 80:
+            assert grid.scroll_x > 0  # scrolled to the right-hand columns...
+        first_line = "".join(seg.text for seg in grid.render_line(1))
+        assert names[0][:20] in first_line  # ...with the name column still there
+        await pilot.press("down", "down")
+        await pilot.pause()
+        full = _text(app.screen.query_one("#full-name")).replace("\n", "").strip()
+        launch = app.workspace.view.rows()[1]["launch_id"][2]
+        kernel = profile.launches.filter(pl.col("launch_id") == launch)["kernel"][0]
+        assert full == kernel and len(full) > len(names[2])

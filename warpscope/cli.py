@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from warpscope.errors import InputError
+
+if TYPE_CHECKING:
+    from warpscope.explore.workspace import Workspace
+    from warpscope.model.profile import Profile
+    from warpscope.tui import Job
 
 app = typer.Typer(
     name="warpscope",
@@ -288,18 +294,44 @@ def _progress_line(done: int, total: int, what: str) -> None:
     sys.stderr.flush()
 
 
-def _open_files(files: list[Path], via_ncu: bool = False):
-    """Import files one by one, saying which one is read (large exports take a while); pages
-    of one report become one set of launches, as in ``import_files``."""
-    from importers.pages import merge_pages
-    from warpscope.model.profile import Profile
+def _run_app(
+    files: list[Path],
+    baseline: Path | None = None,
+    via_ncu: bool = False,
+    *,
+    job: Job | None = None,
+    what: str | None = None,
+) -> None:
+    """The terminal UI on ``files``: on screen at once, the files loaded in its thread (pages
+    of one report become one set of launches, as in ``import_files``); a file that cannot be
+    read ends the app and is reported in one line, exit 2."""
+    from warpscope.report.escape import visible
+    from warpscope.tui import WarpscopeApp
 
-    profiles = []
-    for i, path in enumerate(files, 1):
-        _progress_line(i - 1, len(files), f"importing {path.name}")
-        profiles.append(_load([path], via_ncu))
-    _progress_line(len(files), len(files), "imported")
-    return Profile.concat(merge_pages(profiles))
+    for path in [*files, *([baseline] if baseline is not None else [])]:
+        try:  # the usual mistake (a mistyped name), said before the screen is taken over
+            with open(path, "rb"):
+                pass
+        except OSError as e:
+            _fail(f"{visible(str(path))}: cannot read: {e.strerror or e}")
+
+    def load(progress: Callable[[int, int], None]) -> Workspace:
+        from importers import import_files
+        from importers.pages import merge_pages
+        from warpscope.explore.workspace import Workspace
+        from warpscope.model.profile import Profile
+
+        profiles = [import_files([path], progress, via_ncu=via_ncu) for path in files]
+        base = import_files([baseline], progress, via_ncu=via_ncu) if baseline is not None else None
+        return Workspace(Profile.concat(merge_pages(profiles)), base)
+
+    shown = what or ", ".join(path.name for path in files)
+    tui = WarpscopeApp(load, job=job, loading=shown)
+    tui.run()
+    if isinstance(tui.load_error, InputError):
+        _fail(visible(str(tui.load_error)))
+    if tui.load_error is not None:
+        raise tui.load_error
 
 
 @app.command("open")
@@ -313,13 +345,7 @@ def open_cmd(
     via_ncu: ViaNcu = False,
 ) -> None:
     """Explore profiles in the terminal UI: kernel table, kernel views, compare, timeline, glossary."""
-    from warpscope.explore.workspace import Workspace
-
-    profile = _open_files(files, via_ncu)
-    base = _load([baseline], via_ncu) if baseline is not None else None
-    from warpscope.tui import WarpscopeApp
-
-    WarpscopeApp(Workspace(profile, base)).run()
+    _run_app(files, baseline, via_ncu)
 
 
 @app.command()
@@ -338,10 +364,6 @@ def demo(
     ] = True,
 ) -> None:
     """Open the bundled H100 export of the seed kernels, and emulate the same kernels beside it."""
-    from warpscope.emulator.kernel import Settings
-    from warpscope.emulator.runner import emulate_workload
-    from warpscope.explore.workspace import Workspace
-
     if scale < 1:
         _fail("--scale must be positive")
     export = Path(__file__).resolve().parent.parent / "sample_traces" / "h100" / "seed_full_raw.csv"
@@ -349,13 +371,14 @@ def demo(
         export = Path("sample_traces/h100/seed_full_raw.csv")
     if not export.is_file():
         _fail(f"{export}: the bundled H100 export is missing (run from a checkout of warpscope)")
-    profile = _load([export])
-    settings = Settings(timing=timing)
-    from warpscope.tui import WarpscopeApp
 
-    WarpscopeApp(
-        Workspace(profile), job=lambda progress: emulate_workload("seed", settings, scale, progress)
-    ).run()
+    def job(progress: Callable[[int, int, str], None]) -> Profile:
+        from warpscope.emulator.kernel import Settings
+        from warpscope.emulator.runner import emulate_workload
+
+        return emulate_workload("seed", Settings(timing=timing), scale, progress)
+
+    _run_app([export], job=job, what="the H100 export of the seed kernels")
 
 
 @app.command("diff")

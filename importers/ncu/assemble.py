@@ -66,7 +66,7 @@ def _packed(codes: pl.DataFrame) -> pl.Series | None:
             if column.null_count() < column.len():
                 return None
             continue  # all null: the same in every row
-        widest = int(column.max() or 0) + 1  # type: ignore[operator]
+        widest = int(column.max() or 0) + 1  # type: ignore[arg-type]
         terms.append((pl.col(c).cast(pl.UInt64) + 1).fill_null(0) * (1 << shift))
         shift += widest.bit_length()
     if shift > 64:

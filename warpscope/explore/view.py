@@ -12,6 +12,7 @@ from typing import Literal
 
 import polars as pl
 
+from warpscope.explore.names import labels
 from warpscope.explore.query import compile_filter
 from warpscope.explore.table import BY_ID, COLUMNS, KernelTable
 
@@ -43,6 +44,9 @@ _LAUNCH_COLUMNS = (
     "bank_conflicts",
     *(c.id for c in COLUMNS if c.metric == c.id),
 )
+#: text columns cut to ``TEXT_WIDTH`` characters in the table, so the name column gets the rest
+_CUT_TEXT = {"worst_finding", "top_stall"}
+TEXT_WIDTH = 32
 #: columns whose natural first sort is ascending (names; worst finding = lowest rank first)
 _ASCENDING_FIRST = {"name", "grid", "block", "top_stall", "worst_finding"}
 
@@ -58,10 +62,16 @@ class TableView:
     name_filter: str = ""
     expression: str = ""
     expanded: set[int] = field(default_factory=set)
+    #: characters the name column has (None: names whole); names are shortened to fit where
+    #: they differ least (``names.py``)
+    name_width: int | None = None
     # per (name filter, expression): the launches that pass, and their all-launches rows
     # (a few kept, so backspacing and switching views never recompute)
     _filtered: dict[tuple[str, str], pl.DataFrame] = field(default_factory=dict, repr=False)
-    _launch_views: dict[tuple[str, str], tuple[pl.DataFrame, ...]] = field(default_factory=dict, repr=False)
+    _launch_views: dict[tuple[str, str, int | None], tuple[pl.DataFrame, ...]] = field(
+        default_factory=dict, repr=False
+    )
+    _labels: dict[int, pl.Expr] = field(default_factory=dict, repr=False)  # per width
 
     # -- state changes -----------------------------------------------------------
     def sort_by(self, column: str) -> None:
@@ -84,6 +94,7 @@ class TableView:
         self.table = table
         self._filtered.clear()
         self._launch_views.clear()
+        self._labels.clear()
 
     def toggle(self, group: int) -> None:
         self.expanded.symmetric_difference_update({group})
@@ -113,7 +124,7 @@ class TableView:
         if self.mode == "launches":
             return self._launch_view(launches)
         else:
-            kernels = self._sorted(_kernel_rows(self.table.kernels(launches), self.expanded))
+            kernels = self._sorted(_kernel_rows(self.table.kernels(launches), self.expanded, self._label(2)))
             frame = kernels.with_columns(pl.lit(True).alias("is_kernel"))
             if self.expanded:
                 frame = self._with_children(frame, launches)
@@ -122,10 +133,11 @@ class TableView:
 
     def _launch_view(self, launches: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         """Every launch: the display rows are built once per filter, a sort only reorders them."""
-        key = (self.name_filter, self.expression)
+        key = (self.name_filter, self.expression, self.name_width)
         if key not in self._launch_views:
+            ids = len(str(self.table.launches["launch_id"].max() or 0)) + 2  # " #12345"
             rows = _launch_rows(
-                launches.select(_LAUNCH_COLUMNS), _total_ns(self.table.launches), labelled=True
+                launches.select(_LAUNCH_COLUMNS), _total_ns(self.table.launches), self._label(ids)
             )
             _remember(
                 self._launch_views,
@@ -143,6 +155,35 @@ class TableView:
         return int(self.table.launches["group"].n_unique())
 
     # -- helpers ---------------------------------------------------------------
+    def _label(self, beside: int) -> pl.Expr:
+        """The kernel's label, fit to the name column less ``beside`` characters; kernels of one
+        name launched with several shapes say their grid (and block), so that the name column
+        alone tells every row apart."""
+        if self.name_width is None:
+            return pl.col("label")
+        width = max(self.name_width - beside, 8)
+        if width not in self._labels:
+            groups = self.table.launches.unique("group", keep="first", maintain_order=True)
+            shape = pl.col("grid").fill_null("?")
+            shape = (
+                pl.when(pl.struct("label", "grid").is_duplicated())
+                .then(shape + pl.lit(" / ") + pl.col("block").fill_null("?"))
+                .otherwise(shape)
+            )
+            full = groups.select(
+                "group",
+                pl.when(pl.col("label").is_duplicated())
+                .then(pl.col("label") + pl.lit(" [") + shape + pl.lit("]"))
+                .otherwise(pl.col("label"))
+                .alias("full"),
+            )
+            short = labels(full["full"].to_list(), width)
+            mapping = dict(zip(full["group"].to_list(), [short[n] for n in full["full"].to_list()]))
+            self._labels[width] = pl.col("group").replace_strict(
+                mapping, default=pl.col("label"), return_dtype=pl.String
+            )
+        return self._labels[width]
+
     def _sorted(self, frame: pl.DataFrame) -> pl.DataFrame:
         by = _SORT_BY.get(self.sort, self.sort)
         return frame.sort([by, "launch_id"], descending=[self.descending, False], nulls_last=True)
@@ -152,7 +193,7 @@ class TableView:
         if children.is_empty():
             return kernels
         total = _total_ns(self.table.launches)
-        children = self._sorted(_launch_rows(children, total, labelled=False)).with_columns(
+        children = self._sorted(_launch_rows(children, total, None)).with_columns(
             pl.lit(False).alias("is_kernel")
         )
         order = kernels.select("group").with_row_index("_parent")
@@ -181,7 +222,7 @@ def _remember(cache: dict, key: tuple, value: object) -> None:
         del cache[next(iter(cache))]
 
 
-def _kernel_rows(kernels: pl.DataFrame, expanded: set[int]) -> pl.DataFrame:
+def _kernel_rows(kernels: pl.DataFrame, expanded: set[int], label: pl.Expr) -> pl.DataFrame:
     marker = (
         pl.when(pl.col("launches") <= 1)
         .then(pl.lit("  "))
@@ -189,7 +230,7 @@ def _kernel_rows(kernels: pl.DataFrame, expanded: set[int]) -> pl.DataFrame:
         .then(pl.lit("▾ "))
         .otherwise(pl.lit("▸ "))
     )
-    return kernels.with_columns((marker + pl.col("label")).alias("name"))
+    return kernels.with_columns((marker + label).alias("name"))
 
 
 def _total_ns(launches: pl.DataFrame) -> float:
@@ -197,10 +238,10 @@ def _total_ns(launches: pl.DataFrame) -> float:
     return float(launches["duration_ns"].sum() or 0.0)
 
 
-def _launch_rows(launches: pl.DataFrame, total: float | None, labelled: bool) -> pl.DataFrame:
-    """Launches as table rows: ``labelled`` rows carry the kernel name, children only their id."""
+def _launch_rows(launches: pl.DataFrame, total: float | None, label: pl.Expr | None) -> pl.DataFrame:
+    """Launches as table rows: with a ``label`` they carry the kernel name, children only their id."""
     ident = pl.lit("#") + pl.col("launch_id").cast(pl.String)
-    name = (pl.col("label") + pl.lit(" ") + ident) if labelled else (pl.lit("   └ ") + ident)
+    name = (label + pl.lit(" ") + ident) if label is not None else (pl.lit("   └ ") + ident)
     share = 100 * pl.col("duration_ns") / total if total else pl.lit(None, dtype=pl.Float64)
     return launches.with_columns(
         name.alias("name"), pl.lit(1, dtype=pl.UInt32).alias("launches"), share.alias("time_share_pct")
@@ -217,6 +258,13 @@ def _display(frame: pl.DataFrame) -> pl.DataFrame:
             expr = pl.col(c.id).cast(pl.Float64).round(c.digits)
             if c.digits == 0:
                 expr = expr.cast(pl.Int64)
+        elif c.id in _CUT_TEXT:  # the kernel view has it whole
+            text = pl.col(c.id)
+            expr = (
+                pl.when(text.str.len_chars() > TEXT_WIDTH)
+                .then(text.str.slice(0, TEXT_WIDTH - 1) + pl.lit("…"))
+                .otherwise(text)
+            )
         else:
             expr = pl.col(c.id)
         out.append(expr.alias(c.label))

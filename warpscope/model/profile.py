@@ -19,7 +19,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -259,7 +259,7 @@ def _to_parquet_bytes(frame: pl.DataFrame | pl.LazyFrame, name: str) -> bytes:
     a raw page's save). A lazy (wide) table is streamed: a big raw page's chunks are never
     decoded all at once. Raw pages are compressed already."""
     sink = io.BytesIO()
-    compression = "uncompressed" if name == "raw_pages" else "zstd"
+    compression: Literal["uncompressed", "zstd"] = "uncompressed" if name == "raw_pages" else "zstd"
     if isinstance(frame, pl.LazyFrame):
         frame.sink_parquet(sink, compression=compression, statistics=False, row_group_size=_WIDE_ROW_GROUP)
     else:

@@ -12,7 +12,8 @@ is kept this way only when every data row became a launch.
 
 from __future__ import annotations
 
-from typing import Any
+import mmap
+from typing import Any, cast
 
 import polars as pl
 
@@ -21,22 +22,27 @@ import polars as pl
 _LEVEL = 1
 
 
-def compress(text: bytes | memoryview) -> bytes:
+def compress(text: bytes | memoryview | mmap.mmap) -> bytes:
     """``text`` zstd-compressed. pyarrow's codec: Polars exposes none, and zstd is not in
     Python's standard library before 3.14."""
     import pyarrow as pa
 
-    return pa.Codec("zstd", compression_level=_LEVEL).compress(text, asbytes=True)
+    return cast(bytes, pa.Codec("zstd", compression_level=_LEVEL).compress(text, asbytes=True))
 
 
 def _decompress(blob: bytes, size: int) -> bytes:
     import pyarrow as pa
 
-    return pa.Codec("zstd").decompress(blob, decompressed_size=size, asbytes=True)
+    return cast(bytes, pa.Codec("zstd").decompress(blob, decompressed_size=size, asbytes=True))
 
 
 def page_row(
-    text: bytes | memoryview, *, first_launch_id: int, launches: int, units_row: bool, columns: list[str]
+    text: bytes | memoryview | mmap.mmap,
+    *,
+    first_launch_id: int,
+    launches: int,
+    units_row: bool,
+    columns: list[str],
 ) -> pl.DataFrame:
     """One ``raw_pages`` row for a page whose file text is ``text``."""
     from warpscope.model import schema

@@ -12,22 +12,33 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App
 from textual.binding import Binding
 
-from warpscope.explore.workspace import Workspace
-from warpscope.model.profile import Profile
 from warpscope.tui.commands import WarpscopeCommands
-from warpscope.tui.screens.kernels import KernelsScreen
+from warpscope.tui.screens.loading import LoadingScreen
+
+if TYPE_CHECKING:
+    from warpscope.explore.workspace import Workspace
+    from warpscope.model.profile import Profile
+    from warpscope.tui.screens.kernels import KernelsScreen
 
 #: a job reports (done, total, what) and returns a profile to merge into the workspace
-Job = Callable[[Callable[[int, int, str], None]], Profile]
+Job = Callable[[Callable[[int, int, str], None]], "Profile"]
+#: a loader reports (bytes done, bytes total) and returns what the app opens
+Loader = Callable[[Callable[[int, int], None]], "Workspace"]
 
 
 class WarpscopeApp(App):
-    """GPU kernel profiles, explained in a terminal."""
+    """GPU kernel profiles, explained in a terminal.
+
+    Given a ``Loader`` (with what it loads, for the screen to say), the app is on screen at
+    once and loads in a thread: this module imports only Textual, so Polars, the importers
+    and the rules load while the first frame is already shown. A loader's error ends the
+    app; ``load_error`` holds it for the caller to report."""
 
     TITLE = "warpscope"
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses may live anywhere
@@ -41,17 +52,63 @@ class WarpscopeApp(App):
     ]
     NARROW = 100  # below this many columns the layout stacks panes
 
-    def __init__(self, workspace: Workspace, job: Job | None = None, analyse: bool = True) -> None:
+    def __init__(
+        self,
+        workspace: Workspace | Loader,
+        job: Job | None = None,
+        analyse: bool = True,
+        loading: str = "the profile",
+    ) -> None:
         super().__init__()
-        self.workspace = workspace
+        self._loader: Loader | None = None
+        if callable(workspace):
+            self._loader = workspace
+        else:
+            self.workspace = workspace
+        self._loading = loading
         self._job = job
         self._analyse = analyse
         self.report_path = Path("warpscope-report.md")
         self.analysis: threading.Thread | None = None  # the rules running over the workspace
+        self.load_error: Exception | None = None
 
     def on_mount(self) -> None:
-        screen = KernelsScreen()
+        if self._loader is None:
+            self._show_workspace()
+            return
+        screen = LoadingScreen(self._loading)
         self.push_screen(screen)
+        self.call_after_refresh(
+            lambda: self.run_worker(lambda: self._load(screen), thread=True, exclusive=True, group="load")
+        )
+
+    def _load(self, screen: LoadingScreen) -> None:
+        assert self._loader is not None
+
+        def progress(done: int, total: int) -> None:
+            self.call_from_thread(screen.show_progress, done, total)
+
+        try:
+            workspace = self._loader(progress)
+            import warpscope.tui.screens.kernels  # noqa: F401  (imported here, not on the UI's thread)
+        except Exception as e:  # the caller says what went wrong, in one line
+            self.load_error = e
+            self.call_from_thread(self.exit, None, 2)
+            return
+        self.call_from_thread(self._loaded, workspace)
+
+    def _loaded(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._show_workspace()
+
+    def _show_workspace(self) -> None:
+        from warpscope.tui.screens.kernels import KernelsScreen
+
+        screen = KernelsScreen()
+        if self._loader is None:
+            self.push_screen(screen)
+        else:
+            self.switch_screen(screen)
         # Everything loaded so far lives as long as the app: moving it out of the collector's
         # sight keeps full collections (which otherwise land on a keystroke now and then,
         # 50-150 ms with a 100k-launch profile) down to the objects made since.

@@ -5,19 +5,23 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import polars as pl
 import pyarrow as pa
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from warpscope.explore.table import COLUMNS
-from warpscope.explore.view import TableView
+from warpscope.explore.view import TEXT_WIDTH, TableView
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line
 from warpscope.tui.widgets.grid import Grid, content_widths
+
+#: the name column's least width (48 from 107 columns up): the other columns scroll sideways
+MIN_NAME = 32
 
 
 class KernelsScreen(WarpscopeScreen):
@@ -47,7 +51,8 @@ class KernelsScreen(WarpscopeScreen):
         self._titled = ws.profile
         self._launch_widths: tuple[object, list[int]] = (None, [])
         yield Static(self._title(), id="title")
-        yield Grid(display.to_arrow(), id="kernels", max_column_content_width=48, cursor_type="cell")
+        yield Grid(display.to_arrow(), id="kernels", cursor_type="cell", fixed_columns=1)
+        yield Static("", id="full-name")
         with Horizontal(id="filter-bar"):
             yield Label("", id="filter-label")
             yield Input(id="filter")
@@ -60,7 +65,39 @@ class KernelsScreen(WarpscopeScreen):
         self.query_one("#progress").display = False
         self.query_one(Grid).focus()
         self._mode = "name"
+        self._fit_names(self.app.size.width)
         self._show_status()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_names(event.size.width)
+
+    def _fit_names(self, width: int) -> None:
+        """Give the name column the width the other columns leave, and at least ``MIN_NAME``
+        (48 on a wide terminal), names shortened where they differ least (``explore/names.py``);
+        what does not fit scrolls sideways, the name column frozen."""
+        ws = self.workspace
+        display = ws.view.rows()[0]
+        widths = content_widths(display.to_arrow())
+        others = sum(max(w, len(c)) + 2 for w, c in zip(widths[1:], display.columns[1:]))
+        least = max(MIN_NAME, min(48, width * 45 // 100))
+        name = max(least, width - others - 4)  # its own padding, the scroll bar
+        grid = self.query_one(Grid)
+        grid.max_column_content_width = max(name, TEXT_WIDTH)
+        if ws.view.name_width != name:
+            ws.view.name_width = name
+            self.refresh_rows()
+
+    @on(Grid.CellHighlighted)
+    def _show_full_name(self) -> None:
+        """The full name of the row under the cursor: the table's may be shortened."""
+        current = self._current()
+        text = ""
+        if current is not None:
+            launches = self.workspace.table.launches
+            row = launches.filter(pl.col("launch_id") == current[1]).select("kernel", "source_file")
+            if row.height:
+                text = row["kernel"][0] or ""
+        self.query_one("#full-name", Static).update(literal(one_line(text, 1000)))
 
     # -- refreshing --------------------------------------------------------------
     def refresh_rows(self) -> None:
@@ -73,6 +110,7 @@ class KernelsScreen(WarpscopeScreen):
             self._titled = ws.profile
             self.query_one("#title", Static).update(self._title())
         self._show_status()
+        self._show_full_name()
 
     def _widths(self, data: pa.Table) -> list[int] | None:
         """Column widths of the all-launches view, measured once per table over every launch
@@ -269,7 +307,11 @@ class KernelsScreen(WarpscopeScreen):
         grid = self.query_one(Grid)
         if grid.row_count == 0:
             return
-        row = grid.get_row_at(grid.cursor_row)
+        row = list(grid.get_row_at(grid.cursor_row))
+        current = self._current()
+        if current is not None:  # the full name, not the column's shortened one
+            launches = self.workspace.table.launches
+            row[0] = launches.filter(pl.col("launch_id") == current[1])["kernel"][0]
         text = "\t".join(f"{c.label}={'' if v is None else v}" for c, v in zip(COLUMNS, row))
         self.app.copy_to_clipboard(text)
         self.notify("Row copied to the clipboard (OSC 52).", title="Copy")
