@@ -626,3 +626,30 @@ async def test_names_use_the_width_tell_rows_apart_and_stay_in_view(size):
         launch = app.workspace.view.rows()[1]["launch_id"][2]
         kernel = profile.launches.filter(pl.col("launch_id") == launch)["kernel"][0]
         assert full == kernel and len(full) > len(names[2])
+
+
+def _bottom_line(svg: str) -> str:
+    """The last line of a screenshot, as text."""
+    import html
+    import re
+
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for m in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', svg):
+        text = html.unescape(m.group(3)).replace("\xa0", " ")
+        rows.setdefault(float(m.group(2)), []).append((float(m.group(1)), text))
+    return " ".join(" ".join(t for _, t in sorted(rows[max(rows)])).split())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_footer_names_the_table_keys_most_used_first(size):
+    """Enter, Space, l, t, e and y are in the kernel table's footer (at 200 columns every key
+    is); at 80 the first ones, Help among them, are what shows."""
+    app = WarpscopeApp(Workspace(warpscope.load(H100 / "seed_full_raw.csv")), analyse=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        footer = _bottom_line(app.export_screenshot())
+    first = ["⏎ Open", "? Help", "s Sort", "/ Find", "f Filter", "space Launches"]
+    assert all(key in footer for key in first), footer
+    if size[0] == 200:
+        rest = ["l All", "x Fix first", "c Compare", "t Timeline", "w Run", "r Roofline", "g Glossary"]
+        assert all(key in footer for key in [*rest, "e Export", "y Copy", "q Quit"]), footer

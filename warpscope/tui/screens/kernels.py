@@ -27,21 +27,23 @@ MIN_NAME = 32
 class KernelsScreen(WarpscopeScreen):
     """The first screen: every kernel of the profile, the most time first."""
 
+    # the footer shows them most used first: a narrow terminal cuts the end (all are in `?`)
     BINDINGS = [
-        Binding("enter", "open_kernel", "Open"),
+        Binding("enter", "open_kernel", "Open", show=False),  # the table's own Enter says it
+        Binding("question_mark", "app.help", "Help"),  # early: every other key is listed there
         Binding("s", "sort", "Sort"),
         Binding("slash", "filter_name", "Find"),
         Binding("f", "filter_expression", "Filter"),
-        Binding("space", "expand", "Launches", show=False),
-        Binding("l", "toggle_mode", "Kernels/launches", show=False),
+        Binding("space", "expand", "Launches"),
+        Binding("l", "toggle_mode", "All"),
         Binding("x", "fix_first", "Fix first"),
-        Binding("w", "whole_run", "Whole run", show=False),
-        Binding("r", "roofline", "Roofline", show=False),
         Binding("c", "compare", "Compare"),
-        Binding("t", "timeline", "Timeline", show=False),
+        Binding("t", "timeline", "Timeline"),
+        Binding("w", "whole_run", "Run"),
+        Binding("r", "roofline", "Roofline"),
         Binding("g", "glossary", "Glossary"),
-        Binding("e", "export", "Export", show=False),
-        Binding("y", "copy", "Copy", show=False),
+        Binding("e", "export", "Export"),
+        Binding("y", "copy", "Copy"),
         Binding("escape", "clear_filters", "Clear", show=False),
     ]
 
@@ -58,7 +60,7 @@ class KernelsScreen(WarpscopeScreen):
             yield Input(id="filter")
         yield Static("", id="status")
         yield ProgressBar(id="progress", show_eta=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter-bar").display = False

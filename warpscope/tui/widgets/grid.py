@@ -13,12 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 import pyarrow as pa
+from textual.binding import Binding
 from textual.coordinate import Coordinate
 from textual_fastdatatable import ArrowBackend, DataTable
 
 
 class Grid(DataTable):
     """A ``DataTable`` over an Arrow table, never reading cell text as markup."""
+
+    # Enter opens what the row is (its screen handles CellSelected): said in the footer
+    BINDINGS = [Binding("enter", "select_cursor", "Open")]
 
     def __init__(self, data: pa.Table, **kwargs: Any) -> None:
         super().__init__(backend=_backend(data), render_markup=False, null_rep="–", **kwargs)
