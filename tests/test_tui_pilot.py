@@ -653,3 +653,56 @@ async def test_footer_names_the_table_keys_most_used_first(size):
     if size[0] == 200:
         rest = ["l All", "x Fix first", "c Compare", "t Timeline", "w Run", "r Roofline", "g Glossary"]
         assert all(key in footer for key in [*rest, "e Export", "y Copy", "q Quit"]), footer
+
+
+async def test_compare_is_navigable_sortable_filterable_and_opens_both_sides():
+    """A training loop's per-parameter AdamW run (base) against its fused-AdamW run (new),
+    both real H100 exports: arrows move, `s` sorts by the column under the cursor, `/` finds
+    by name, `f` shows one kind of row, a kernel only one side launched shows that side's
+    values, and Enter opens the kernel on both sides with the findings that appeared or went."""
+    from warpscope.tui.screens.compare_pair import PairScreen
+
+    base = warpscope.load(H100 / "trainloop" / "trainloop_loop_raw_base.csv.gz")
+    new = warpscope.load(H100 / "trainloop" / "trainloop_fused_raw_base.csv.gz")
+    app = WarpscopeApp(Workspace(new, base))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        table = screen.query_one("#compare")
+        total = screen.frame.height
+        await pilot.press("down", "down")
+        assert table.cursor_row == 2
+        await pilot.press("right", "right", "s")  # Δ time: largest change first
+        changes = screen.shown["duration_change_pct"].drop_nulls().to_list()
+        assert changes == sorted(changes, reverse=True) and screen.shown.height == total
+        await pilot.press("s")
+        assert screen.shown["duration_change_pct"].drop_nulls().to_list() == sorted(changes)
+        await pilot.press("slash", *"softmax")
+        await pilot.pause()
+        assert 0 < screen.shown.height < total
+        assert all("softmax" in k.lower() for k in screen.shown["kernel"].to_list())
+        await pilot.press("enter", "escape")  # leave the find box, then clear it
+        await pilot.pause()
+        assert screen.shown.height == total
+        await pilot.press("f", "f", "f")  # every row, slower, faster, on one side only
+        one_side = screen.shown
+        assert one_side.height > 0 and set(one_side["verdict"]) <= {"only in base", "only in new"}
+        gone = one_side.filter(pl.col("verdict") == "only in base").row(0, named=True)
+        assert gone["duration_ns.base"] is not None and gone["duration_ns.new"] is None
+        await pilot.press("f")  # findings changed
+        changed = screen.shown.row(0, named=True)
+        assert changed["findings_appeared"] or changed["findings_gone"]
+        table.move_cursor(row=0, column=0)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PairScreen)
+        detail = app.screen.detail
+        said = {f.get("title") or f.get("message") for f in [*detail.appeared, *detail.gone]}
+        assert said >= set(changed["findings_appeared"]) | set(changed["findings_gone"])
+        assert detail.metrics.filter(pl.col("metric") == "duration_ns").height == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen

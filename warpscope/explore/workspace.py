@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from warpscope.analysis import analyze
-from warpscope.explore.compare import compare, split_by_source
+from warpscope.explore.compare import PairDetail, compare, pair_detail, split_by_source
 from warpscope.explore.kernel import KernelDetail, kernel_detail
 from warpscope.explore.table import KernelTable
 from warpscope.explore.view import TableView
@@ -27,6 +27,7 @@ class Workspace:
     analysed: bool = False
     table: KernelTable = field(init=False)
     view: TableView = field(init=False)
+    _compared: tuple[Profile, Profile] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.table = KernelTable.of(self.profile)
@@ -84,7 +85,15 @@ class Workspace:
         names = [
             ", ".join(p.launches["source_file"].unique(maintain_order=True).to_list()) for p in (base, new)
         ]
-        return names[0], names[1], compare(analyze(base), new if self.analysed else analyze(new))
+        self._compared = (analyze(base), new if self.analysed else analyze(new))
+        return names[0], names[1], compare(*self._compared)
+
+    def compare_pair(self, base_launch: int | None, new_launch: int | None) -> PairDetail:
+        """One row of the last ``comparison`` on both sides: configuration, every metric,
+        the findings that appeared, went or stayed."""
+        if self._compared is None:
+            raise ValueError("nothing compared yet")
+        return pair_detail(*self._compared, base_launch, new_launch)
 
     def opportunities(self) -> list[dict]:
         """The fix-first list (``warpscope.report.opportunities``) of everything open."""

@@ -1,15 +1,22 @@
-"""Two profiles side by side, per kernel: values before and after, regressions first."""
+"""Two profiles side by side, per kernel: values before and after, regressions first.
+
+Arrows move, ``s`` sorts by the column under the cursor (again: reversed), ``/`` finds by
+name, ``f`` shows only one kind of row (slower, faster, one side only, changed findings),
+``Enter`` opens the kernel on both sides (``compare_pair.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Static
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Input, Label, Static
 
-from warpscope.explore.compare import COMPARED, NOISE_PCT
+from warpscope.explore.compare import COMPARED, NOISE_PCT, VERDICT_ORDER
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import DASH, literal, n, one_line
 
@@ -21,17 +28,45 @@ VERDICTS = {
     "only in base": ("− gone", "yellow"),
     "only in new": ("+ new", "yellow"),
 }
+#: what ``f`` steps through: (label, rows kept)
+SHOWN = (
+    ("every row", pl.lit(True)),
+    ("slower", pl.col("verdict") == "slower"),
+    ("faster", pl.col("verdict") == "faster"),
+    ("on one side only", pl.col("verdict").str.starts_with("only")),
+    ("findings changed", (pl.col("findings_appeared").list.len() + pl.col("findings_gone").list.len()) > 0),
+)
+#: per column: what it sorts by (the "after" value for the side-by-side metrics)
+SORT_KEYS = [
+    pl.col("verdict").replace_strict(VERDICT_ORDER, return_dtype=pl.Int64),
+    pl.col("kernel"),
+    pl.col("duration_change_pct"),
+    *(pl.coalesce(f"{metric}.new", f"{metric}.base") for metric, _, _ in COMPARED),
+    pl.col("findings_appeared").list.len() - pl.col("findings_gone").list.len(),
+]
+HEADERS = ["Verdict", "Kernel", "Δ time", *(label for _, label, _ in COMPARED), "Findings"]
 
 
 class CompareScreen(WarpscopeScreen):
     """Per-kernel deltas between the baseline and the profile (or the first two files)."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("y", "copy", "Copy")]
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("s", "sort", "Sort"),
+        Binding("slash", "find", "Find"),
+        Binding("f", "next_filter", "Show"),
+        Binding("y", "copy", "Copy"),
+    ]
 
     def compose(self) -> ComposeResult:
         result = self.workspace.comparison()
         assert result is not None
         base, new, self.frame = result
+        self.shown = self.frame
+        self.sort_column: int | None = None
+        self.descending = False
+        self.kind = 0
+        self.name_filter = ""
         title = Text("Compare · base: ", style="bold")
         title.append(literal(one_line(", ".join(Path(x).name for x in base.split(", ")), 60)))
         title.append(" → new: ", style="bold")
@@ -43,18 +78,94 @@ class CompareScreen(WarpscopeScreen):
             f"{self.frame.height} rows"
         )
         yield Static(title, id="compare-title")
-        table: DataTable[Text | str] = DataTable(id="compare", cursor_type="row", zebra_stripes=True)
-        table.add_columns("Verdict", "Kernel", "Δ time", *(label for _, label, _ in COMPARED), "Findings ±")
-        for row in self.frame.iter_rows(named=True):
-            table.add_row(*_cells(row))
+        table: DataTable[Text] = DataTable(id="compare", cursor_type="cell", zebra_stripes=True)
+        table.add_columns(*HEADERS)
         yield table
-        yield Footer()
+        with Horizontal(id="filter-bar"):
+            yield Label("Find kernel:", id="filter-label")
+            yield Input(id="filter", placeholder="part of a kernel name")
+        yield Static("", id="status")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#filter-bar").display = False
+        self._fill()
         self.query_one(DataTable).focus()
 
+    # -- rows ----------------------------------------------------------------------
+    def _fill(self) -> None:
+        rows = self.frame.filter(SHOWN[self.kind][1])
+        if self.name_filter:
+            rows = rows.filter(
+                pl.col("kernel").str.to_lowercase().str.contains(self.name_filter.lower(), literal=True)
+            )
+        if self.sort_column is not None:
+            rows = rows.sort(SORT_KEYS[self.sort_column], descending=self.descending, nulls_last=True)
+        self.shown = rows
+        table = self.query_one(DataTable)
+        cursor = table.cursor_coordinate
+        table.clear()
+        for row in rows.iter_rows(named=True):
+            table.add_row(*_cells(row))
+        if rows.height:
+            table.cursor_coordinate = cursor if cursor.row < rows.height else cursor._replace(row=0)
+        parts = [f"{rows.height} of {self.frame.height} rows", f"showing {SHOWN[self.kind][0]}"]
+        if self.sort_column is not None:
+            parts.append(f"sorted by {HEADERS[self.sort_column]} {'▼' if self.descending else '▲'}")
+        if self.name_filter:
+            parts.append(f"name contains {self.name_filter!r}")
+        self.query_one("#status", Static).update(literal(" · ".join(parts)))
+
+    # -- actions -------------------------------------------------------------------
+    def action_sort(self) -> None:
+        column = self.query_one(DataTable).cursor_column
+        self.descending = not self.descending if column == self.sort_column else column >= 2
+        self.sort_column = column
+        self._fill()
+
+    def action_next_filter(self) -> None:
+        self.kind = (self.kind + 1) % len(SHOWN)
+        self._fill()
+
+    def action_find(self) -> None:
+        self.query_one("#filter-bar").display = True
+        box = self.query_one("#filter", Input)
+        box.value = self.name_filter
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _find_changed(self, event: Input.Changed) -> None:
+        self.name_filter = event.value
+        self._fill()
+
+    @on(Input.Submitted, "#filter")
+    def _find_done(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def action_back(self) -> None:
+        bar = self.query_one("#filter-bar")
+        if bar.display or self.name_filter:
+            self.name_filter = ""
+            bar.display = False
+            self._fill()
+            self.query_one(DataTable).focus()
+        else:
+            self.app.pop_screen()
+
+    @on(DataTable.CellSelected)
+    def _open(self, event: DataTable.CellSelected) -> None:
+        if not 0 <= event.coordinate.row < self.shown.height:
+            return
+        from warpscope.tui.screens.compare_pair import PairScreen
+
+        row = self.shown.row(event.coordinate.row, named=True)
+        self.app.push_screen(PairScreen(self.workspace.compare_pair(row["base_launch"], row["new_launch"])))
+
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.frame.write_csv(separator="\t"))
+        flat = self.shown.with_columns(
+            pl.col("findings_appeared").list.join("; "), pl.col("findings_gone").list.join("; ")
+        )
+        self.app.copy_to_clipboard(flat.write_csv(separator="\t"))
         self.notify("Comparison copied to the clipboard (OSC 52).", title="Copy")
 
 
@@ -77,6 +188,7 @@ def _cells(row: dict) -> list[Text]:
             and abs(new - base) > abs(base) * NOISE_PCT / 100
         )
         cells.append(Text(text + (" !" if worse else ""), style="bold" if worse else "", justify="right"))
-    gained, lost = row["findings_new"], row["findings_gone"]
-    cells.append(Text(DASH if gained is None else f"+{gained} / −{lost}", justify="right"))
+    gained, lost = row["findings_appeared"] or [], row["findings_gone"] or []
+    said = [f"+{one_line(f, 30)}" for f in gained] + [f"−{one_line(f, 30)}" for f in lost]
+    cells.append(literal(one_line(", ".join(said), 48) if said else DASH))
     return cells

@@ -35,7 +35,10 @@ copies, the findings about the whole program · arrows scroll · `Escape` back
 
 **Compare** — one row per launch matched by kernel name and order (a changed grid or block is
 a change, not a new kernel), slower first; a time change under 5% is noise and reads "same" ·
-`y` copy the row · `Escape` back
+`s` sort by the column under the cursor (again: reversed) · `/` find by name · `f` show every
+row, slower, faster, one side only, changed findings · `Enter` the kernel on both sides:
+launch, every metric before and after, findings that appeared, went or stayed · `y` copy ·
+`Escape` clear the find, then back
 
 **Glossary** — type to search (the text goes to the search box), arrows move in the list, the
 highlighted entry is explained on the right: definition, formula, the Nsight Compute and
