@@ -80,3 +80,30 @@ def test_emulate_seed_workload_report_names_the_lessons():
     assert launches["heavyRegisters"]["occupancy_limiter"] == "registers"
     assert launches["heavyRegisters"]["metrics"]["theoretical_occupancy_pct"] == 75
     assert launches["bigShared"]["occupancy_limiter"] == "shared_mem"
+
+
+def test_demo_workload_is_emulated_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    """`warpscope demo` keeps the seed workload's emulation in the user's cache: the second
+    run reads the same tables back instead of emulating again; another scale is another key."""
+    from polars.testing import assert_frame_equal
+
+    from warpscope.emulator import cache, runner
+    from warpscope.emulator.kernel import Settings
+
+    monkeypatch.setenv("WARPSCOPE_CACHE", str(tmp_path))
+    ran = []
+    emulate = runner.emulate_workload
+    monkeypatch.setattr(cache, "emulate_workload", lambda *a: ran.append(a) or emulate(*a))
+    settings = Settings(timing=False)
+    first = cache.cached_workload("seed", settings, 256)
+    second = cache.cached_workload("seed", settings, 256)
+    assert len(ran) == 1 and len(list(tmp_path.glob("seed-x256-*.parquet"))) == 1
+    for table in ("launches", "metrics", "stalls", "source"):
+        assert_frame_equal(getattr(first, table), getattr(second, table))
+    assert cache.key("seed", settings, 256) != cache.key("seed", settings, 128)
+    # as the demo runs it: in a child process (the UI keeps the interpreter), relaying progress
+    heard = []
+    child = cache.cached_workload("seed", settings, 128, lambda *p: heard.append(p), in_process=False)
+    assert len(ran) == 1 and len(list(tmp_path.glob("seed-x128-*.parquet"))) == 1
+    assert child.launches.height == first.launches.height and heard[-1][0] == heard[-1][1]
+    assert cache.key("seed", settings, 256) != cache.key("seed", Settings(timing=True), 256)

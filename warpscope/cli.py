@@ -373,10 +373,10 @@ def demo(
         _fail(f"{export}: the bundled H100 export is missing (run from a checkout of warpscope)")
 
     def job(progress: Callable[[int, int, str], None]) -> Profile:
+        from warpscope.emulator.cache import cached_workload
         from warpscope.emulator.kernel import Settings
-        from warpscope.emulator.runner import emulate_workload
 
-        return emulate_workload("seed", Settings(timing=timing), scale, progress)
+        return cached_workload("seed", Settings(timing=timing), scale, progress, in_process=False)
 
     _run_app([export], job=job, what="the H100 export of the seed kernels")
 

@@ -143,9 +143,12 @@ def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     """One row per launch: the calculator's inputs, what the file states, and how precisely
     it states the byte sizes (``<metric>_half``: half the last printed digit, in bytes)."""
     wanted = (*_FROM_METRICS, *_COMPARED, *_SIZES)
-    rows = metrics.filter(
-        pl.col("metric").is_in(wanted) & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
-    ).select("launch_id", pl.col("metric").cast(pl.String), "value", "text")
+    # the four columns first: a filter copies every column it is given
+    rows = (
+        metrics.select("launch_id", "metric", "stat", "value", "text")
+        .filter(pl.col("metric").is_in(wanted) & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
+        .select("launch_id", pl.col("metric").cast(pl.String), "value", "text")
+    )
     frame = launches.select("launch_id", "kernel_short", *_LAUNCH_COLS)
     if not rows.is_empty():
         printed = pl.col("text").str.strip_chars().cast(pl.Float64, strict=False)

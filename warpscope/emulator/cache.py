@@ -1,0 +1,124 @@
+"""Emulated workloads kept between runs.
+
+``warpscope demo`` emulates the seed workload (23 launches at the sizes profiled on the
+H100): most of a minute and more on a small machine, for a result that depends only on
+warpscope's code, the settings and the scale. So the result is saved in the user's cache
+under a key made of exactly those, and a later demo loads it in a fraction of a second;
+any change to warpscope's code makes a new key. ``WARPSCOPE_CACHE`` overrides the folder
+(default ``$XDG_CACHE_HOME/warpscope``, else ``~/.cache/warpscope``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from warpscope.emulator.errors import EmulatorError
+from warpscope.emulator.kernel import Settings
+from warpscope.emulator.runner import Progress, emulate_workload
+from warpscope.model.profile import Profile
+
+_PACKAGE = Path(__file__).resolve().parent.parent  # warpscope/
+
+
+def cache_dir() -> Path:
+    if folder := os.environ.get("WARPSCOPE_CACHE"):
+        return Path(folder)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "warpscope"
+
+
+def cached_workload(
+    name: str,
+    settings: Settings | None = None,
+    scale: int = 1,
+    progress: Progress | None = None,
+    *,
+    in_process: bool = True,
+) -> Profile:
+    """``emulate_workload(name, settings, scale)``, from the cache when this code ran it before.
+
+    ``in_process=False`` emulates in a child process: a UI thread beside it then never waits
+    for the interpreter lock the emulator holds (a keystroke took over a second that way)."""
+    settings = settings or Settings()
+    path = cache_dir() / f"{name}-x{scale}-{key(name, settings, scale)}.parquet"
+    if path.is_file():
+        try:
+            profile = Profile.load(path)
+        except (OSError, ValueError):
+            path.unlink(missing_ok=True)  # damaged: emulate again
+        else:
+            if progress is not None:
+                progress(profile.launches.height, profile.launches.height, "from the cache")
+            return profile
+    if not in_process:
+        return _in_child(path, name, settings, scale, progress)
+    profile = emulate_workload(name, settings, scale, progress)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        profile.save(path)  # atomic: a demo quit half-way leaves no half file
+    except OSError:
+        pass  # a read-only home: no cache, the same result
+    return profile
+
+
+def _in_child(path: Path, name: str, settings: Settings, scale: int, progress: Progress | None) -> Profile:
+    """Emulate in a spawned process that saves the profile to ``path`` (a temporary file when
+    the cache cannot be written), relaying its progress; its error is raised here."""
+    import multiprocessing
+    import queue
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        target, temporary = path, None
+    except OSError:
+        temporary = tempfile.TemporaryDirectory(prefix="warpscope-")
+        target = Path(temporary.name) / path.name
+    context = multiprocessing.get_context("spawn")
+    messages = context.Queue()
+    child = context.Process(
+        target=_child, args=(target, name, settings, scale, messages), name="warpscope-emulator", daemon=True
+    )
+    child.start()
+    try:
+        while True:
+            try:
+                message = messages.get(timeout=0.5)
+            except queue.Empty:
+                if not child.is_alive():
+                    raise EmulatorError(
+                        f"the emulator process stopped (exit code {child.exitcode})"
+                    ) from None
+                continue
+            if message[0] == "progress" and progress is not None:
+                progress(*message[1:])
+            elif message[0] == "error":
+                raise EmulatorError(message[1])
+            elif message[0] == "done":
+                return Profile.load(target)
+    finally:
+        child.join(timeout=5)
+        if temporary is not None:
+            temporary.cleanup()
+
+
+def _child(path: Path, name: str, settings: Settings, scale: int, messages: Any) -> None:
+    try:
+        profile = emulate_workload(name, settings, scale, lambda *p: messages.put(("progress", *p)))
+        profile.save(path)
+    except Exception as e:  # said in the parent, in one line
+        messages.put(("error", f"{type(e).__name__}: {e}"))
+    else:
+        messages.put(("done",))
+
+
+def key(name: str, settings: Settings, scale: int) -> str:
+    """What the result depends on: every source file of warpscope, the settings, the scale."""
+    digest = hashlib.sha256(f"{name}|{scale}|{settings!r}".encode())
+    for source in sorted(_PACKAGE.rglob("*.py")):
+        digest.update(str(source.relative_to(_PACKAGE)).encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
