@@ -130,9 +130,12 @@ def test_roofline_screen_and_the_kernels_plot(tmp_path):
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
-def test_demo_emulates_beside_the_h100_export_and_quits():
+def test_demo_emulates_beside_the_h100_export_and_quits(tmp_path):
     session = f"warpscope-{uuid.uuid4().hex[:8]}"
-    command = f"'{WARPSCOPE}' demo --scale 64; echo warpscope exited with $?; sleep 30"
+    # a cache of its own: the emulation runs (in its child process), the user's cache untouched
+    command = (
+        f"WARPSCOPE_CACHE='{tmp_path}' '{WARPSCOPE}' demo --scale 64; echo warpscope exited with $?; sleep 30"
+    )
     _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(ROOT), "sh", "-c", command)
     try:
         _wait_for(session, "matmulNaive · seed_full_raw.csv")
@@ -140,5 +143,6 @@ def test_demo_emulates_beside_the_h100_export_and_quits():
         assert "45 of 45 kernels" in screen
         _tmux("send-keys", "-t", session, "q")
         assert "Traceback" not in _wait_for(session, "warpscope exited with 0")
+        assert len(list(tmp_path.glob("seed-x64-*.parquet"))) == 1
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

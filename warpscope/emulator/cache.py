@@ -10,10 +10,10 @@ any change to warpscope's code makes a new key. ``WARPSCOPE_CACHE`` overrides th
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
 
 from warpscope.emulator.errors import EmulatorError
 from warpscope.emulator.kernel import Settings
@@ -65,54 +65,71 @@ def cached_workload(
 
 
 def _in_child(path: Path, name: str, settings: Settings, scale: int, progress: Progress | None) -> Profile:
-    """Emulate in a spawned process that saves the profile to ``path`` (a temporary file when
-    the cache cannot be written), relaying its progress; its error is raised here."""
-    import multiprocessing
-    import queue
+    """Emulate in a child interpreter that saves the profile to ``path`` (a temporary file
+    when the cache cannot be written) and reports progress as JSON lines; its error is
+    raised here. A plain subprocess, not multiprocessing: under Textual, sys.stderr has no
+    file descriptor, and multiprocessing's start passes it on and fails."""
+    import json
+    import subprocess
+    import sys
     import tempfile
 
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        target, temporary = path, None
-    except OSError:
-        temporary = tempfile.TemporaryDirectory(prefix="warpscope-")
-        target = Path(temporary.name) / path.name
-    context = multiprocessing.get_context("spawn")
-    messages = context.Queue()
-    child = context.Process(
-        target=_child, args=(target, name, settings, scale, messages), name="warpscope-emulator", daemon=True
-    )
-    child.start()
-    try:
-        while True:
-            try:
-                message = messages.get(timeout=0.5)
-            except queue.Empty:
-                if not child.is_alive():
-                    raise EmulatorError(
-                        f"the emulator process stopped (exit code {child.exitcode})"
-                    ) from None
-                continue
-            if message[0] == "progress" and progress is not None:
-                progress(*message[1:])
-            elif message[0] == "error":
-                raise EmulatorError(message[1])
-            elif message[0] == "done":
-                return Profile.load(target)
-    finally:
-        child.join(timeout=5)
-        if temporary is not None:
-            temporary.cleanup()
+    with tempfile.TemporaryDirectory(prefix="warpscope-") as scratch:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            target = path
+        except OSError:
+            target = Path(scratch) / path.name
+        command = [
+            sys.executable,
+            "-c",
+            "from warpscope.emulator.cache import child_main; child_main()",
+            str(target),
+            name,
+            str(scale),
+            json.dumps(dataclasses.asdict(settings)),
+        ]
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(_PACKAGE.parent), os.environ.get("PYTHONPATH", "")]),
+        }
+        with open(Path(scratch) / "stderr", "w+") as errors:
+            child = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True, env=env
+            )
+            assert child.stdout is not None
+            for line in child.stdout:
+                message = json.loads(line)
+                if message[0] == "progress" and progress is not None:
+                    progress(*message[1:])
+                elif message[0] == "error":
+                    child.wait()
+                    raise EmulatorError(message[1])
+            if child.wait() != 0:
+                errors.seek(0)
+                last = (errors.read().strip().splitlines() or ["no message"])[-1]
+                raise EmulatorError(f"the emulator process stopped (exit code {child.returncode}): {last}")
+        return Profile.load(target)
 
 
-def _child(path: Path, name: str, settings: Settings, scale: int, messages: Any) -> None:
+def child_main() -> None:
+    """The child of ``_in_child``: argv = path, workload, scale, settings as JSON."""
+    import json
+    import sys
+
+    path, name, scale, settings = sys.argv[1:5]
+
+    def say(*message: object) -> None:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
     try:
-        profile = emulate_workload(name, settings, scale, lambda *p: messages.put(("progress", *p)))
+        profile = emulate_workload(
+            name, Settings(**json.loads(settings)), int(scale), lambda *p: say("progress", *p)
+        )
         profile.save(path)
     except Exception as e:  # said in the parent, in one line
-        messages.put(("error", f"{type(e).__name__}: {e}"))
-    else:
-        messages.put(("done",))
+        say("error", f"{type(e).__name__}: {e}")
 
 
 def key(name: str, settings: Settings, scale: int) -> str:
