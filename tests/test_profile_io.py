@@ -113,6 +113,10 @@ def test_raw_pages_follow_subset_and_concat(seed_raw):
     some = both.subset([30, 3]).raw_cells([varies]).collect()
     assert some["launch_id"].to_list() == [3, 30]
     assert some[varies].to_list() == [cells[varies][3], cells[varies][30 - 22]]
+    # a subset's page still spans its 22 launches: what follows it is numbered past them
+    after = Profile.concat([seed_raw.subset([3]), seed_raw]).raw_cells([varies]).collect()
+    assert after["launch_id"].to_list() == [3, *range(22, 44)]
+    assert after[varies].to_list() == [cells[varies][3], *cells[varies]]
 
 
 def test_profiles_saved_with_ipc_tables_still_load(tmp_path, rich_profile):

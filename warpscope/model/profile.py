@@ -81,8 +81,11 @@ class Profile:
                 elif name == "raw_pages" and offset:
                     frame = frame.with_columns(pl.col("first_launch_id") + offset)
                 parts[name].append(frame)
-            if p.launches.height:
-                offset += int(p.launches["launch_id"].max()) + 1  # type: ignore[arg-type]
+            # past every id the profile uses: a subset's raw pages still span their whole page
+            ends = [int(p.launches["launch_id"].max()) + 1] if p.launches.height else []  # type: ignore[arg-type]
+            if p.raw_pages.height:
+                ends.append(int((p.raw_pages["first_launch_id"] + p.raw_pages["launches"]).max()))  # type: ignore[arg-type]
+            offset += max(ends, default=0)
         tables: dict[str, Any] = {
             n: pl.concat(fs, how="diagonal" if n in schema.WIDE_TABLES else "vertical")
             for n, fs in parts.items()
