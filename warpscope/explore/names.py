@@ -11,7 +11,9 @@ are; the full name stays in the data (and the UI shows it for the selected row).
 
 from __future__ import annotations
 
+import os
 import re
+from collections import Counter
 
 ELLIPSIS = "…"
 #: ``ns::`` qualifiers (``(anonymous namespace)::`` and ncu's ``<unnamed>::`` too), inside templates too
@@ -26,9 +28,7 @@ def labels(names: list[str], width: int) -> dict[str, str]:
     unique = list(dict.fromkeys(names))
     compact = {name: _QUALIFIER.sub("", name) for name in unique}
     # two names that differ only in their namespaces keep them
-    seen: dict[str, int] = {}
-    for name in unique:
-        seen[compact[name]] = seen.get(compact[name], 0) + 1
+    seen = Counter(compact.values())
     forms = {name: compact[name] if seen[compact[name]] == 1 else name for name in unique}
     differs = _first_difference(list(forms.values()))
     out = {name: _fit(forms[name], differs[forms[name]], width) for name in unique}
@@ -44,17 +44,10 @@ def _first_difference(forms: list[str]) -> dict[str, int]:
         common = 0
         for j in (i - 1, i + 1):
             if 0 <= j < len(ordered):
-                common = max(common, _common_prefix(form, ordered[j]))
+                # character by character is what is wanted: these are names, not paths
+                common = max(common, len(os.path.commonprefix([form, ordered[j]])))  # noqa: RUF071
         out[form] = common
     return out
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 def _fit(name: str, differs_at: int, width: int) -> str:
