@@ -254,3 +254,17 @@ def test_exported_names_give_one_value_per_launch_when_units_repeat(seed_raw):
     )
     values = stated.values("dram__bytes_read.sum")
     assert values.height == 22 and values["launch_id"].is_unique().all()
+
+
+def test_time_shares_are_per_file_when_several_are_open(seed_raw, emulated_seed):
+    """The H100 export and its emulation open together: each file's kernels share 100% of that
+    file's time (pooled, the H100's 22 kernels read as a fraction of an emulated run's time)."""
+    _, emulated = emulated_seed
+    ws = Workspace(Profile.concat([seed_raw, emulated]))
+    for mode in ("kernels", "launches"):
+        ws.view.mode = mode
+        display, keys = ws.view.rows()
+        files = ws.table.launches.select("launch_id", "source_file")
+        rows = keys.with_columns(display["Time%"]).join(files, on="launch_id", how="left")
+        sums = rows.group_by("source_file").agg(pl.col("Time%").sum())["Time%"].to_list()
+        assert len(sums) == 2 and all(abs(s - 100) < 0.5 for s in sums), (mode, sums)

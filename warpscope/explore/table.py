@@ -47,7 +47,7 @@ class Column:
 
 COLUMNS: tuple[Column, ...] = (
     Column("name", "Kernel", "kernel short name (grouped launches) or launch id", numeric=False),
-    Column("time_share_pct", "Time%", "share of all kernel time", metric="duration_ns"),
+    Column("time_share_pct", "Time%", "share of its file's kernel time (per device)", metric="duration_ns"),
     Column("duration_us", "Time µs", "total GPU time (all launches), µs", digits=2, metric="duration_ns"),
     Column(
         "theoretical_occupancy_pct", "Occ th%", "theoretical occupancy", metric="theoretical_occupancy_pct"
@@ -249,7 +249,7 @@ def worst_findings(findings: pl.DataFrame) -> pl.DataFrame:
 
 def group_kernels(launches: pl.DataFrame, everything: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per kernel of ``launches``; time shares are of ``everything`` (default: ``launches``)."""
-    total = (everything if everything is not None else launches)["duration_ns"].sum()
+    totals = file_totals(everything if everything is not None else launches)
     means = [pl.col(c).mean() for c in SHOWN_METRICS + ("bank_conflicts",)]
     grouped = launches.group_by("group", maintain_order=True).agg(
         pl.col("launch_id").first(),
@@ -278,12 +278,29 @@ def group_kernels(launches: pl.DataFrame, everything: pl.DataFrame | None = None
             pl.when(pl.col("_timed")).then(pl.col("duration_ns")).alias("duration_ns"),
         )
         .drop("_timed")
-        .with_columns(
-            (100 * pl.col("duration_ns") / total if total else pl.lit(None, dtype=pl.Float64)).alias(
-                "time_share_pct"
-            ),
-        )
+        .pipe(with_time_share, totals)
         .sort(["duration_ns", "launch_id"], descending=[True, False], nulls_last=True)
+    )
+
+
+def file_totals(launches: pl.DataFrame) -> pl.DataFrame:
+    """Kernel time per (source file, device): what a row's time share is a share of."""
+    return launches.group_by("source_file", "device").agg(pl.col("duration_ns").sum().alias("_total"))
+
+
+def with_time_share(rows: pl.DataFrame, totals: pl.DataFrame) -> pl.DataFrame:
+    """``time_share_pct`` of rows (with source_file, device, duration_ns): of their own file's
+    and device's kernel time, so that two files open (an H100 export and its emulation, a
+    baseline run) are never pooled into one 100%."""
+    return (
+        rows.join(totals, on=["source_file", "device"], how="left", nulls_equal=True, maintain_order="left")
+        .with_columns(
+            pl.when(pl.col("_total") > 0)
+            .then(100 * pl.col("duration_ns") / pl.col("_total"))
+            .otherwise(None)
+            .alias("time_share_pct")
+        )
+        .drop("_total")
     )
 
 

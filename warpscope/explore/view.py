@@ -14,7 +14,7 @@ import polars as pl
 
 from warpscope.explore.names import labels
 from warpscope.explore.query import compile_filter
-from warpscope.explore.table import BY_ID, COLUMNS, KernelTable
+from warpscope.explore.table import BY_ID, COLUMNS, KernelTable, file_totals, with_time_share
 
 Mode = Literal["kernels", "launches"]
 
@@ -33,6 +33,8 @@ _LAUNCH_COLUMNS = (
     "group",
     "launch_id",
     "label",
+    "source_file",
+    "device",
     "duration_ns",
     "grid",
     "block",
@@ -137,7 +139,7 @@ class TableView:
         if key not in self._launch_views:
             ids = len(str(self.table.launches["launch_id"].max() or 0)) + 2  # " #12345"
             rows = _launch_rows(
-                launches.select(_LAUNCH_COLUMNS), _total_ns(self.table.launches), self._label(ids)
+                launches.select(_LAUNCH_COLUMNS), file_totals(self.table.launches), self._label(ids)
             )
             _remember(
                 self._launch_views,
@@ -192,8 +194,8 @@ class TableView:
         children = launches.filter(pl.col("group").is_in(sorted(self.expanded))).select(_LAUNCH_COLUMNS)
         if children.is_empty():
             return kernels
-        total = _total_ns(self.table.launches)
-        children = self._sorted(_launch_rows(children, total, None)).with_columns(
+        totals = file_totals(self.table.launches)
+        children = self._sorted(_launch_rows(children, totals, None)).with_columns(
             pl.lit(False).alias("is_kernel")
         )
         order = kernels.select("group").with_row_index("_parent")
@@ -233,19 +235,12 @@ def _kernel_rows(kernels: pl.DataFrame, expanded: set[int], label: pl.Expr) -> p
     return kernels.with_columns((marker + label).alias("name"))
 
 
-def _total_ns(launches: pl.DataFrame) -> float:
-    """All launches' time (0 without any duration)."""
-    return float(launches["duration_ns"].sum() or 0.0)
-
-
-def _launch_rows(launches: pl.DataFrame, total: float | None, label: pl.Expr | None) -> pl.DataFrame:
+def _launch_rows(launches: pl.DataFrame, totals: pl.DataFrame, label: pl.Expr | None) -> pl.DataFrame:
     """Launches as table rows: with a ``label`` they carry the kernel name, children only their id."""
     ident = pl.lit("#") + pl.col("launch_id").cast(pl.String)
     name = (label + pl.lit(" ") + ident) if label is not None else (pl.lit("   └ ") + ident)
-    share = 100 * pl.col("duration_ns") / total if total else pl.lit(None, dtype=pl.Float64)
-    return launches.with_columns(
-        name.alias("name"), pl.lit(1, dtype=pl.UInt32).alias("launches"), share.alias("time_share_pct")
-    )
+    rows = launches.with_columns(name.alias("name"), pl.lit(1, dtype=pl.UInt32).alias("launches"))
+    return with_time_share(rows, totals)
 
 
 def _display(frame: pl.DataFrame) -> pl.DataFrame:
