@@ -65,6 +65,8 @@ def import_direct(path: str) -> Profile | None:
     """The page's Profile, or None when the file needs the framed path."""
     try:
         first_lines = _first_lines(path, 2)
+        if first_lines.split(b"\n", 1)[0].count(b",") >= MAX_COLUMNS:
+            return None  # damage (a field of commas): the framed path says so, without parsing it
         head = pl.read_csv(first_lines, infer_schema=False, truncate_ragged_lines=True)
         raw = not {"Metric Name", "Metric Value"} & set(head.columns)  # as import_block tells
         header = head.columns

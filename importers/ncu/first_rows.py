@@ -64,15 +64,20 @@ def launch_identity(path: str, header: bytes, columns: list[str], frame: pl.Data
                 return None
             # every row of this launch repeats its identity fields: skip past them
             at = max(found + 1, found + count * (least + 1) - 1)
-    identity = pl.read_csv(
-        header + b"".join(lines),
-        has_header=True,
-        infer_schema=False,
-        columns=[*_KEYS, *wanted],
-        truncate_ragged_lines=True,
-    )
-    if identity.height != starts.height or not (
-        identity["ID"].equals(starts["ID"]) and identity["Process ID"].equals(starts["Process ID"])
+    try:
+        identity = pl.read_csv(
+            header + b"".join(lines),
+            has_header=True,
+            infer_schema=False,
+            columns=[*_KEYS, *wanted],
+            truncate_ragged_lines=True,
+        )
+    except pl.exceptions.PolarsError:  # a damaged line: the page is read whole, and said
+        return None
+    if (
+        identity.height != starts.height
+        or "Kernel Name" not in identity.columns
+        or not (identity["ID"].equals(starts["ID"]) and identity["Process ID"].equals(starts["Process ID"]))
     ):
         return None
     return identity

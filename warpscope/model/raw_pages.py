@@ -80,16 +80,39 @@ def _page_cells(page: dict[str, Any], columns: list[str] | None) -> pl.LazyFrame
         return pl.LazyFrame().select(ids)
 
     def parse() -> pl.DataFrame:
-        frame = pl.read_csv(
-            _decompress(page["text"], page["size"]),
-            has_header=True,
-            infer_schema=False,
-            columns=wanted,
-            skip_rows_after_header=1 if page["units_row"] else 0,
-            truncate_ragged_lines=True,
-        )
+        text = _decompress(page["text"], page["size"])
+        try:
+            frame = pl.read_csv(
+                text,
+                has_header=True,
+                infer_schema=False,
+                columns=wanted,
+                skip_rows_after_header=1 if page["units_row"] else 0,
+                truncate_ragged_lines=True,
+            ).select(*wanted)
+        except pl.exceptions.PolarsError:  # damage Polars tolerated when importing the page
+            frame = _tolerant(text, wanted, page["units_row"])
         if frame.height != count:
-            raise ValueError(f"a raw page's text has {frame.height} rows, not its {count} launches")
-        return frame.select(ids, *wanted)
+            frame = _tolerant(text, wanted, page["units_row"])
+        return frame.head(count).select(ids, *wanted)
 
     return pl.defer(parse, schema={"launch_id": pl.Int64, **dict.fromkeys(wanted, pl.String)})
+
+
+def _tolerant(text: bytes, wanted: list[str], units_row: bool) -> pl.DataFrame:
+    """The ``wanted`` columns as Python's csv module reads a damaged page (whatever Polars
+    refused): a column its header lacks, or a cell a short row lacks, is null."""
+    import csv
+    import io
+
+    rows = csv.reader(io.StringIO(text.decode("utf-8", errors="replace"), newline=""))
+    header = next(rows, [])
+    where = {name: i for i, name in reversed(list(enumerate(header)))}
+    if units_row:
+        next(rows, None)
+    cells: dict[str, list[str | None]] = {name: [] for name in wanted}
+    for row in rows:
+        for name in wanted:
+            i = where.get(name)
+            cells[name].append(row[i] if i is not None and i < len(row) else None)
+    return pl.DataFrame(cells, schema=dict.fromkeys(wanted, pl.String))
