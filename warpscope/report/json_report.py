@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -39,9 +40,9 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
         '{"sources":',
         _dumps(sources),
         ',"opportunities":',
-        _dumps(opportunities(profile)),
+        _dumps(_finite(opportunities(profile))),
         ',"runs":',
-        _dumps(run_records(profile)),
+        _dumps(_finite(run_records(profile))),
         ',"run_findings":',
         _array(findings.get(None, [])),
         ',"launches":[',
@@ -71,6 +72,18 @@ def _dumps(value: Any) -> str:
     # the report is inert when printed to a terminal.
     # compact: json.dumps with indent falls back to the pure-Python encoder (10x slower at 10k launches)
     return json.dumps(value, ensure_ascii=True, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every infinite or NaN float (absurd times in a damaged file summed past
+    the float range) as None: JSON has no such numbers."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _array(objects: list[str]) -> str:
