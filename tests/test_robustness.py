@@ -32,6 +32,8 @@ REGRESSIONS = [
     ("seed_details_all.csv.gz", 11000429),  # no Kernel Name column: KeyError on the first lines
     ("trainloop_loop_details.csv.gz", 11000146),  # a malformed first line: Polars error escaped
     ("several_sections_details.csv.gz", 13000059),  # absurd times: an infinite saving in the JSON
+    ("seed_full_raw_base.csv.gz", 14000216),  # a quote in the header: 54 s in Polars' error
+    ("seed_details_all.txt.gz", 14000559),  # no key column at all: the packed key unnamed
     ("ieee2017_p100_gputrace_text_noncsv.txt", 1001842),  # 1e308 grid dimension: Int64 overflow
     ("ieee2017_p100_gputrace_text_noncsv.txt", 1002002),
     ("nvprofresult_titanxp_print-gpu-summary.csv", 1002155),  # diff JSON: infinite delta

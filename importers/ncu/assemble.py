@@ -71,7 +71,8 @@ def _packed(codes: pl.DataFrame) -> pl.Series | None:
         shift += widest.bit_length()
     if shift > 64:
         return None
-    return codes.select(pl.sum_horizontal(terms).alias("packed") if terms else pl.lit(0, pl.UInt64))["packed"]
+    packed = pl.sum_horizontal(terms) if terms else pl.repeat(0, codes.height, dtype=pl.UInt64)
+    return codes.select(packed.alias("packed"))["packed"]
 
 
 def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
