@@ -99,3 +99,14 @@ def test_gzip_and_crlf(tmp_path):
     report = json.loads(result.stdout)
     assert len(report["launches"]) == 22
     assert report["launches"][19]["metrics"]["registers_per_thread"] == 40
+
+
+def test_open_says_a_missing_file_before_taking_the_screen(tmp_path):
+    """`warpscope open` loads in the app's thread; a file that is not there is said at once,
+    one line, exit 2, before the terminal is taken over (nothing on stdout)."""
+    from tests.conftest import run_cli
+
+    missing = tmp_path / "no_such_export.csv"
+    result = run_cli("open", str(missing))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"warpscope: {missing}: cannot read: No such file or directory\n"

@@ -20,20 +20,12 @@ import mmap
 
 import polars as pl
 
-#: per-launch columns (``launches.IDENTITY`` and the shape tuples) that the page repeats on
-#: every row; ID and Process ID are read with the page (they tell the launches apart)
-PER_LAUNCH = [
-    "Process Name",
-    "Host Name",
-    "Kernel Name",
-    "Context",
-    "Stream",
-    "Block Size",
-    "Grid Size",
-    "Device",
-    "CC",
-]
+from importers.ncu.launches import DIM_TUPLES, IDENTITY
+
+#: the columns a launch row carries (``launches.py``) that the page repeats on every row;
+#: ID and Process ID are read with the page (they tell the launches apart)
 _KEYS = ["ID", "Process ID"]
+PER_LAUNCH = [c for c in (*IDENTITY, *DIM_TUPLES) if c not in (*_KEYS, "Kernel Mangled Name")]
 
 
 def launch_identity(path: str, header: bytes, columns: list[str], frame: pl.DataFrame) -> pl.DataFrame | None:

@@ -17,6 +17,8 @@ from typing import Any, cast
 
 import polars as pl
 
+from warpscope.model import schema
+
 #: zstd level 1: ~350 MB/s on real raw pages (the reader's CSV parse of the same columns is
 #: several times slower) and ~7x smaller; higher levels cost time for little
 _LEVEL = 1
@@ -45,8 +47,6 @@ def page_row(
     columns: list[str],
 ) -> pl.DataFrame:
     """One ``raw_pages`` row for a page whose file text is ``text``."""
-    from warpscope.model import schema
-
     return pl.DataFrame(
         {
             "first_launch_id": [first_launch_id],
