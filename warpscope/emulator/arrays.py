@@ -7,6 +7,7 @@ line the way Nsight Compute counts the SASS instruction (``memory``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,32 +31,51 @@ class ArrayRef:
         self.dtype = data.dtype
         self.itemsize = data.dtype.itemsize
 
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Bytes between neighbours along each axis (a view's, not only C order's)."""
+        return self.data.strides if self.kind in ("global", "const") else self.data.strides[1:]
+
     def lead(self, lanes: Any) -> tuple[Any, ...]:
         """Index prefix that picks this lane's copy (shared: its block's, local: its own)."""
         return ()
 
     def byte_offsets(self, index: tuple[Any, ...]) -> Any:
-        """Byte offset of each lane's element from the array's start."""
+        """Byte offset of each lane's element from the array's start (64-bit: an int32 index
+        times a stride must not wrap)."""
         off: Any = 0
-        stride = self.itemsize
-        for i, dim in zip(reversed(index), reversed(self.shape)):
-            off = off + i * stride
-            stride *= dim
+        for i, stride in zip(index, self.strides):
+            off = off + _int64(i) * stride
         return off
+
+    def derive(self, data: np.ndarray, name: str) -> ArrayRef:
+        """A view of this array (a slice, a record field) as an array of the same memory."""
+        return type(self)(data, name)
+
+    def shifted(self, data: np.ndarray) -> int:
+        """Bytes from this array's first element to ``data``'s, a view into it."""
+        return int(data.__array_interface__["data"][0] - self.data.__array_interface__["data"][0])
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """The device allocation a global array (or a view of one) lives in."""
+
+    key: int
+    base: int
+    nbytes: int
 
 
 class GlobalArray(ArrayRef):
     kind = "global"
 
-    def __init__(self, data: np.ndarray, name: str, base: int) -> None:
+    def __init__(self, data: np.ndarray, name: str, base: int, alloc: Allocation | None = None) -> None:
         super().__init__(data, name)
         self.base = base
+        self.alloc = alloc or Allocation(id(data), base, data.nbytes)
 
-    def byte_offsets(self, index: tuple[Any, ...]) -> Any:
-        off: Any = 0
-        for i, stride in zip(index, self.data.strides):
-            off = off + i * stride
-        return off
+    def derive(self, data: np.ndarray, name: str) -> ArrayRef:
+        return GlobalArray(data, name, self.base + self.shifted(data), self.alloc)
 
 
 class ConstArray(ArrayRef):
@@ -77,6 +97,9 @@ class SharedArray(ArrayRef):
     def lead(self, lanes: Any) -> tuple[Any, ...]:
         return (self.block_of_lane if lanes is None else self.block_of_lane[lanes],)
 
+    def derive(self, data: np.ndarray, name: str) -> ArrayRef:
+        return SharedArray(data, name, self.offset + self.shifted(data), self.block_of_lane)
+
 
 class LocalArray(ArrayRef):
     """One copy per lane: ``data`` is (lanes, *shape)."""
@@ -89,6 +112,41 @@ class LocalArray(ArrayRef):
 
     def lead(self, lanes: Any) -> tuple[Any, ...]:
         return (self.lane_index if lanes is None else self.lane_index[lanes],)
+
+
+class RecordRef:
+    """``recs[i]`` of a structured array: the record's place; a field is read when named."""
+
+    def __init__(self, array: ArrayRef, index: tuple[Any, ...]) -> None:
+        self.array, self.index = array, index
+
+    def field(self, name: str) -> tuple[ArrayRef, tuple[Any, ...]]:
+        fields = self.array.dtype.fields or {}
+        if name not in fields:
+            raise TypeError(
+                f"a record of {self.array.name} has no field '{name}' (it has {', '.join(fields)})"
+            )
+        return field_view(self.array, name), self.index
+
+
+def field_view(array: ArrayRef, name: str) -> ArrayRef:
+    """One field of a structured array, as an array strided by the record's size."""
+    return array.derive(array.data[name], f"{array.name}.{name}")
+
+
+def view(base: Any, key: tuple[Any, ...]) -> ArrayRef:
+    """``base[key]`` where the key holds slices (the same on every lane): a view of the array."""
+    if isinstance(base, RowView):
+        base, key = base.array, base.index + key
+        if any(np.ndim(i) for i in key):
+            raise TypeError("slicing a row picked per thread is not supported (index the matrix)")
+    if not isinstance(base, ArrayRef):
+        raise TypeError(f"cannot slice a {type(base).__name__}")
+    if len(key) > base.ndim:
+        raise TypeError(f"{base.name} has {base.ndim} dimensions, sliced with {len(key)}")
+    lead = (slice(None),) if base.kind in ("shared", "local") else ()
+    data = base.data[lead + tuple(int(k) if not isinstance(k, slice) else k for k in key)]
+    return base.derive(data, f"{base.name}[...]")
 
 
 class RowView:
@@ -118,6 +176,7 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
     for axis, (i, dim) in enumerate(zip(index, array.shape)):
         if not np.issubdtype(np.asarray(i).dtype, np.integer):
             raise TypeError(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
+        i = _int64(i)  # a uint8 index plus the dimension must not wrap
         if np.ndim(i):
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
@@ -150,13 +209,15 @@ def _oob(array: ArrayRef, index: tuple[Any, ...], axis: int, lane: int, write: b
 
 
 def _strides(array: ArrayRef) -> tuple[int, ...]:
-    if isinstance(array, GlobalArray):
-        return array.data.strides
-    out, step = [], array.itemsize
-    for dim in reversed(array.shape):
-        out.append(step)
-        step *= dim
-    return tuple(reversed(out))
+    return array.strides
+
+
+def _int64(i: Any) -> Any:
+    """An index as int64 (numba indexes with intp whatever the index's own width)."""
+    dtype = getattr(i, "dtype", None)
+    if dtype is None:
+        return np.int64(i)
+    return i if dtype == np.int64 else i.astype(np.int64)
 
 
 def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
@@ -184,11 +245,20 @@ def store(array: ArrayRef, index: tuple[Any, ...], value: Any, mask: Mask, site:
     index = checked_index(array, index, mask, write=True)
     uniform = not any(np.ndim(i) for i in index)
     _count(array, index, mask, site, store=True, uniform=uniform)
+    if isinstance(value, RecordRef):
+        raise TypeError("assigning a whole record is not supported: assign its fields one by one")
     lanes = np.flatnonzero(mask.arr)
+    if not lanes.size:
+        return
     picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
+    if np.ndim(value):
+        value = value[lanes]
     if array.kind in ("shared", "local"):
         picked = array.lead(lanes) + tuple(np.broadcast_to(i, lanes.shape) for i in picked)
-    array.data[picked] = value[lanes] if np.ndim(value) else value
+    elif uniform and np.ndim(value):
+        value = value[-1]  # every lane names the one element: the last lane's value lands
+    with np.errstate(all="ignore"):  # a C cast: integers wrap, floats round
+        array.data[picked] = np.asarray(value).astype(array.dtype, copy=False)
 
 
 def _count(
@@ -244,7 +314,12 @@ def _rows(addresses: Any, mask: Mask) -> np.ndarray:
 
 
 def resolve(base: Any, index: tuple[Any, ...]) -> tuple[ArrayRef, tuple[Any, ...]]:
-    """The array an indexed value refers to, and the full index (a row view adds its own)."""
+    """The array an indexed value refers to, and the full index (a row view adds its own; a
+    record named by a field is that field's array at the record's index)."""
+    if isinstance(base, RecordRef):
+        if len(index) != 1 or not isinstance(index[0], str):
+            raise TypeError("a record is indexed by a field name: rec['x']")
+        return base.field(index[0])
     if isinstance(base, RowView):
         return base.array, base.index + index
     if isinstance(base, ArrayRef):
@@ -253,13 +328,20 @@ def resolve(base: Any, index: tuple[Any, ...]) -> tuple[ArrayRef, tuple[Any, ...
 
 
 def attribute(obj: Any, attr: str) -> Any:
-    """``.shape``, ``.size`` and ``.ndim`` of an array inside a kernel."""
+    """``.shape``, ``.size``, ``.ndim``, ``.dtype`` of an array; ``.real``, ``.imag`` of a number."""
+    if isinstance(obj, (np.ndarray, np.generic)) and attr in ("real", "imag"):
+        return np.real(obj) if attr == "real" else np.imag(obj)
     if not isinstance(obj, (ArrayRef, RowView)):
-        raise TypeError(f"'{type(obj).__name__}' has no attribute '{attr}'")
+        kind = getattr(obj, "dtype", None)
+        raise TypeError(
+            f"a {kind if kind is not None else type(obj).__name__} value has no attribute '{attr}'"
+        )
     if attr == "shape":
         return tuple(np.int64(d) for d in obj.shape)
     if attr == "size":
         return np.int64(obj.size)
     if attr == "ndim":
         return np.int64(obj.ndim)
-    raise TypeError(f"arrays have no attribute '{attr}' in kernels")
+    if attr == "dtype":
+        return obj.dtype
+    raise TypeError(f"arrays have no attribute '{attr}' in kernels (.shape, .size, .ndim, .dtype)")

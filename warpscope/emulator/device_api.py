@@ -46,10 +46,23 @@ gridDim = Dim3Index("gridDim")
 laneid = Dim3Index("laneid")
 warpsize = 32
 
+
+class GridGroup:
+    """What ``cuda.cg.this_grid()`` gives a kernel: ``.sync()`` waits for every thread of the grid."""
+
+    sync = staticmethod(_kernel_only("cg.this_grid().sync"))
+
+    def __repr__(self) -> str:
+        return "cuda.cg.this_grid()"
+
+
+grid_group = GridGroup()
+cg = SimpleNamespace(this_grid=_kernel_only("cg.this_grid"))
+
 shared = SimpleNamespace(array=_kernel_only("shared.array"))
 local = SimpleNamespace(array=_kernel_only("local.array"))
 const = SimpleNamespace(array_like=_kernel_only("const.array_like"))
-ATOMIC_OPS = ("add", "sub", "max", "min", "exch", "cas", "and_", "or_", "xor")
+ATOMIC_OPS = ("add", "sub", "max", "min", "exch", "cas", "and_", "or_", "xor", "inc", "dec")
 atomic = SimpleNamespace(**{op: _kernel_only(f"atomic.{op}") for op in ATOMIC_OPS})
 
 grid = _kernel_only("grid")
@@ -66,6 +79,9 @@ shfl_xor_sync = _kernel_only("shfl_xor_sync")
 ballot_sync = _kernel_only("ballot_sync")
 all_sync = _kernel_only("all_sync")
 any_sync = _kernel_only("any_sync")
+eq_sync = _kernel_only("eq_sync")
+match_any_sync = _kernel_only("match_any_sync")
+match_all_sync = _kernel_only("match_all_sync")
 activemask = _kernel_only("activemask")
 lanemask_lt = _kernel_only("lanemask_lt")
 threadfence = _kernel_only("threadfence")
@@ -76,6 +92,7 @@ clz = _kernel_only("clz")
 ffs = _kernel_only("ffs")
 brev = _kernel_only("brev")
 fma = _kernel_only("fma")
+cbrt = _kernel_only("cbrt")
 selp = _kernel_only("selp")
 
 #: the public ``cuda`` namespace carries each of these
@@ -83,11 +100,12 @@ NAMES: dict[str, Any] = {
     name: globals()[name]
     for name in (
         "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize",
-        "shared", "local", "const", "atomic", "grid", "gridsize",
+        "shared", "local", "const", "atomic", "grid", "gridsize", "cg",
         "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
-        "ballot_sync", "all_sync", "any_sync", "activemask", "lanemask_lt",
+        "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync", "match_all_sync",
+        "activemask", "lanemask_lt",
         "threadfence", "threadfence_block", "threadfence_system",
-        "popc", "clz", "ffs", "brev", "fma", "selp",
+        "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp",
     )
 }  # fmt: skip

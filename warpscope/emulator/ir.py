@@ -98,6 +98,7 @@ class Function:
     table: InstTable = field(default_factory=InstTable)
     param_slots: list[int] = field(default_factory=list)
     return_deps: frozenset[int] = NO_DEPS
+    grid_sync: bool = False  # it synchronises the whole grid (a cooperative launch)
 
     @property
     def static_shared_bytes(self) -> int:
@@ -146,6 +147,7 @@ class Compiling(Protocol):
 
     shared: list[SharedDecl]
     table: InstTable
+    grid_sync: bool
 
     def expr(self, node: ast.expr) -> Node: ...
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays
+from warpscope.emulator import arrays, signatures
 from warpscope.emulator.compiler.core import Compiler
 from warpscope.emulator.errors import EmulatorError, KernelFault
 from warpscope.emulator.functions import DeviceFunction, JitFunction
@@ -130,13 +130,24 @@ def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> No
     )
 
 
+#: the block size ``forall`` launches with: what cuOccupancyMaxPotentialBlockSize gives a
+#: kernel of up to 32 registers and no shared memory (full occupancy at the largest block)
+FORALL_BLOCK = 1024
+
+
 class Kernel(JitFunction):
     """``@cuda.jit``: configure with ``kernel[grid, block]`` and call to launch."""
 
-    def __init__(self, fn: Callable[..., Any], max_registers: int | None = None) -> None:
-        super().__init__(fn)
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        max_registers: int | None = None,
+        signature: signatures.Signature | None = None,
+    ) -> None:
+        super().__init__(fn, signature)
         self.max_registers = max_registers
-        self._compiled: Function | None = None
+        # one compilation per argument types, as numba specialises (``a.dtype`` is a constant)
+        self._compiled: dict[tuple[Any, ...], Function] = {}
         self.last_launch: Launch | None = None
 
     def __getitem__(self, config: Any) -> Callable[..., Launch]:
@@ -149,10 +160,20 @@ class Kernel(JitFunction):
     def __call__(self, *args: Any) -> None:
         raise ValueError(f"launch {self.name} with a configuration: {self.name}[grid, block](...)")
 
-    def compile(self) -> Function:
-        if self._compiled is None:
-            self._compiled = Compiler(self.py_func, kernel=True).compile()
-        return self._compiled
+    def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Callable[..., Launch]:
+        """numba's ``kernel.forall(n)``: enough blocks of ``tpb`` threads (numba's occupancy
+        choice when 0) for ``ntasks`` threads."""
+        block = int(tpb) or FORALL_BLOCK
+        grid = max(1, -(-int(ntasks) // block))
+        return lambda *args: self.launch((grid, 1, 1), (block, 1, 1), args, int(sharedmem))
+
+    def compile(self, arg_types: tuple[Any, ...] = ()) -> Function:
+        fn = self._compiled.get(arg_types)
+        if fn is None:
+            fn = self._compiled[arg_types] = Compiler(
+                self.py_func, kernel=True, arg_types=arg_types
+            ).compile()
+        return fn
 
     def launch(
         self,
@@ -161,7 +182,8 @@ class Kernel(JitFunction):
         args: tuple[Any, ...],
         dynamic_shared: int = 0,
     ) -> Launch:
-        fn = self.compile()
+        args = self.typed_arguments(args)
+        fn = self.compile(tuple(_arg_type(a) for a in args))
         threads = block[0] * block[1] * block[2]
         if threads > 1024:
             raise EmulatorError(
@@ -178,7 +200,9 @@ class Kernel(JitFunction):
         counters = Counters()
         n_blocks = grid[0] * grid[1] * grid[2]
         slots = -(-threads // 32) * 32
-        per_chunk = max(1, settings.chunk_lanes // slots)
+        # a grid-wide barrier needs every block in the one chunk (a cooperative launch's blocks
+        # are all resident at once on a GPU too)
+        per_chunk = n_blocks if fn.grid_sync else max(1, settings.chunk_lanes // slots)
         arch = settings.arch
         trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if settings.timing else None
         with np.errstate(all="ignore"):
@@ -225,16 +249,34 @@ class Kernel(JitFunction):
 def jit(
     func_or_sig: Any = None, device: bool = False, max_registers: int | None = None, **options: Any
 ) -> Any:
-    """``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``: signatures
-    and compiler options (``fastmath``, ``lineinfo``, ``debug``...) are accepted and ignored;
-    ``max_registers`` becomes the registers per thread the occupancy calculator uses."""
+    """``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
+    ``@cuda.jit(int32(int32), device=True)``: a signature casts scalar arguments and the return
+    value to its types and checks arrays', as numba's eager compilation does; compiler options
+    (``fastmath``, ``lineinfo``, ``debug``...) are accepted and ignored; ``max_registers``
+    becomes the registers per thread the occupancy calculator uses."""
+    if callable(func_or_sig) and not signatures.is_numba_type(func_or_sig):
+        return jit(None, device, max_registers, **options)(func_or_sig)
+    try:
+        sig = signatures.signature(func_or_sig)
+    except signatures.SignatureError as e:
+        raise EmulatorError(f"@cuda.jit: {e}") from None
 
     def wrap(fn: Callable[..., Any]) -> Any:
-        return DeviceFunction(fn) if device else Kernel(fn, max_registers)
+        if sig is not None and len(sig.args) != fn.__code__.co_argcount:
+            raise EmulatorError(
+                f"@cuda.jit signature of {fn.__name__} declares {len(sig.args)} arguments, "
+                f"the function takes {fn.__code__.co_argcount}"
+            )
+        return DeviceFunction(fn, sig) if device else Kernel(fn, max_registers, sig)
 
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
-        return wrap(func_or_sig)
     return wrap
+
+
+def _arg_type(value: Any) -> Any:
+    """What a compilation is specialised on: arrays' dtype and dimensions, scalars' dtype."""
+    if isinstance(value, np.ndarray):
+        return (value.dtype, value.ndim)
+    return np.asarray(value).dtype if isinstance(value, np.generic) else type(value)
 
 
 def _dim3(value: Any, what: str) -> tuple[int, int, int]:

@@ -135,12 +135,13 @@ class Trace:
         return out
 
     def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
-        entry = self.touched.get(id(array.data))
+        alloc = array.alloc  # views (slices, record fields) mark their allocation's sectors
+        entry = self.touched.get(alloc.key)
         if entry is None:
-            n = array.data.nbytes // memory.SECTOR_BYTES + 2
-            entry = self.touched[id(array.data)] = (array, np.zeros(n, bool), np.zeros(n, bool))
+            n = alloc.nbytes // memory.SECTOR_BYTES + 2
+            entry = self.touched[alloc.key] = (array, np.zeros(n, bool), np.zeros(n, bool))
         addr = np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr]
-        entry[2 if store else 1][(addr - array.base) // memory.SECTOR_BYTES] = True
+        entry[2 if store else 1][(addr - alloc.base) // memory.SECTOR_BYTES] = True
 
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""

@@ -35,6 +35,7 @@ class CompilerBase:
         shared: list[SharedDecl] | None = None,
         inlining: tuple[Any, ...] = (),
         table: InstTable | None = None,
+        arg_types: tuple[Any, ...] = (),
     ) -> None:
         self.fn, self.kernel = fn, kernel
         self.src = function_source(fn)
@@ -43,6 +44,12 @@ class CompilerBase:
         self.inlining = inlining + (fn,)
         self.env = self.src.environment
         self.locals: set[str] = set()
+        self.arg_types = arg_types  # per parameter: (dtype, ndim) of an array, a scalar's type
+        self.param_types: dict[str, Any] = {}  # parameters never reassigned, by name
+        # names assigned once, to a compile-time object that is not a number (a thread group)
+        self.constants: dict[str, Any] = {}
+        self.assign_counts: dict[str, int] = {}
+        self.grid_sync = False  # the function synchronises the whole grid
         self.table = InstTable() if table is None else table
         self.return_deps: set[int] = set()
 

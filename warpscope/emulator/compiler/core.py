@@ -21,7 +21,12 @@ class Compiler(Loops):
                 "(no defaults, *args, **kwargs or keyword-only)",
             )
         params = [a.arg for a in args.args]
-        self.locals = set(params) | _assigned_names(tree)
+        self.assign_counts = _assignment_counts(tree)
+        assigned = set(self.assign_counts)
+        self.locals = set(params) | assigned
+        self.param_types = {
+            p: t for p, t in zip(params, self.arg_types) if p not in assigned and t is not None
+        }
         body = self.block(tree.body)
         return Function(
             self.src.name,
@@ -33,13 +38,14 @@ class Compiler(Loops):
             self.table,
             [self.var(p) for p in params],
             frozenset(self.return_deps),
+            self.grid_sync,
         )
 
 
-def _assigned_names(tree: ast.FunctionDef) -> set[str]:
-    """Every name the function assigns: local everywhere in it, as in Python."""
-    names: set[str] = set()
+def _assignment_counts(tree: ast.FunctionDef) -> dict[str, int]:
+    """Every name the function assigns (local everywhere in it, as in Python), and how often."""
+    counts: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts

@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays, intrinsics
+from warpscope.emulator import arrays, fma, intrinsics, signatures
 from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.ops import LOAD_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index
-from warpscope.emulator.functions import DeviceFunction, JitFunction
+from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.ir import Const, Expr, Node, deps, exec_block, run_expr, scalar, truth, with_deps
+from warpscope.emulator.numeric import numba_binary, numba_unary
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
@@ -65,6 +66,8 @@ class Expressions(CompilerBase):
 
     def expr_Name(self, node: ast.Name) -> Node:
         name = node.id
+        if name in self.constants:
+            return Const(self.constants[name])
         if name in self.locals:
 
             def get(run: Run, frame: Frame, mask: Mask) -> Any:
@@ -86,7 +89,11 @@ class Expressions(CompilerBase):
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, np.generic)) for v in value):
             return scalar(value)
         if isinstance(value, np.ndarray):
-            return arrays.ConstArray(np.asarray(value), name)
+            # numba freezes a global array into the kernel when it compiles it
+            return arrays.ConstArray(np.array(value, copy=True), name)
+        dtype = signatures.scalar_dtype(value)  # numba's float32, types.int32, f8...
+        if dtype is not None:
+            return dtype
         if intrinsics.is_known(value):
             return value
         raise self.unsupported(node, f"global '{name}' ({type(value).__name__}) cannot be used in a kernel")
@@ -103,22 +110,27 @@ class Expressions(CompilerBase):
             if not hasattr(obj, attr):
                 raise self.unsupported(node, f"'{_describe(obj)}' has no attribute '{attr}'")
             return _lane_id_or(Const(self.global_value(node, f"{_describe(obj)}.{attr}", getattr(obj, attr))))
-        if attr not in ("shape", "size", "ndim"):
-            raise self.unsupported(
-                node,
-                f"attribute '.{attr}' is not supported on kernel values "
-                "(arrays have .shape, .size and .ndim)",
-            )
+        if attr == "dtype" and isinstance(node.value, ast.Name) and node.value.id in self.param_types:
+            t = self.param_types[node.value.id]
+            if isinstance(t, tuple):  # an array argument: its dtype is part of the compilation
+                return Const(t[0])
+        load = self.inst(node, None, deps(base))
+        line = load.line
 
         def get_attr(run: Run, frame: Frame, mask: Mask) -> Any:
-            return arrays.attribute(base(run, frame, mask), attr)
+            value = base(run, frame, mask)
+            if isinstance(value, arrays.RecordRef):  # a record's field is a load
+                return load_element(run, mask, value, (attr,), line, load)
+            return arrays.attribute(value, attr)
 
-        return with_deps(get_attr, deps(base))
+        return with_deps(get_attr, {load.dst} | deps(base))
 
     def expr_BinOp(self, node: ast.BinOp) -> Node:
-        op = BINARY.get(type(node.op))
+        op = numba_binary(type(node.op), BINARY.get(type(node.op)))
         if op is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__} is not supported")
+        if isinstance(node.op, (ast.Add, ast.Sub)) and (is_product(node.left) or is_product(node.right)):
+            return self.multiply_add(node, op)
         left, right = self.expr(node.left), self.expr(node.right)
         if isinstance(left, Const) and isinstance(right, Const):
             return Const(_fold(op, left.value, right.value))
@@ -136,8 +148,56 @@ class Expressions(CompilerBase):
 
         return with_deps(binop, {inst.dst})
 
+    def product(self, node: ast.BinOp) -> Node:
+        """``a * b`` as a closure returning (the rounded product, a, b): an add it feeds is
+        fused with it (``fma``); counted and issued as the multiply it also is."""
+        a, b = self.expr(node.left), self.expr(node.right)
+        if isinstance(a, Const) and isinstance(b, Const):
+            value = _fold(MULTIPLY, a.value, b.value)
+            return Const((value, a.value, b.value))
+        af, bf = run_expr(a), run_expr(b)
+        inst = self.inst(node, None, deps(a) | deps(b))
+
+        def product(run: Run, frame: Frame, mask: Mask) -> Any:
+            va, vb = af(run, frame, mask), bf(run, frame, mask)
+            p = MULTIPLY(va, vb)
+            run.issue(inst, mask, arith_op(p, False))
+            run.count_flop(inst, mask, p)
+            return p, va, vb
+
+        return with_deps(product, {inst.dst})
+
+    def multiply_add(self, node: ast.BinOp, op: Callable[[Any, Any], Any]) -> Node:
+        """``a * b ± c`` and ``c ± a * b``: one rounding where both are of one float type, as
+        the GPU's FFMA/DFMA (see ``fma``); the left product is fused when both sides are."""
+        product_left = is_product(node.left)
+        left = self.product(node.left) if product_left else self.expr(node.left)  # type: ignore[arg-type]
+        right = self.expr(node.right) if product_left else self.product(node.right)  # type: ignore[arg-type]
+        if isinstance(left, Const) and isinstance(right, Const):  # folded, as any constant expression
+            lv, rv = (left.value[0], right.value) if product_left else (left.value, right.value[0])
+            return Const(_fold(op, lv, rv))
+        lf, rf = run_expr(left), run_expr(right)
+        inst = self.inst(node, None, deps(left) | deps(right))
+        subtract = isinstance(node.op, ast.Sub)
+
+        def multiply_add(run: Run, frame: Frame, mask: Mask) -> Any:
+            lv, rv = lf(run, frame, mask), rf(run, frame, mask)
+            (p, a, b), c = (lv, rv) if product_left else (rv, lv)
+            if fma.contracts(p, c):
+                if product_left:
+                    v = fma.fused(a, b, -c if subtract else c, p.dtype)
+                else:
+                    v = fma.fused(-a if subtract else a, b, c, p.dtype)
+            else:
+                v = op(p, c) if product_left else op(c, p)
+            run.issue(inst, mask, arith_op(v, False))
+            run.count_flop(inst, mask, v)
+            return v
+
+        return with_deps(multiply_add, {inst.dst})
+
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Node:
-        op = UNARY[type(node.op)]
+        op = numba_unary(type(node.op), UNARY[type(node.op)])
         operand = self.expr(node.operand)
         if isinstance(operand, Const):
             return Const(op(operand.value))
@@ -234,34 +294,48 @@ class Expressions(CompilerBase):
     def expr_Subscript(self, node: ast.Subscript) -> Node:
         base = self.expr(node.value)
         index_node = node.slice
+        parts = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
+        if any(isinstance(p, ast.Slice) for p in parts):
+            return self.slice_view(node, base, parts)
         index = self.index(index_node)
         basef = run_expr(base)
         load = self.inst(node, None, deps(base) | deps(index))
         line = load.line
 
         def subscript(run: Run, frame: Frame, mask: Mask) -> Any:
-            b = basef(run, frame, mask)
-            idx = index(run, frame, mask)
-            if isinstance(b, tuple):
-                if len(idx) != 1 or np.ndim(idx[0]):
-                    raise TypeError("tuples can only be indexed with one constant index")
-                return b[int(idx[0])]
-            array, full = arrays.resolve(b, idx)
-            if len(full) < array.ndim:
-                return arrays.RowView(array, full)
-            v = arrays.load(array, full, mask, run.counters.site(line))
-            run.issue(load, mask, memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
-            return v
+            return load_element(run, mask, basef(run, frame, mask), index(run, frame, mask), line, load)
 
         return with_deps(subscript, {load.dst})
 
+    def slice_view(self, node: ast.Subscript, base: Node, parts: list[ast.expr]) -> Node:
+        """``a[lo:hi:step]``, ``m[i, :]``: a view of the array (numba's array slicing); its
+        bounds must be the same on every thread, as one array is named for all of them."""
+        none = Const(None)
+        compiled = [
+            tuple(self.expr(b) if b is not None else none for b in (p.lower, p.upper, p.step))
+            if isinstance(p, ast.Slice)
+            else self.expr(p)
+            for p in parts
+        ]
+        fns = [tuple(run_expr(b) for b in c) if isinstance(c, tuple) else run_expr(c) for c in compiled]
+        basef = run_expr(base)
+
+        def view(run: Run, frame: Frame, mask: Mask) -> Any:
+            key = tuple(
+                slice(*(_uniform(g(run, frame, mask), mask) for g in f))
+                if isinstance(f, tuple)
+                else _uniform(f(run, frame, mask), mask)
+                for f in fns
+            )
+            return arrays.view(basef(run, frame, mask), key)
+
+        return with_deps(view, deps(base))
+
     def index(self, node: ast.expr) -> Expr:
-        if isinstance(node, ast.Slice):
-            raise self.unsupported(node, "slices are not supported in kernels (index one element)")
         parts = node.elts if isinstance(node, ast.Tuple) else [node]
-        for p in parts:
-            if isinstance(p, ast.Slice):
-                raise self.unsupported(node, "slices are not supported in kernels (index one element)")
+        if len(parts) == 1 and isinstance(parts[0], ast.Constant) and isinstance(parts[0].value, str):
+            field = parts[0].value  # a record's field by name: rec["x"]
+            return lambda run, frame, mask: (field,)
         nodes = [self.expr(p) for p in parts]
         fns = [run_expr(p) for p in nodes]
         return with_deps(
@@ -294,14 +368,27 @@ class Expressions(CompilerBase):
         if fn.py_func in self.inlining:
             raise self.unsupported(node, f"{fn.name} calls itself: recursion is not supported")
         args = [self.expr(a) for a in node.args]
-        compiled = type(self)(
-            fn.py_func, kernel=False, shared=self.shared, inlining=self.inlining, table=self.table
-        ).compile()
+        # an argument that is one of our typed parameters passes its type on (a.dtype inside)
+        arg_types = tuple(self.param_types.get(a.id) if isinstance(a, ast.Name) else None for a in node.args)
+        callee = type(self)(
+            fn.py_func,
+            kernel=False,
+            shared=self.shared,
+            inlining=self.inlining,
+            table=self.table,
+            arg_types=arg_types,
+        )
+        compiled = callee.compile()
+        self.grid_sync |= compiled.grid_sync
         if len(args) != len(compiled.params):
             raise self.unsupported(
                 node, f"{fn.name} takes {len(compiled.params)} arguments, given {len(args)}"
             )
+        sig = fn.signature
         fns = [run_expr(a) for a in args]
+        if sig is not None:
+            fns = [_typed(f, t) for f, t in zip(fns, sig.args)]
+        returns = sig.returns if sig is not None else None
         # the parameters take the arguments' readiness, as registers passed in
         params = [
             self.inst(node, Op.DEF, deps(a), n=0, dst=slot) for a, slot in zip(args, compiled.param_slots)
@@ -316,9 +403,61 @@ class Expressions(CompilerBase):
             for d in params:
                 run.define(d, mask)
             exec_block(compiled.body, run, inner, mask)
+            if returns is not None and inner.ret is not None:
+                return _cast(inner.ret, returns)
             return inner.ret
 
         return with_deps(inline, compiled.return_deps)
+
+
+MULTIPLY = numba_binary(ast.Mult, operator.mul)
+
+
+def is_product(node: ast.expr) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+
+
+def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: int, inst: Any) -> Any:
+    """``base[idx]`` for the active lanes: a tuple's item, a row of a matrix, a record (whose
+    fields are read when named), or an element read from memory and counted."""
+    if isinstance(base, tuple):
+        if len(idx) != 1 or np.ndim(idx[0]):
+            raise TypeError("tuples can only be indexed with one constant index")
+        return base[int(idx[0])]
+    array, full = arrays.resolve(base, idx)
+    if len(full) < array.ndim:
+        return arrays.RowView(array, full)
+    if array.dtype.fields is not None:
+        return arrays.RecordRef(array, full)
+    v = arrays.load(array, full, mask, run.counters.site(line))
+    run.issue(inst, mask, memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
+    return v
+
+
+def _uniform(value: Any, mask: Mask) -> Any:
+    """A slice bound: one value for every active thread."""
+    if value is None or not np.ndim(value):
+        return None if value is None else int(value)
+    active = value[mask.arr]
+    if active.size and (active != active[0]).any():
+        raise TypeError("a slice's bounds differ between threads (one view is named for all of them)")
+    return int(active[0]) if active.size else 0
+
+
+def _cast(value: Any, dtype: np.dtype) -> Any:
+    if isinstance(value, tuple):
+        return value
+    if np.ndim(value):
+        with np.errstate(all="ignore"):
+            return value.astype(dtype)
+    return cast_scalar(value, dtype)
+
+
+def _typed(fn: Expr, t: Any) -> Expr:
+    """An argument converted to its parameter's declared scalar type."""
+    if not isinstance(t, np.dtype):
+        return fn
+    return lambda run, frame, mask: _cast(fn(run, frame, mask), t)
 
 
 def _lane_id_or(node: Const) -> Node:

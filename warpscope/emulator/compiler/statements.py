@@ -8,13 +8,19 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays
-from warpscope.emulator.compiler.expressions import BINARY, FLOP_OPS, Expressions
+from warpscope.emulator import arrays, fma
+from warpscope.emulator.compiler.expressions import BINARY, FLOP_OPS, Expressions, is_product
 from warpscope.emulator.compiler.ops import STORE_OP, arith_op, memory_op
+from warpscope.emulator.device_api import GridGroup
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.ir import NO_DEPS, Const, Stmt, deps, exec_block, run_expr
+from warpscope.emulator.numeric import numba_binary
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask, union
+
+#: values a name assigned once may stand for at compile time (never numbers: those are
+#: registers the timing model follows)
+COMPILE_TIME_OBJECTS = (GridGroup, np.dtype, arrays.ArrayRef)
 
 
 class Statements(Expressions):
@@ -34,6 +40,18 @@ class Statements(Expressions):
             node.value.warpscope_target = node.targets[0].id  # type: ignore[attr-defined]
         value_node = self.expr(node.value)
         value = run_expr(value_node)
+        target = node.targets[0]
+        if (
+            len(node.targets) == 1
+            and isinstance(target, ast.Name)
+            and isinstance(value_node, Const)
+            and isinstance(value_node.value, COMPILE_TIME_OBJECTS)
+            and self.assign_counts.get(target.id) == 1
+        ):
+            # g = cuda.cg.this_grid(), f = cuda.const.array_like(F): the name stands for the
+            # object itself, so g.sync() and f.size are known when the kernel is compiled
+            self.constants[target.id] = value_node.value
+            return lambda run, frame, mask: mask
         if isinstance(value_node, Const) or isinstance(node.value, ast.Name):
             move = self.inst(node, Op.ALU, deps(value_node))  # a register move (or an immediate)
             targets = [self.target(t, frozenset({move.dst})) for t in node.targets]
@@ -62,18 +80,26 @@ class Statements(Expressions):
         return self.stmt_Assign(ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno))
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> Stmt:
-        op = BINARY.get(type(node.op))
+        op = numba_binary(type(node.op), BINARY.get(type(node.op)))
         if op is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__} is not supported")
-        value_node, current_node = self.expr(node.value), self.expr(_as_load(node.target))
+        fuse = isinstance(node.op, (ast.Add, ast.Sub)) and is_product(node.value)
+        value_node = self.product(node.value) if fuse else self.expr(node.value)  # type: ignore[arg-type]
+        current_node = self.expr(_as_load(node.target))
         value, current = run_expr(value_node), run_expr(current_node)
         inst = self.inst(node, None, deps(value_node) | deps(current_node))
         target = self.target(node.target, frozenset({inst.dst}))
         divide = isinstance(node.op, ast.Div)
         flop = isinstance(node.op, FLOP_OPS)
+        subtract = isinstance(node.op, ast.Sub)
 
         def run_aug(run: Run, frame: Frame, mask: Mask) -> Mask | None:
-            v = op(current(run, frame, mask), value(run, frame, mask))
+            c = current(run, frame, mask)
+            if fuse:  # acc += a * b: one FFMA where acc and the product are one float type
+                p, a, b = value(run, frame, mask)
+                v = fma.fused(-a if subtract else a, b, c, p.dtype) if fma.contracts(p, c) else op(c, p)
+            else:
+                v = op(c, value(run, frame, mask))
             run.issue(inst, mask, arith_op(v, divide))
             if flop:
                 run.count_flop(inst, mask, v)
@@ -110,7 +136,15 @@ class Statements(Expressions):
                     p(run, frame, mask, v)
 
             return set_tuple
+        if isinstance(node, ast.Attribute):  # rec.x = v: the record's field by name
+            field = ast.Subscript(value=node.value, slice=ast.Constant(node.attr), ctx=ast.Store())
+            return self.target(ast.copy_location(field, node), srcs)
         if isinstance(node, ast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if any(isinstance(p, ast.Slice) for p in parts):
+                raise self.unsupported(
+                    node, "slices are not supported as assignment targets in kernels (assign elements)"
+                )
             base_node = self.expr(node.value)
             base = run_expr(base_node)
             index = self.index(node.slice)

@@ -99,7 +99,8 @@ def _apply_atomic(
         old_sorted = np.where(starts, current, np.roll(vals[0], 1))
         final_pos = np.flatnonzero(np.append(starts[1:], True))
         data[tuple(s[final_pos] for s in sel)] = vals[0][final_pos]
-    else:  # cas: lane by lane within each address (rounds = most lanes on one address)
+    else:  # cas, inc, dec: lane by lane within each address (rounds = most lanes on one address)
+        step = _STEPS[op]
         old_sorted = np.empty_like(current)
         rank = np.arange(keys.size) - np.flatnonzero(starts)[seg]
         seg_value = current[starts].copy()
@@ -108,13 +109,20 @@ def _apply_atomic(
             s = seg[turn]
             before = seg_value[s]
             old_sorted[turn] = before
-            swap = before == vals[0][turn]
-            seg_value[s] = np.where(swap, vals[1][turn], before)
+            seg_value[s] = step(before, *(v[turn] for v in vals))
         first = np.flatnonzero(starts)
         data[tuple(s[first] for s in sel)] = seg_value
     old = np.empty(mask.arr.shape, dtype=data.dtype)
     old[lanes[order]] = old_sorted
     return old
+
+
+#: the new value of the atomics whose result depends on the old one (CUDA's definitions)
+_STEPS: dict[str, Callable[..., Any]] = {
+    "cas": lambda old, compare, val: np.where(old == compare, val, old),
+    "inc": lambda old, val: np.where(old >= val, 0, old + 1).astype(old.dtype),
+    "dec": lambda old, val: np.where((old == 0) | (old > val), val, old - 1).astype(old.dtype),
+}
 
 
 def _segmented_scan(op: Any, values: np.ndarray, seg: np.ndarray) -> np.ndarray:

@@ -47,7 +47,17 @@ def _brev(x: Any) -> Any:
     return out.astype(np.asarray(x).dtype) if np.ndim(x) else np.asarray(x).dtype.type(out)
 
 
-BUILDERS[device.popc] = builder(lambda x: np.bitwise_count(x).astype(np.int64))
+def _popc(x: Any) -> Any:
+    """Set bits at the operand's own width (a negative int16 has 16 bits to count, not its
+    magnitude's, which is what numpy's bitwise_count counts)."""
+    a = np.asarray(x)
+    if a.dtype.kind == "i":
+        a = a.view(a.dtype.str.replace("i", "u"))
+    out = np.bitwise_count(a).astype(np.int64)
+    return out if np.ndim(x) else np.int64(out)
+
+
+BUILDERS[device.popc] = builder(_popc)
 BUILDERS[device.clz] = builder(_clz)
 BUILDERS[device.ffs] = builder(_ffs)
 BUILDERS[device.brev] = builder(_brev)

@@ -76,6 +76,7 @@ ELEMENTWISE: dict[Any, Callable[..., Any]] = {
     math.lgamma: _vectorize(math.lgamma),
     builtins.abs: np.abs,
     device.fma: lambda a, b, c: a * b + c,
+    device.cbrt: np.cbrt,
     device.selp: lambda p, a, b: np.where(p, a, b),
 }
 
@@ -107,6 +108,7 @@ CASTS: dict[Any, Any] = {
 
 #: functions the GPU computes on its transcendental unit (MUFU and its refinement code)
 TRANSCENDENTAL = {
+    device.cbrt,
     math.sqrt,
     math.exp,
     math.expm1,

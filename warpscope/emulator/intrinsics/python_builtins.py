@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ import numpy as np
 from warpscope.emulator.intrinsics.elementwise import cast, elementwise
 from warpscope.emulator.intrinsics.registry import register
 from warpscope.emulator.ir import Compiling, run_expr
+from warpscope.emulator.numeric import numba_binary
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
@@ -52,6 +54,16 @@ def _round(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
     if len(args) == 1:
         return elementwise(c, node, args, line, lambda x: cast(np.int64)(np.round(x)))
     return elementwise(c, node, args, line, lambda x, n: np.round(x, int(n)))
+
+
+_POW = numba_binary(ast.Pow, operator.pow)
+
+
+@register(builtins.pow)
+def _builtin_pow(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    if len(args) != 2:
+        raise c.unsupported(node, "pow takes two numbers in kernels (no modulus)")
+    return elementwise(c, node, args, line, _POW)
 
 
 @register(builtins.range)

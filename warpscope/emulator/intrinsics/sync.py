@@ -11,7 +11,7 @@ import numpy as np
 from warpscope.emulator import device_api as device
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.intrinsics.registry import arguments, register
-from warpscope.emulator.ir import Compiling, Node, deps, run_expr, truth, with_deps
+from warpscope.emulator.ir import Compiling, Const, Node, deps, run_expr, truth, with_deps
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
@@ -59,6 +59,38 @@ register(device.syncthreads)(_syncthreads_kind(""))
 register(device.syncthreads_count)(_syncthreads_kind("count"))
 register(device.syncthreads_and)(_syncthreads_kind("and"))
 register(device.syncthreads_or)(_syncthreads_kind("or"))
+
+
+@register(device.cg.this_grid)
+def _this_grid(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Node:
+    if args:
+        raise c.unsupported(node, "cuda.cg.this_grid() takes no arguments")
+    return Const(device.grid_group)
+
+
+@register(device.GridGroup.sync)
+def _grid_sync(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Node:
+    """A grid-wide barrier: the launch runs every block in one chunk (as a cooperative launch
+    has every block resident), so every live thread of the grid must arrive together."""
+    if args:
+        raise c.unsupported(node, "grid.sync() takes no arguments")
+    c.grid_sync = True
+    bar = c.inst(line, Op.BAR)
+
+    def grid_sync(run: Run, frame: Frame, mask: Mask) -> Any:
+        alive = int(np.count_nonzero(run.alive))
+        if mask.threads != alive:
+            raise run.fault(
+                line,
+                f"grid sync reached by {mask.threads} of the grid's {alive} live threads "
+                "(a grid barrier inside a branch that splits the grid)",
+                mask,
+            )
+        run.counters.site(line).barriers += mask.warps
+        run.issue(bar, mask)
+        return None
+
+    return grid_sync
 
 
 @register(device.threadfence, device.threadfence_block, device.threadfence_system)

@@ -109,12 +109,16 @@ def _vote(kind: str) -> Callable[..., Any]:
             named = np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else np.uint64(FULL_MASK)
             pred = np.broadcast_to(truth(p(run, frame, mask)), mask.arr.shape) & mask.arr
             voted = lane_bits(pred) & named
+            # vote.sync returns a 32-bit signed integer in numba (lane 31's bit is the sign)
             if kind == "ballot":
-                per_warp = voted.astype(np.int64)
+                per_warp = voted.astype(np.uint32).view(np.int32)
             elif kind == "any":
-                per_warp = (voted != 0).astype(np.int64)
+                per_warp = (voted != 0).astype(np.int32)
+            elif kind == "eq":
+                voting = lane_bits(mask.arr) & named
+                per_warp = ((voted == 0) | (voted == voting)).astype(np.int32)
             else:
-                per_warp = (voted == (lane_bits(mask.arr) & named)).astype(np.int64)
+                per_warp = (voted == (lane_bits(mask.arr) & named)).astype(np.int32)
             return np.repeat(per_warp, WARP)
 
         return with_deps(vote, {inst.dst})
@@ -149,5 +153,41 @@ BUILDERS.update(
         device.ballot_sync: _vote("ballot"),
         device.all_sync: _vote("all"),
         device.any_sync: _vote("any"),
+        device.eq_sync: _vote("eq"),
     }
 )
+
+
+def _match(kind: str) -> Callable[..., Any]:
+    """``match_any_sync``: each lane gets the mask of named lanes holding its value;
+    ``match_all_sync``: (the named lanes' mask, True) where all hold one value, else (0, False)."""
+
+    def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+        nodes = arguments(c, node, args, ("mask", "value"))
+        m, v = (run_expr(a) for a in nodes)
+        inst = c.inst(line, Op.ALU, all_deps(nodes))
+
+        def match(run: Run, frame: Frame, mask: Mask) -> Any:
+            members = m(run, frame, mask)
+            check_members(run, line, mask, members, f"match_{kind}_sync")
+            run.issue(inst, mask)
+            named = np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else np.uint64(FULL_MASK)
+            voting = lane_bits(mask.arr) & named  # per warp: the lanes taking part
+            rows = np.broadcast_to(v(run, frame, mask), mask.arr.shape).reshape(-1, WARP)
+            part = ((voting[:, None] >> np.arange(WARP, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+            same = (rows[:, :, None] == rows[:, None, :]) & part[:, None, :]
+            peers = (same.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=2)
+            if kind == "any":
+                return np.where(part, peers, 0).astype(np.uint32).reshape(-1)
+            whole = (peers == voting[:, None]) | ~part
+            agreed = whole.all(axis=1)
+            bits = np.where(agreed, voting, 0).astype(np.uint32)
+            return np.repeat(bits, WARP), np.repeat(agreed, WARP)
+
+        return with_deps(match, {inst.dst})
+
+    return build
+
+
+BUILDERS[device.match_any_sync] = _match("any")
+BUILDERS[device.match_all_sync] = _match("all")

@@ -1,0 +1,56 @@
+"""Fused multiply-add, as the GPU computes ``a * b + c``.
+
+NVVM contracts a multiply feeding an add of the same floating type into one FFMA/DFMA (numba
+leaves fp-contract on), so the product is not rounded before the add: on the H100,
+``x / 7 * 7 - x`` in float32 is the rounding error of the division, not 0. numpy has no
+fused multiply-add, so it is computed here: float32 (and float16) exactly in float64 (a
+product of two float32 fits a float64; the sum is rounded once more, which changes a
+float32 result only in rare halfway cases); float64 with Dekker's exact product and an exact
+sum (Knuth's TwoSum), which is correct to within the last bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_SPLIT = np.float64(134217729.0)  # 2**27 + 1: Veltkamp's splitter for float64
+
+
+def contracts(product: Any, addend: Any) -> bool:
+    """Whether ``product + addend`` is one fused operation: both of one floating type."""
+    dtype = getattr(product, "dtype", None)
+    if dtype is None or dtype.kind != "f":
+        return False
+    other = getattr(addend, "dtype", None)
+    return other is not None and np.result_type(product, addend) == dtype
+
+
+def fused(a: Any, b: Any, c: Any, dtype: np.dtype) -> Any:
+    """``a * b + c`` rounded once, in ``dtype`` (float16, float32 or float64)."""
+    with np.errstate(all="ignore"):
+        if dtype.itemsize < 8:
+            exact = np.multiply(a, b, dtype=np.float64) + np.asarray(c, dtype=np.float64)
+            return exact.astype(dtype) if np.ndim(exact) else dtype.type(exact)
+        a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
+        p = a * b
+        e = _product_error(a, b, p)
+        s = p + c
+        bp = s - p  # TwoSum: p + c == s + t exactly
+        t = (p - (s - bp)) + (c - bp)
+        out = s + (t + e)
+        # where the product overflows or an operand is not finite, the plain sum is the answer
+        out = np.where(np.isfinite(out), out, p + c)
+        return out if np.ndim(out) else np.float64(out)
+
+
+def _product_error(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``a * b - p`` exactly (Dekker's TwoProduct with Veltkamp's split)."""
+    ca = _SPLIT * a
+    ah = ca - (ca - a)
+    al = a - ah
+    cb = _SPLIT * b
+    bh = cb - (cb - b)
+    bl = b - bh
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
