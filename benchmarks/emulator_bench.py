@@ -8,7 +8,12 @@ process. Prints:
   - numba's simulator at a size it finishes in under a minute, and warpscope at that same
     size: thread throughput ratio, target >= 100x.
 
-    python benchmarks/emulator_bench.py [--sim-blocks 1024] [--repeat 3]
+  - with ``--baseline REF``: the same seed-size run on warpscope as of git commit REF
+    (a temporary worktree), side by side: speed must not regress;
+  - the timing model's cost: withDivergence and the whole seed workload with the timing model
+    on and off (target: on within 5x of off).
+
+    python benchmarks/emulator_bench.py [--sim-blocks 1024] [--repeat 3] [--baseline REF]
 """
 
 from __future__ import annotations
@@ -49,6 +54,17 @@ def kernel_file(import_line: str) -> str:
     return HEAD.format(import_line=import_line) + inspect.getsource(seed.withDivergence.py_func) + MAIN
 
 
+SEED_WORKLOAD = """
+import sys, time
+from warpscope.emulator.kernel import SETTINGS
+from warpscope.emulator.workloads import seed
+SETTINGS.timing = sys.argv[1] == "on"
+start = time.perf_counter()
+seed.main(int(sys.argv[2]))
+print(time.perf_counter() - start)
+"""
+
+
 def run(path: Path, blocks: int, env: dict[str, str]) -> float:
     out = subprocess.run(
         [sys.executable, str(path), str(blocks)],
@@ -63,6 +79,35 @@ def run(path: Path, blocks: int, env: dict[str, str]) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def run_args(path: Path, argv: list[str], env: dict[str, str]) -> float:
+    out = subprocess.run(
+        [sys.executable, str(path), *argv], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{path.name} failed:\n{out.stderr}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def baseline_run(ref: str, tmp: Path, blocks: int, repeat: int) -> float:
+    """The seed-size functional run on warpscope as it was at ``ref`` (a git worktree)."""
+    tree = tmp / "baseline"
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True, capture_output=True
+    )
+    try:
+        source = tmp / "theirs_then.py"
+        source.write_text(
+            kernel_file(
+                "from warpscope.emulator import cuda\nfrom warpscope.emulator.kernel import SETTINGS\n"
+                "SETTINGS.timing = False"
+            )
+        )
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        return min(run_args(source, [str(blocks)], env) for _ in range(repeat))
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed-blocks", type=int, default=4096)
@@ -73,9 +118,23 @@ def main() -> None:
         help="grid for numba's simulator (it must finish in under a minute)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="warpscope runs per size; the best is kept")
+    parser.add_argument("--baseline", metavar="REF", help="git commit to compare the seed-size run with")
+    parser.add_argument(
+        "--seed-scale", type=int, default=8, help="the seed workload's scale for timing on/off"
+    )
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
+        timed = Path(tmp) / "timed.py"
+        timed.write_text(kernel_file("from warpscope.emulator import cuda"))
+        workload = Path(tmp) / "workload.py"
+        workload.write_text(SEED_WORKLOAD)
+        timed_s = min(run(timed, args.seed_blocks, env) for _ in range(args.repeat))
+        seed_on = min(run_args(workload, ["on", str(args.seed_scale)], env) for _ in range(args.repeat))
+        seed_off = min(run_args(workload, ["off", str(args.seed_scale)], env) for _ in range(args.repeat))
+        baseline_s = (
+            baseline_run(args.baseline, Path(tmp), args.seed_blocks, args.repeat) if args.baseline else None
+        )
         ours = Path(tmp) / "ours.py"
         # functional layer only: numba's simulator has no timing model to compare with
         ours.write_text(
@@ -92,7 +151,11 @@ def main() -> None:
         except ImportError:
             sim_s = None
         else:
-            sim_s = run(theirs, args.sim_blocks, {**env, "NUMBA_ENABLE_CUDASIM": "1"})
+            try:
+                sim_s = run(theirs, args.sim_blocks, {**env, "NUMBA_ENABLE_CUDASIM": "1"})
+            except SystemExit as e:  # numba without its CUDA target (numba-cuda) has no simulator
+                print(f"numba's simulator did not run: {str(e).splitlines()[-1]}")
+                sim_s = None
     seed_threads, sim_threads = args.seed_blocks * 256, args.sim_blocks * 256
     print(f"withDivergence (100-iteration loop), 256 threads per block; {os.cpu_count()} CPUs")
     print(f"{'run':44} {'threads':>9} {'seconds':>8} {'threads/s':>11} {'target':>10}")
@@ -100,6 +163,19 @@ def main() -> None:
         f"{'warpscope, seed size':44} {seed_threads:9,} {seed_s:8.2f} {seed_threads / seed_s:11,.0f} {'<= 10 s':>10}"
     )
     print(f"{'warpscope, simulator size':44} {sim_threads:9,} {small_s:8.3f} {sim_threads / small_s:11,.0f}")
+    if baseline_s is not None:
+        print(
+            f"{'warpscope at ' + args.baseline[:12] + ', seed size':44} {seed_threads:9,} {baseline_s:8.2f} "
+            f"{seed_threads / baseline_s:11,.0f}   now/then: {seed_s / baseline_s:.2f}x (target <= 1.0x, noise ~10%)"
+        )
+    print(
+        f"{'warpscope, seed size, timing model on':44} {seed_threads:9,} {timed_s:8.2f} "
+        f"{seed_threads / timed_s:11,.0f}   on/off: {timed_s / seed_s:.2f}x (target <= 5x)"
+    )
+    print(
+        f"seed workload at 1/{args.seed_scale} size: timing on {seed_on:.2f} s, off {seed_off:.2f} s, "
+        f"on/off {seed_on / seed_off:.2f}x (target <= 5x)"
+    )
     if sim_s is None:
         print("numba is not installed (pip install numba numba-cuda): no simulator baseline")
         return

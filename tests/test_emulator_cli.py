@@ -107,3 +107,37 @@ def test_demo_workload_is_emulated_once_then_read_from_the_cache(tmp_path, monke
     assert len(ran) == 1 and len(list(tmp_path.glob("seed-x128-*.parquet"))) == 1
     assert child.launches.height == first.launches.height and heard[-1][0] == heard[-1][1]
     assert cache.key("seed", settings, 256) != cache.key("seed", Settings(timing=True), 256)
+
+
+def test_emulate_host_error_names_its_line_for_a_relative_path(tmp_path):
+    (tmp_path / "host_bug.py").write_text(
+        "import numpy as np\n\n\ndef main():\n    x = np.zeros(3)\n    return x[7]\n"
+    )
+    out = run_cli("emulate", "host_bug.py", cwd=tmp_path)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("warpscope: host_bug.py:6: running main() failed: IndexError"), line
+
+
+def test_emulate_json_stays_json_when_main_prints(tmp_path):
+    (tmp_path / "chatty.py").write_text(
+        "import numpy as np\nfrom warpscope.emulator import cuda\n\n\n@cuda.jit\ndef k(a):\n"
+        "    a[cuda.grid(1)] = 1\n\n\ndef main():\n    print('hello from main')\n"
+        "    a = np.zeros(32)\n    k[1, 32](a)\n    print('done', a.sum())\n"
+    )
+    out = run_cli("emulate", str(tmp_path / "chatty.py"), "--format", "json", "--no-timing")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["launches"]
+    assert "hello from main" in out.stderr and "done 32.0" in out.stderr
+
+
+def test_emulate_host_use_of_an_unemulated_cuda_name_is_one_line(tmp_path):
+    (tmp_path / "events.py").write_text(
+        "from warpscope.emulator import cuda\n\n\ndef main():\n    s = cuda.stream()\n"
+        "    s.synchronize()\n    cuda.event()\n"
+    )
+    out = run_cli("emulate", "events.py", cwd=tmp_path)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert "events.py:7: running main() failed" in line and "cuda.event is not emulated by warpscope" in line

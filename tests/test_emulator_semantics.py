@@ -281,6 +281,8 @@ def _unsupported(body: str) -> str:
         ("a[0] = len('abc')\n", "strings are not supported"),
         ("a[0:2] = 1\n", "slices are not supported"),
         ("print(a)\n", "print() is not supported"),
+        ("a[0] = cuda.libdevice.sin(1.0)\n", "cuda.libdevice is not emulated by warpscope"),
+        ("cuda.cg.this_thread_block().sync()\n", "cuda.cg.this_thread_block is not emulated"),
         ("return 1\n", "cannot return a value"),
         ("a[0] = undefined_name\n", "name 'undefined_name' is not defined"),
     ],
@@ -305,3 +307,37 @@ def test_grid_strided_2d_and_uniform_loads():
     t = scale2d.last_launch.counters.total()
     # factor[0]: every lane reads one element, one sector per warp instruction
     assert t.global_load_requests == 2 * t.global_store_requests
+
+
+# -- patterns that once raised numpy's errors as faults of the user's kernel -----------------
+
+
+@cuda.jit
+def _fixed_index_stores(out, src, codes, idx32):
+    sm = cuda.shared.array(32, np.float32)
+    loc = cuda.local.array(2, np.int64)
+    t = cuda.threadIdx.x
+    sm[t] = src[t]
+    loc[0] = t
+    cuda.syncthreads()
+    if t == 0:
+        out[0] = sm[0] + sm[31]  # one element, a value read per lane
+        out[1] = loc[0]
+    if t < 4:
+        out[2] = t  # several lanes on one element: the last lane's value lands
+    out[3 + t] = src[codes[t]] + src[idx32[t] * np.int32(65536) % 32]
+
+
+@pytest.mark.parametrize("timing", [False, True])
+def test_internal_errors_never_surface_as_faults_of_the_kernel(timing):
+    from warpscope.emulator.kernel import Settings, using
+
+    src = np.arange(32, dtype=np.float32)
+    codes = (np.arange(32) * 7 % 32).astype(np.uint8)
+    idx32 = np.full(32, 40000, dtype=np.int32)  # idx32 * 65536 passes int32's range
+    out = np.zeros(35, dtype=np.float32)
+    with using(Settings(timing=timing)):
+        _fixed_index_stores[1, 32](out, src, codes, idx32)
+    assert out[:3].tolist() == [31.0, 0.0, 3.0]
+    expected = src[codes] + src[(idx32.astype(np.int64) * 65536) % 32]
+    assert out[3:].tolist() == expected.tolist()

@@ -7,6 +7,8 @@ identity); the host functions here do what numba does on the host (``to_device``
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -55,6 +57,26 @@ def synchronize() -> None:
     """Launches run to completion when called: nothing to wait for."""
 
 
+class Stream:
+    """``cuda.stream()``: launches run in order when called, so a stream only has to exist."""
+
+    def synchronize(self) -> None:
+        """Nothing is in flight."""
+
+    @contextlib.contextmanager
+    def auto_synchronize(self) -> Iterator[Stream]:
+        yield self
+
+
+def stream() -> Stream:
+    return Stream()
+
+
+def is_available() -> bool:
+    """The emulator is always there to launch on."""
+    return True
+
+
 def _build() -> CudaNamespace:
     return CudaNamespace(
         **device_api.NAMES,
@@ -64,6 +86,9 @@ def _build() -> CudaNamespace:
         device_array_like=device_array_like,
         pinned_array=pinned_array,
         synchronize=synchronize,
+        stream=stream,
+        default_stream=stream,
+        is_available=is_available,
     )
 
 

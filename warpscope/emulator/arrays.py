@@ -121,7 +121,7 @@ class RecordRef:
         self.array, self.index = array, index
 
     def field(self, name: str) -> tuple[ArrayRef, tuple[Any, ...]]:
-        fields = self.array.dtype.fields or {}
+        fields: dict[str, Any] = dict(self.array.dtype.fields or {})
         if name not in fields:
             raise TypeError(
                 f"a record of {self.array.name} has no field '{name}' (it has {', '.join(fields)})"

@@ -118,10 +118,11 @@ def child_main() -> None:
     import sys
 
     path, name, scale, settings = sys.argv[1:5]
+    channel = sys.stdout  # the parent's pipe: the emulated program's own prints go to stderr
 
     def say(*message: object) -> None:
-        sys.stdout.write(json.dumps(message) + "\n")
-        sys.stdout.flush()
+        channel.write(json.dumps(message) + "\n")
+        channel.flush()
 
     try:
         profile = emulate_workload(

@@ -32,11 +32,31 @@ class Dim3Index:
         return f"cuda.{self.name}"
 
 
-class CudaNamespace(SimpleNamespace):
-    """The type of the public ``cuda`` object (a module-like namespace)."""
+class Namespace(SimpleNamespace):
+    """A module-like group of names (``cuda``, ``cuda.atomic``...); a name numba has and the
+    emulator does not is said to be so, in one line."""
+
+    def __init__(self, path: str, **names: Any) -> None:
+        super().__init__(**names)
+        object.__setattr__(self, "_path", path)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"{object.__getattribute__(self, '_path')}.{name} is not emulated by warpscope "
+            "(docs/emulator.md lists what is)"
+        )
 
     def __repr__(self) -> str:
-        return "<warpscope.emulator.cuda>"
+        return f"<warpscope.emulator {object.__getattribute__(self, '_path')}>"
+
+
+class CudaNamespace(Namespace):
+    """The type of the public ``cuda`` object."""
+
+    def __init__(self, **names: Any) -> None:
+        super().__init__("cuda", **names)
 
 
 threadIdx = Dim3Index("threadIdx")
@@ -57,13 +77,13 @@ class GridGroup:
 
 
 grid_group = GridGroup()
-cg = SimpleNamespace(this_grid=_kernel_only("cg.this_grid"))
+cg = Namespace("cuda.cg", this_grid=_kernel_only("cg.this_grid"))
 
-shared = SimpleNamespace(array=_kernel_only("shared.array"))
-local = SimpleNamespace(array=_kernel_only("local.array"))
-const = SimpleNamespace(array_like=_kernel_only("const.array_like"))
+shared = Namespace("cuda.shared", array=_kernel_only("shared.array"))
+local = Namespace("cuda.local", array=_kernel_only("local.array"))
+const = Namespace("cuda.const", array_like=_kernel_only("const.array_like"))
 ATOMIC_OPS = ("add", "sub", "max", "min", "exch", "cas", "and_", "or_", "xor", "inc", "dec")
-atomic = SimpleNamespace(**{op: _kernel_only(f"atomic.{op}") for op in ATOMIC_OPS})
+atomic = Namespace("cuda.atomic", **{op: _kernel_only(f"atomic.{op}") for op in ATOMIC_OPS})
 
 grid = _kernel_only("grid")
 gridsize = _kernel_only("gridsize")

@@ -18,21 +18,24 @@ import numpy as np
 _SPLIT = np.float64(134217729.0)  # 2**27 + 1: Veltkamp's splitter for float64
 
 
-def contracts(product: Any, addend: Any) -> bool:
-    """Whether ``product + addend`` is one fused operation: both of one floating type."""
-    dtype = getattr(product, "dtype", None)
-    if dtype is None or dtype.kind != "f":
+def contracts(dtype: np.dtype, addend: Any) -> bool:
+    """Whether a product of ``dtype`` plus ``addend`` is one fused operation: one float type."""
+    if dtype.kind != "f":
         return False
     other = getattr(addend, "dtype", None)
-    return other is not None and np.result_type(product, addend) == dtype
+    return other is not None and np.result_type(dtype, other) == dtype
 
 
 def fused(a: Any, b: Any, c: Any, dtype: np.dtype) -> Any:
     """``a * b + c`` rounded once, in ``dtype`` (float16, float32 or float64)."""
     with np.errstate(all="ignore"):
         if dtype.itemsize < 8:
-            exact = np.multiply(a, b, dtype=np.float64) + np.asarray(c, dtype=np.float64)
-            return exact.astype(dtype) if np.ndim(exact) else dtype.type(exact)
+            exact = np.multiply(a, b, dtype=np.float64)
+            if not np.ndim(exact) and not np.ndim(c):
+                return dtype.type(exact + np.float64(c))
+            # one ufunc: added in float64, rounded once into the narrow result
+            out = np.empty(np.broadcast_shapes(np.shape(exact), np.shape(c)), dtype=dtype)
+            return np.add(exact, c, out=out, dtype=np.float64, casting="unsafe")
         a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
         p = a * b
         e = _product_error(a, b, p)

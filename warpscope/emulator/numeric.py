@@ -35,9 +35,9 @@ def _as(value: Any, dtype: np.dtype) -> Any:
     return value if value.dtype == dtype else value.astype(dtype)
 
 
-def numba_binary(op_type: type, op: Binary | None) -> Binary | None:
-    """``op`` with numba's integer widening (None stays None: an unsupported operator)."""
-    if op is None or op_type is ast.Div:
+def numba_binary(op_type: type, op: Binary) -> Binary:
+    """``op`` with numba's integer widening."""
+    if op_type is ast.Div:
         return op
     shift = op_type in _SHIFTS
     bitwise = op_type in _BITWISE
@@ -58,16 +58,22 @@ def numba_binary(op_type: type, op: Binary | None) -> Binary | None:
 
 
 def numba_unary(op_type: type, op: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """Negation of an integer happens at 64 bits; inversion keeps the operand's width (on
-    the H100, ``~u32`` of 0 is 4294967295)."""
-    if op_type in (ast.Not, ast.Invert):
+    """Negation and inversion of an integer: computed at the operand's width, then widened to
+    64 bits (numba negates before it upcasts: on the H100 ``-i32`` of -2**31 is -2**31, and
+    ``cuda.clz(~u32)`` counts 64 bits)."""
+    if op_type is ast.Not:
         return op
 
     def unary(a: Any) -> Any:
         dtype = getattr(a, "dtype", None)
-        wide = _widened(dtype) if dtype is not None else None
+        if dtype is None:
+            return op(a)
+        wide = _widened(dtype)
         if wide is None:
             return op(a)
-        return op(_as(a, wide))
+        if dtype.kind == "b":
+            return op(_as(a, wide))
+        with np.errstate(all="ignore"):
+            return _as(op(a), wide)
 
     return unary

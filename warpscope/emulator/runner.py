@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
@@ -87,14 +88,18 @@ def _profile(
 
 
 def _host(path: Path, fn: Callable[[], Any], doing: str) -> Any:
-    """Host code errors as one line at the file's own line (kernel errors pass through)."""
+    """Run host code with what it prints sent to stderr (stdout carries the report, which
+    must stay pure JSON or markdown); its errors as one line at the file's own line (kernel
+    errors pass through)."""
     try:
-        return fn()
+        with contextlib.redirect_stdout(sys.stderr):
+            return fn()
     except EmulatorError:
         raise
     except SyntaxError as e:
         raise EmulatorError(f"{e.filename or path}:{e.lineno}: syntax error: {e.msg}") from None
     except Exception as e:
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
+        here = path.resolve()
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename).resolve() == here]
         line = frames[-1].lineno if frames else 0
         raise EmulatorError(f"{path}:{line}: {doing} failed: {type(e).__name__}: {e}") from None

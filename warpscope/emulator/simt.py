@@ -12,18 +12,28 @@ from dataclasses import dataclass, field
 import numpy as np
 
 WARP = 32
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 class Mask:
     """The lanes executing an instruction; warp and thread counts computed once per mask."""
 
-    __slots__ = ("_threads", "_warp_any", "_warps", "arr")
+    __slots__ = ("_selects", "_threads", "_warp_any", "_warps", "arr")
 
     def __init__(self, arr: np.ndarray) -> None:
         self.arr = arr
         self._warp_any: np.ndarray | None = None
         self._warps = -1
         self._threads = -1
+        self._selects: dict[int, np.ndarray] = {}
+
+    def select(self, itemsize: int) -> np.ndarray:
+        """All-ones bits on active lanes, zeros elsewhere, as unsigned integers of ``itemsize``
+        bytes: a branch-free blend (numpy's ``where`` mispredicts on scattered lanes)."""
+        bits = self._selects.get(itemsize)
+        if bits is None:
+            bits = self._selects[itemsize] = -(self.arr.view(np.uint8).astype(_UINT[itemsize]))
+        return bits
 
     @property
     def warp_any(self) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 from warpscope.emulator import arrays, fma, intrinsics, signatures
 from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.ops import LOAD_OP, arith_op, memory_op
-from warpscope.emulator.device_api import Dim3Index
+from warpscope.emulator.device_api import Dim3Index, Namespace
 from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.ir import Const, Expr, Node, deps, exec_block, run_expr, scalar, truth, with_deps
@@ -108,6 +108,8 @@ class Expressions(CompilerBase):
             if isinstance(obj, arrays.ArrayRef):
                 return Const(arrays.attribute(obj, attr))
             if not hasattr(obj, attr):
+                if isinstance(obj, Namespace):  # cuda.libdevice, cuda.fp16, ...: one clear line
+                    raise self.unsupported(node, str(_missing(obj, attr)))
                 raise self.unsupported(node, f"'{_describe(obj)}' has no attribute '{attr}'")
             return _lane_id_or(Const(self.global_value(node, f"{_describe(obj)}.{attr}", getattr(obj, attr))))
         if attr == "dtype" and isinstance(node.value, ast.Name) and node.value.id in self.param_types:
@@ -126,9 +128,10 @@ class Expressions(CompilerBase):
         return with_deps(get_attr, {load.dst} | deps(base))
 
     def expr_BinOp(self, node: ast.BinOp) -> Node:
-        op = numba_binary(type(node.op), BINARY.get(type(node.op)))
-        if op is None:
+        plain = BINARY.get(type(node.op))
+        if plain is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__} is not supported")
+        op = numba_binary(type(node.op), plain)
         if isinstance(node.op, (ast.Add, ast.Sub)) and (is_product(node.left) or is_product(node.right)):
             return self.multiply_add(node, op)
         left, right = self.expr(node.left), self.expr(node.right)
@@ -149,21 +152,20 @@ class Expressions(CompilerBase):
         return with_deps(binop, {inst.dst})
 
     def product(self, node: ast.BinOp) -> Node:
-        """``a * b`` as a closure returning (the rounded product, a, b): an add it feeds is
-        fused with it (``fma``); counted and issued as the multiply it also is."""
+        """``a * b`` as a closure returning (a, b, the product's dtype): the add it feeds
+        decides whether to fuse (``fma``) or round the product (``Product.rounded``); it is
+        counted and issued as the multiply it also is."""
         a, b = self.expr(node.left), self.expr(node.right)
         if isinstance(a, Const) and isinstance(b, Const):
-            value = _fold(MULTIPLY, a.value, b.value)
-            return Const((value, a.value, b.value))
+            return Const(Product(a.value, b.value))
         af, bf = run_expr(a), run_expr(b)
         inst = self.inst(node, None, deps(a) | deps(b))
 
         def product(run: Run, frame: Frame, mask: Mask) -> Any:
-            va, vb = af(run, frame, mask), bf(run, frame, mask)
-            p = MULTIPLY(va, vb)
+            p = Product(af(run, frame, mask), bf(run, frame, mask))
             run.issue(inst, mask, arith_op(p, False))
             run.count_flop(inst, mask, p)
-            return p, va, vb
+            return p
 
         return with_deps(product, {inst.dst})
 
@@ -174,7 +176,9 @@ class Expressions(CompilerBase):
         left = self.product(node.left) if product_left else self.expr(node.left)  # type: ignore[arg-type]
         right = self.expr(node.right) if product_left else self.product(node.right)  # type: ignore[arg-type]
         if isinstance(left, Const) and isinstance(right, Const):  # folded, as any constant expression
-            lv, rv = (left.value[0], right.value) if product_left else (left.value, right.value[0])
+            lv, rv = (
+                (left.value.rounded(), right.value) if product_left else (left.value, right.value.rounded())
+            )
             return Const(_fold(op, lv, rv))
         lf, rf = run_expr(left), run_expr(right)
         inst = self.inst(node, None, deps(left) | deps(right))
@@ -182,14 +186,14 @@ class Expressions(CompilerBase):
 
         def multiply_add(run: Run, frame: Frame, mask: Mask) -> Any:
             lv, rv = lf(run, frame, mask), rf(run, frame, mask)
-            (p, a, b), c = (lv, rv) if product_left else (rv, lv)
-            if fma.contracts(p, c):
+            p, c = (lv, rv) if product_left else (rv, lv)
+            if fma.contracts(p.dtype, c):
                 if product_left:
-                    v = fma.fused(a, b, -c if subtract else c, p.dtype)
+                    v = fma.fused(p.a, p.b, -c if subtract else c, p.dtype)
                 else:
-                    v = fma.fused(-a if subtract else a, b, c, p.dtype)
+                    v = fma.fused(-p.a if subtract else p.a, p.b, c, p.dtype)
             else:
-                v = op(p, c) if product_left else op(c, p)
+                v = op(p.rounded(), c) if product_left else op(c, p.rounded())
             run.issue(inst, mask, arith_op(v, False))
             run.count_flop(inst, mask, v)
             return v
@@ -413,6 +417,25 @@ class Expressions(CompilerBase):
 MULTIPLY = numba_binary(ast.Mult, operator.mul)
 
 
+class Product:
+    """``a * b`` not yet rounded: an add of its float type fuses it; anything else rounds it."""
+
+    __slots__ = ("_value", "a", "b", "dtype")
+
+    def __init__(self, a: Any, b: Any) -> None:
+        self.a, self.b = a, b
+        da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+        if da is not None and db is not None and "f" in (da.kind, db.kind):
+            self._value = None
+            self.dtype = np.result_type(da, db)
+        else:  # integers (widened by numba's rules): never fused, so computed now
+            self._value = MULTIPLY(a, b)
+            self.dtype = np.asarray(self._value).dtype
+
+    def rounded(self) -> Any:
+        return MULTIPLY(self.a, self.b) if self._value is None else self._value
+
+
 def is_product(node: ast.expr) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
 
@@ -477,6 +500,14 @@ def _as_load(node: ast.expr) -> ast.expr:
     copy = ast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
     copy.ctx = ast.Load()  # type: ignore[attr-defined]
     return copy
+
+
+def _missing(namespace: Namespace, attr: str) -> AttributeError:
+    try:
+        getattr(namespace, attr)
+    except AttributeError as e:
+        return e
+    return AttributeError(attr)
 
 
 def _describe(obj: Any) -> str:

@@ -80,9 +80,10 @@ class Statements(Expressions):
         return self.stmt_Assign(ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno))
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> Stmt:
-        op = numba_binary(type(node.op), BINARY.get(type(node.op)))
-        if op is None:
+        plain = BINARY.get(type(node.op))
+        if plain is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__} is not supported")
+        op = numba_binary(type(node.op), plain)
         fuse = isinstance(node.op, (ast.Add, ast.Sub)) and is_product(node.value)
         value_node = self.product(node.value) if fuse else self.expr(node.value)  # type: ignore[arg-type]
         current_node = self.expr(_as_load(node.target))
@@ -96,8 +97,11 @@ class Statements(Expressions):
         def run_aug(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             c = current(run, frame, mask)
             if fuse:  # acc += a * b: one FFMA where acc and the product are one float type
-                p, a, b = value(run, frame, mask)
-                v = fma.fused(-a if subtract else a, b, c, p.dtype) if fma.contracts(p, c) else op(c, p)
+                p = value(run, frame, mask)
+                if fma.contracts(p.dtype, c):
+                    v = fma.fused(-p.a if subtract else p.a, p.b, c, p.dtype)
+                else:
+                    v = op(c, p.rounded())
             else:
                 v = op(c, value(run, frame, mask))
             run.issue(inst, mask, arith_op(v, divide))
@@ -140,8 +144,8 @@ class Statements(Expressions):
             field = ast.Subscript(value=node.value, slice=ast.Constant(node.attr), ctx=ast.Store())
             return self.target(ast.copy_location(field, node), srcs)
         if isinstance(node, ast.Subscript):
-            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if any(isinstance(p, ast.Slice) for p in parts):
+            keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if any(isinstance(k, ast.Slice) for k in keys):
                 raise self.unsupported(
                     node, "slices are not supported as assignment targets in kernels (assign elements)"
                 )

@@ -1,0 +1,73 @@
+"""The numba compatibility corpus (``tests/numba_corpus``): each file, written for numba and
+switched only by its import, gives under the emulator what numba-cuda gave on an H100
+(``tests/data/numba_corpus``: integers and booleans bit for bit, floats to 1e-5)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from warpscope.emulator import EmulatorError
+from warpscope.emulator.kernel import Settings, using
+
+CORPUS = Path(__file__).parent / "numba_corpus"
+H100 = Path(__file__).parent / "data" / "numba_corpus"
+sys.path.insert(0, str(CORPUS))
+import harness  # noqa: E402  (the corpus's own runner, beside its files)
+
+FILES = harness.corpus_files()
+EXPECTED = np.load(H100 / "h100.npz")
+NUMBA_STATUS: dict[str, str] = json.loads((H100 / "h100.json").read_text())
+
+
+def _same(got: np.ndarray, want: np.ndarray) -> bool:
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if want.dtype.kind in "fc":
+        return bool(np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True))
+    return bool(np.array_equal(got, want))
+
+
+def test_the_corpus_covers_enough_files_and_all_ran_on_the_h100():
+    assert len(FILES) >= 40
+    assert set(NUMBA_STATUS) == {p.stem for p in FILES}
+    assert all(s == "ok" for s in NUMBA_STATUS.values()), {k: v for k, v in NUMBA_STATUS.items() if v != "ok"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_file_gives_what_numba_cuda_gave_on_the_h100(path):
+    got = harness.run_warpscope(path)
+    want = {k.split("/", 1)[1]: EXPECTED[k] for k in EXPECTED.files if k.split("/", 1)[0] == path.stem}
+    assert set(got) == set(want)
+    wrong = {k: (got[k], want[k]) for k in want if not _same(got[k], want[k])}
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_the_timing_model_never_changes_a_result(path):
+    with using(Settings(timing=False)):
+        plain = harness.run_warpscope(path)
+    with using(Settings(timing=True)):
+        timed = harness.run_warpscope(path)
+    assert plain.keys() == timed.keys()
+    assert all(np.array_equal(plain[k], timed[k], equal_nan=plain[k].dtype.kind in "fc") for k in plain)
+
+
+def test_numba_imports_are_what_the_harness_switches_back():
+    """A corpus file names warpscope only where a numba user names numba.cuda."""
+    for path in FILES:
+        source = harness.numba_source(path)
+        assert "warpscope" not in source, path.name
+
+
+def test_unreadable_signatures_are_one_line_errors():
+    from warpscope.emulator import cuda
+
+    with pytest.raises(EmulatorError, match="unknown type 'float33'"):
+        cuda.jit("void(float33[:])")
+    with pytest.raises(EmulatorError, match="declares 2 arguments, the function takes 1"):
+        cuda.jit("void(float32[:], int32)")(lambda a: None)
