@@ -10,8 +10,10 @@ process. Prints:
 
   - with ``--baseline REF``: the same seed-size run on warpscope as of git commit REF
     (a temporary worktree), side by side: speed must not regress;
-  - the timing model's cost: withDivergence and the whole seed workload with the timing model
-    on and off (target: on within 5x of off).
+  - the timing model's cost: withDivergence and the seed workload with the timing model on
+    and off, in process and as a user runs them (``warpscope emulate FILE`` against
+    ``warpscope emulate FILE --no-timing``, process start to report written; target: on
+    within 5x of off).
 
     python benchmarks/emulator_bench.py [--sim-blocks 1024] [--repeat 3] [--baseline REF]
 """
@@ -24,7 +26,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,13 +50,26 @@ print(time.perf_counter() - start)
 """
 
 
-def kernel_file(import_line: str) -> str:
-    """The seed workload's withDivergence source, under the given ``cuda`` import."""
+def _seed() -> Any:
     sys.path.insert(0, str(ROOT))
     from warpscope.emulator.workloads import seed
 
-    return HEAD.format(import_line=import_line) + inspect.getsource(seed.withDivergence.py_func) + MAIN
+    return seed
 
+
+def kernel_file(import_line: str) -> str:
+    """The seed workload's withDivergence source, under the given ``cuda`` import."""
+    return HEAD.format(import_line=import_line) + inspect.getsource(_seed().withDivergence.py_func) + MAIN
+
+
+CLI_MAIN = """
+
+def main():
+    blocks = {blocks}
+    n = blocks * 256
+    data = np.random.default_rng(1234).random(n, dtype=np.float32)
+    withDivergence[blocks, 256](data, n)
+"""
 
 SEED_WORKLOAD = """
 import sys, time
@@ -86,6 +103,21 @@ def run_args(path: Path, argv: list[str], env: dict[str, str]) -> float:
     if out.returncode != 0:
         raise SystemExit(f"{path.name} failed:\n{out.stderr}")
     return float(out.stdout.strip().splitlines()[-1])
+
+
+def cli_seconds(args: list[str], out: Path) -> float:
+    """``warpscope emulate ARGS -o OUT``, process start to exit."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "warpscope", "emulate", *args, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"warpscope emulate {' '.join(args)} failed:\n{done.stderr}")
+    return time.perf_counter() - started
 
 
 def baseline_run(ref: str, tmp: Path, blocks: int, repeat: int) -> float:
@@ -135,6 +167,29 @@ def main() -> None:
         baseline_s = (
             baseline_run(args.baseline, Path(tmp), args.seed_blocks, args.repeat) if args.baseline else None
         )
+        cli_file = Path(tmp) / "with_divergence.py"
+        cli_file.write_text(
+            HEAD.format(import_line="from warpscope.emulator import cuda")
+            + inspect.getsource(_seed().withDivergence.py_func)
+            + CLI_MAIN.format(blocks=args.seed_blocks)
+        )
+        report = Path(tmp) / "report.md"
+        targets = {
+            "withDivergence file": [str(cli_file)],
+            f"--workload seed --scale {args.seed_scale}": [
+                "--workload",
+                "seed",
+                "--scale",
+                str(args.seed_scale),
+            ],
+        }
+        cli = {
+            name: [
+                min(cli_seconds([*target, *flag], report) for _ in range(args.repeat))
+                for flag in ([], ["--no-timing"])
+            ]
+            for name, target in targets.items()
+        }
         ours = Path(tmp) / "ours.py"
         # functional layer only: numba's simulator has no timing model to compare with
         ours.write_text(
@@ -176,6 +231,11 @@ def main() -> None:
         f"seed workload at 1/{args.seed_scale} size: timing on {seed_on:.2f} s, off {seed_off:.2f} s, "
         f"on/off {seed_on / seed_off:.2f}x (target <= 5x)"
     )
+    for name, (on, off) in cli.items():
+        print(
+            f"warpscope emulate {name}: {on:.2f} s, with --no-timing {off:.2f} s, "
+            f"on/off {on / off:.2f}x (target <= 5x)"
+        )
     if sim_s is None:
         print("numba is not installed (pip install numba numba-cuda): no simulator baseline")
         return
