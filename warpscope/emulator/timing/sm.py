@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.timing.memory import MemorySystem
@@ -56,10 +57,19 @@ STATES = (
 NOT_RESIDENT = len(STATES)  # timeline only
 NEVER = 1 << 62
 POLICIES = ("gty", "gto", "lrr")
+_AGE, _SLOT = attrgetter("age"), attrgetter("slot")
 
 _PIPE: dict[int, int] = {Op.ALU: 0, Op.FMA: 1, Op.FP64: 2, Op.XU: 3, Op.FDIV: 3, Op.CVT: 4}
 _MIO = (Op.LDS, Op.STS, Op.ATOMS, Op.SHFL)
 _LG = (Op.LDG, Op.STG, Op.ATOMG, Op.LDL, Op.STL)
+# what an instruction may wait on before it issues: a pipe (0-4, as _PIPE), a queue, nothing
+_FMA_KIND, _XU_KIND, _MIO_KIND, _LG_KIND, _OTHER_KIND = 1, 3, 5, 6, 7
+_KIND: dict[int, int] = {
+    **dict.fromkeys(Op, _OTHER_KIND),
+    **_PIPE,
+    **dict.fromkeys(_MIO, _MIO_KIND),
+    **dict.fromkeys(_LG, _LG_KIND),
+}
 
 
 @dataclass
@@ -77,6 +87,7 @@ class Warp:
         "age",
         "block",
         "dsts",
+        "kinds",
         "left",
         "ns",
         "ops",
@@ -101,6 +112,7 @@ class Warp:
         self.stream = stream
         insts = [table[i] for i in stream.insts]
         self.ops = stream.ops
+        self.kinds = [_KIND[op] for op in stream.ops]
         self.srcs = [i.srcs for i in insts]
         self.dsts = [i.dst for i in insts]
         self.ns = [i.n for i in insts]
@@ -254,31 +266,51 @@ class SM:
         return NEVER
 
     def _cycle(self, now: int) -> tuple[bool, int]:
-        """Issue what can issue at ``now``; (whether anything was eligible, next wake-up time)."""
+        """Issue what can issue at ``now``; (whether anything was eligible, next wake-up time).
+
+        The model's hot loop: the math-pipe hazard is checked inline, and ``_set`` is called
+        only where a warp's state changes."""
         wake = NEVER
         any_eligible = False
+        refinement = 1 + self.t.xu_refinement
         for p in range(4):
             eligible = []
+            free = self.pipe_free[p]
             for w in self.smsp[p]:
-                if w.when > now:
-                    if w.when < wake:
-                        wake = w.when
+                when = w.when
+                if when > now:
+                    if when < wake:
+                        wake = when
                     continue
-                hazard, why = self._hazard(w, now)
-                if hazard > now:
+                kind = w.kinds[w.pc]
+                if kind < _MIO_KIND:
+                    if kind == _XU_KIND and w.left < refinement:
+                        kind = _FMA_KIND  # a refinement instruction runs on the FMA pipe
+                    hazard = free[kind]
+                    if hazard <= now:
+                        eligible.append(w)
+                        continue
+                    why = MATH_THROTTLE
+                elif kind == _OTHER_KIND:
+                    eligible.append(w)
+                    continue
+                else:
+                    hazard, why = self._queue_hazard(w, kind, now)
+                    if hazard <= now:
+                        eligible.append(w)
+                        continue
+                if w.state != why:
                     self._set(w, why, now)
-                    w.when, w.why = hazard, why
-                    if hazard < wake:
-                        wake = hazard
-                    continue
-                eligible.append(w)
+                w.when, w.why = hazard, why
+                if hazard < wake:
+                    wake = hazard
             if not eligible:
                 continue
             any_eligible = True
             self.r.eligible_warp_cycles += len(eligible)
-            pick = self._pick(p, eligible)
+            pick = self._pick(p, eligible) if len(eligible) > 1 else eligible[0]
             for w in eligible:
-                if w is not pick:
+                if w is not pick and w.state != NOT_SELECTED:
                     self._set(w, NOT_SELECTED, now)
             self._issue(pick, now)
         return any_eligible, wake
@@ -288,28 +320,20 @@ class SM:
         if self.policy == "lrr":
             after = last.slot if last is not None else -1
             later = [w for w in eligible if w.slot > after]
-            return min(later or eligible, key=lambda w: w.slot)
+            return min(later or eligible, key=_SLOT)
         if last is not None and last in eligible:
             return last
         if self.policy == "gto":
-            return min(eligible, key=lambda w: w.age)
-        return max(eligible, key=lambda w: w.age)
+            return min(eligible, key=_AGE)
+        return max(eligible, key=_AGE)
 
     # -- one warp ---------------------------------------------------------------------
-    def _hazard(self, w: Warp, now: int) -> tuple[int, int]:
-        """When the pipe or queue ``w``'s next instruction needs is free (> now: throttled)."""
-        op = w.ops[w.pc]
-        pipe = _PIPE.get(op)
-        if pipe == 3 and w.left < self._issues(op, 1):
-            pipe = 1  # a refinement instruction runs on the FMA pipe
-        if pipe is not None:
-            free = self.pipe_free[w.smsp][pipe]
-            return (free, MATH_THROTTLE) if free > now else (now, 0)
-        if op in _MIO:
+    def _queue_hazard(self, w: Warp, kind: int, now: int) -> tuple[int, int]:
+        """When ``w``'s memory instruction finds room in its sub-partition's queue (> now:
+        throttled), and the stall reason until then."""
+        if kind == _MIO_KIND:
             return self._queue_free(self.mio_queue[w.smsp], now, self.t.mio_queue, MIO_THROTTLE)
-        if op in _LG:
-            return self._queue_free(self.lg_queue[w.smsp], now, self.t.lg_queue, LG_THROTTLE)
-        return now, 0
+        return self._queue_free(self.lg_queue[w.smsp], now, self.t.lg_queue, LG_THROTTLE)
 
     @staticmethod
     def _queue_free(queue: list[float], now: int, depth: int, why: int) -> tuple[int, int]:
