@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -20,6 +21,9 @@ from importers.ncu.raw_page import import_raw
 from warpscope.errors import InputError
 from warpscope.model import schema
 from warpscope.model.profile import Profile
+
+if TYPE_CHECKING:
+    from importers.ncu.first_rows import PendingIdentity
 
 
 def looks_like_csv(data: bytes) -> bool:
@@ -54,7 +58,7 @@ def import_block(
     frame: pl.DataFrame,
     summary: bool,
     offset: int,
-    identity: pl.DataFrame | None = None,
+    identity: PendingIdentity | None = None,
 ) -> tuple[str, PageResult]:
     """One page's tables. ``identity``: a details page's per-launch columns, one row per
     launch, where ``frame`` lacks them (``first_rows.py``)."""

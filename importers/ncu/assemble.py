@@ -10,6 +10,8 @@ of cells stays a few vectorised passes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from importers.ncu import mapping
@@ -113,10 +115,16 @@ def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
 
 
 def assemble(
-    rows: pl.DataFrame, keys: pl.DataFrame, launches: pl.DataFrame, *, key_once_per_launch: bool = False
+    rows: pl.DataFrame,
+    keys: pl.DataFrame,
+    launches: pl.DataFrame | Callable[[], pl.DataFrame],
+    *,
+    key_once_per_launch: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """launches (the columns the file gives only as metrics filled in), metrics and stalls
-    tables from keyed rows. ``key_once_per_launch``: no key has two rows in one launch."""
+    tables from keyed rows. ``key_once_per_launch``: no key has two rows in one launch.
+    ``launches`` may be a function, called once the metrics are assembled (a details page's
+    launch identity is read on a worker thread meanwhile)."""
     desc = describe_keys(keys).sort("key")
     keys = keys.sort("key")
     key = rows["key"].cast(pl.UInt32)
@@ -151,6 +159,8 @@ def assemble(
             "share_pct"
         )
     )
+    if callable(launches):
+        launches = launches()
     return _enrich_launches(launches, wide), metrics, schema.conform("stalls", stalls)
 
 

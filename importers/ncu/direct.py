@@ -29,6 +29,7 @@ from importers.ncu import MAX_COLUMNS, assemble_profile, first_rows, framing, im
 from importers.ncu.framing import DETAILS_HEADER, CsvBlock
 from importers.ncu.long_page import CATEGORICAL_COLUMNS, PageResult
 from importers.ncu.raw_page import parsed_columns, unmapped_columns
+from importers.ncu.values import matches_by_run
 from warpscope.model import raw_pages
 from warpscope.model.profile import Profile
 
@@ -80,27 +81,33 @@ def import_direct(path: str) -> Profile | None:
         return None  # not UTF-8, a malformed row...: the framed path says where
     if frame.is_empty():
         return None
-    launch_row = frame["ID"].str.contains(r"^\d+$").fill_null(False)
+    launch_row = matches_by_run(frame["ID"], r"^\d+$").fill_null(False)
     units_row = raw and not (frame["ID"][0] or "")
     if not launch_row.slice(1 if units_row else 0).all():
         return None  # program output, another process's header, a side table, a bad row
-    identity = None
-    if not raw:
-        identity = first_rows.launch_identity(path, first_lines[: first_lines.find(b"\n") + 1], header, frame)
-        if identity is None or identity["Kernel Name"].null_count():
-            try:
-                frame = _read(path, None, raw)
-            except (pl.exceptions.PolarsError, PanicException, OSError):
-                return None
-            identity = None
-    frame = frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
     block = CsvBlock(b"", 1, None)
-    fmt, result = import_block(path, block, frame, False, 0, identity)
+    try:
+        identity = (
+            None
+            if raw
+            else first_rows.PendingIdentity(path, first_lines[: first_lines.find(b"\n") + 1], header, frame)
+        )
+        fmt, result = import_block(path, block, _numbered(frame), False, 0, identity)
+    except first_rows.IdentityNotFound:
+        try:
+            frame = _read(path, None, raw)
+        except (pl.exceptions.PolarsError, PanicException, OSError):
+            return None
+        fmt, result = import_block(path, block, _numbered(frame), False, 0)
     if result.rejected or result.set_aside:
         return None
     if raw:
         result = _unmapped_as_text(path, result, head, units_row)
     return assemble_profile(path, [(result, block, fmt)], framing.Framing())
+
+
+def _numbered(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
 
 
 def _read(path: str, columns: list[str] | None, raw: bool) -> pl.DataFrame:

@@ -9,13 +9,17 @@ Columns are matched by name, never position, so the 12-column 2019 header, the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from importers.ncu import assemble
 from importers.ncu.launches import launch_columns
-from importers.ncu.values import parse_numbers
+from importers.ncu.values import matches_by_run, parse_numbers
 from warpscope.model import schema
+
+if TYPE_CHECKING:
+    from importers.ncu.first_rows import PendingIdentity
 
 #: read as Categorical: a few hundred texts repeated on every launch, and the metrics table
 #: keeps them as Categorical anyway (cheaper to read, to hold and to match as keys)
@@ -53,7 +57,7 @@ def import_long(
     summary: bool,
     fmt: str,
     launch_offset: int = 0,
-    identity: pl.DataFrame | None = None,
+    identity: PendingIdentity | None = None,
 ) -> PageResult:
     """Turn a long page (all columns as strings) into Profile tables.
 
@@ -76,9 +80,7 @@ def import_long(
     key_ok = pl.col("Section Name").is_not_null()
     if identity is None:
         key_ok = key_ok & pl.col("Kernel Name").is_not_null()
-    key_ok = key_ok & (
-        pl.col("Process ID").str.contains(r"^\d+$") if summary else pl.col("ID").str.contains(r"^\d+$")
-    )
+    key_ok = key_ok & matches_by_run(frame["Process ID" if summary else "ID"], r"^\d+$")
     frame = frame.with_columns((key_ok & (metric_ok | rule)).alias("_ok"), rule.alias("_rule"))
     rejected, good = [], frame
     if not frame["_ok"].all():  # a filter copies every column: only when a row is bad
@@ -96,10 +98,14 @@ def import_long(
     good, cut = _drop_cut_last_launch(good)
     rejected += cut
 
-    launches = _launches(good, fmt=fmt, summary=summary, identity=identity, launch_offset=launch_offset)
-    rows, key_table = assemble.keyed(_metric_rows(good, values))
-    launches, metrics, stalls = assemble.assemble(rows, key_table, launches)
     findings = rule_findings(_rule_rows(good)) if has_rules else schema.empty("findings")
+    rows, key_table = assemble.keyed(_metric_rows(good, values))
+
+    def launch_rows() -> pl.DataFrame:  # asked for last: the identity may still be being read
+        found = identity.result() if identity is not None else None
+        return _launches(good, fmt=fmt, summary=summary, identity=found, launch_offset=launch_offset)
+
+    launches, metrics, stalls = assemble.assemble(rows, key_table, launch_rows)
     return PageResult(launches, metrics, stalls, findings, rows_in, rejected, set_aside)
 
 
