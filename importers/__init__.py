@@ -11,7 +11,7 @@ from polars.exceptions import PanicException
 
 from importers import _input, ncu, nvprof
 from importers.ncu import direct, source_page, stream, text_page
-from importers.pages import merge_pages
+from importers.pages import attach_source_pages, merge_pages
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
@@ -88,8 +88,15 @@ def import_files(
 ) -> Profile:
     """Several files as one Profile (launch ids renumbered; each file keeps its source row).
     Pages of one Nsight Compute report (raw and details, say) become one set of launches.
+    A source page's listings go to the launches of the other files they were taken from.
     ``via_ncu``: read .ncu-rep reports through ncu's own export instead."""
-    return Profile.concat(merge_pages([import_file(p, progress, via_ncu=via_ncu) for p in paths]))
+    return combine([import_file(p, progress, via_ncu=via_ncu) for p in paths])
+
+
+def combine(profiles: list[Profile]) -> Profile:
+    """Files imported one by one, as one Profile: pages of one report merged, source pages'
+    listings moved onto their launches, launch ids renumbered."""
+    return Profile.concat(attach_source_pages(merge_pages(profiles)))
 
 
 def _unknown(path: str, data: bytes) -> InputError:

@@ -4,9 +4,17 @@
 same launches: the same process, launch IDs, kernels and launch configurations, and the same
 durations (the details page rounds them). Opened together they must not count every kernel
 twice. Two runs of the same program differ in process ID and durations, so they stay apart.
+
+A source page (``--page source``) lists per-line counters by kernel name, without launch IDs:
+opened beside another page, each listing goes to the launch it was taken from
+(``attach_source_pages``).
 """
 
 from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import replace
 
 import polars as pl
 
@@ -108,3 +116,86 @@ def _raw(a: Profile, b: Profile, ids: dict[int, int]) -> tuple[pl.LazyFrame, pl.
         pl.col("launch_id").replace_strict(ids, default=None, return_dtype=pl.Int64)
     )
     return cells, schema.empty("raw_pages")
+
+
+#: a C-style cast of a template argument, as the source page prints it: ``<(int)0>``, where
+#: the other pages print ``<0>``
+_CAST = re.compile(r"\((?:unsigned |signed |long |short |const )*[A-Za-z_][\w:]*\)(?=-?\d|true\b|false\b)")
+
+
+def kernel_key(name: str) -> str:
+    """A kernel name as every page of a report writes it: template-argument casts and spaces gone."""
+    return re.sub(r"\s+", "", _CAST.sub("", name))
+
+
+def attach_source_pages(profiles: list[Profile]) -> list[Profile]:
+    """Each source page's listings moved onto the launches they were taken from, in the other
+    files: a kernel's k-th listing to its k-th launch without per-line data of its own, kernels
+    matched by ``kernel_key``. The page's file row goes with them, saying so in its notes; a
+    listing no launch matches stays a launch of the source page."""
+    targets = [i for i, p in enumerate(profiles) if not _is_source_page(p)]
+    if not targets:
+        return profiles
+    out = list(profiles)
+    free = {i: _launches_by_kernel(profiles[i]) for i in targets}
+    gone: set[int] = set()
+    for i, page in enumerate(profiles):
+        if not _is_source_page(page):
+            continue
+        moved: dict[int, dict[int, int]] = defaultdict(dict)  # target -> listing id -> launch id
+        for listing, kernel in page.launches.sort("launch_id").select("launch_id", "kernel").iter_rows():
+            key = kernel_key(kernel)
+            target = next((t for t in targets if free[t].get(key)), None)
+            if target is not None:
+                moved[target][listing] = free[target][key].pop(0)
+        if not moved:
+            continue
+        for target, ids in moved.items():
+            out[target] = _with_listings(out[target], page, ids)
+        attached = {listing for ids in moved.values() for listing in ids}
+        left = page.subset([lid for lid in page.launches["launch_id"].to_list() if lid not in attached])
+        if left.launches.is_empty():
+            first = next(iter(moved))
+            out[first] = _with_file_row(out[first], page, len(attached))
+            gone.add(i)
+        else:
+            out[i] = _noted(left, f"{len(attached)} listings attached to the launches of other files")
+    return [p for i, p in enumerate(out) if i not in gone]
+
+
+def _is_source_page(p: Profile) -> bool:
+    return p.sources.height == 1 and p.sources["format"][0] == "ncu-source"
+
+
+def _launches_by_kernel(p: Profile) -> dict[str, list[int]]:
+    """Launch ids by kernel key, in launch order, of launches with no per-line data yet."""
+    have = set(p.source["launch_id"].unique().to_list())
+    out: dict[str, list[int]] = defaultdict(list)
+    for lid, kernel in p.launches.sort("launch_id").select("launch_id", "kernel").iter_rows():
+        if lid not in have and kernel is not None:
+            out[kernel_key(kernel)].append(lid)
+    return out
+
+
+def _with_listings(p: Profile, page: Profile, ids: dict[int, int]) -> Profile:
+    rows = page.source.filter(pl.col("launch_id").is_in(list(ids))).with_columns(
+        pl.col("launch_id").replace_strict(ids, return_dtype=pl.Int64)
+    )
+    return replace(p, source=pl.concat([p.source, rows], how="vertical_relaxed"))
+
+
+def _with_file_row(p: Profile, page: Profile, count: int) -> Profile:
+    """``p`` listing the source page's file too (launches 0: its launches are ``p``'s)."""
+    row = page.sources.with_columns(
+        pl.lit(0, dtype=page.sources["launches"].dtype).alias("launches"),
+        pl.col("notes").list.concat(pl.lit([f"{count} listings attached to the launches of {_name(p)}"])),
+    )
+    return replace(p, sources=pl.concat([p.sources, row]), rejected=pl.concat([p.rejected, page.rejected]))
+
+
+def _noted(p: Profile, note: str) -> Profile:
+    return replace(p, sources=p.sources.with_columns(pl.col("notes").list.concat(pl.lit([note]))))
+
+
+def _name(p: Profile) -> str:
+    return ", ".join(p.sources["path"].to_list())

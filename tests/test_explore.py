@@ -6,6 +6,8 @@ import math
 
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from warpscope.analysis import analyze
 from warpscope.explore.compare import compare, split_by_source
@@ -268,3 +270,79 @@ def test_time_shares_are_per_file_when_several_are_open(seed_raw, emulated_seed)
         rows = keys.with_columns(display["Time%"]).join(files, on="launch_id", how="left")
         sums = rows.group_by("source_file").agg(pl.col("Time%").sum())["Time%"].to_list()
         assert len(sums) == 2 and all(abs(s - 100) < 0.5 for s in sums), (mode, sums)
+        # asked for (`%`), one 100% over both files: each file's share is its part of the total
+        ws.view.pooled = True
+        display, keys = ws.view.rows()
+        rows = keys.with_columns(display["Time%"]).join(files, on="launch_id", how="left")
+        pooled = dict(rows.group_by("source_file").agg(pl.col("Time%").sum()).iter_rows())
+        time = dict(ws.table.launches.group_by("source_file").agg(pl.col("duration_ns").sum()).iter_rows())
+        assert abs(sum(pooled.values()) - 100) < 0.5, (mode, pooled)
+        for name, share in pooled.items():
+            assert share == pytest.approx(100 * time[name] / sum(time.values()), abs=0.5)
+        ws.view.pooled = False
+
+
+def test_source_listing_each_instruction_once_in_source_order():
+    """The CUDA+SASS source page prints each instruction block twice, with "..." gap rows:
+    the listing has each once (their executed instructions add up to their lines' again, where
+    the page as printed counts twice), lines in source order with their instructions under them,
+    hottest-first ranks the lines, and a bank-conflict finding points at the transposed read."""
+    import warpscope
+    from tests.conftest import H100
+    from warpscope.explore.source_view import SourceListing
+
+    page = warpscope.load(H100 / "seed_source_cuda_sass.csv")
+    listing = SourceListing.of(page.subset([0]).source)
+    rows, executed = listing.rows, "Instructions Executed"
+    sass = rows.filter(pl.col("kind") == "sass")
+    assert sass["address"].is_unique().all() and not rows["code"].str.strip_chars().eq("...").any()
+    lines = rows.filter(pl.col("kind") == "line")
+    assert lines["line"].to_list() == [64, 66, 67, 68, 69, 70, 71]  # as the page lists them
+    assert sass[executed].sum() == lines[executed].sum()
+    printed = page.source.filter(
+        pl.col("launch_id") == 0, pl.col("counter") == executed, pl.col("address").is_not_null()
+    )
+    assert (
+        printed.filter(pl.col("code").str.strip_chars() != "...")["value"].sum() == 2 * sass[executed].sum()
+    )
+    # source order: the page's order, each instruction after the line it is listed under
+    assert rows["order"].to_list() == list(range(rows.height)) and rows["kind"][0] == "line"
+    hottest = listing.ordered("hottest")
+    assert set(hottest["kind"]) == {"line"}
+    assert hottest[listing.hot].to_list() == sorted(hottest[listing.hot].to_list(), reverse=True)
+    order, counter = listing.worst("bank_conflicts")
+    worst = rows.row(order, named=True)
+    assert counter == "L1 Wavefronts Shared Excessive" and worst["line"] == 70
+    assert worst[counter] == lines[counter].max() > 0
+    table = listing.table("source")
+    assert table.columns[:3] == ["line", "addr", "code"] and table.height == rows.height
+    assert table.filter(pl.col("line") == "")["code"].str.starts_with("  ").all()  # under their line
+
+
+def test_source_listing_points_emulated_findings_at_their_lines(emulated_seed):
+    """On the emulator's listing: the bank-conflict finding of the unpadded transpose points at
+    the transposed shared read, the divergence finding of withDivergence at its branch, the
+    coalescing finding of the strided copy at its strided load."""
+    from warpscope.explore.source_view import SourceListing
+
+    _, profile = emulated_seed
+    profile = analyze(profile)
+
+    def pointed(kernel: str, category: str) -> str:
+        ids = profile.launches.filter(pl.col("kernel_short") == kernel)["launch_id"].to_list()
+        assert profile.findings.filter(pl.col("launch_id").is_in(ids), pl.col("category") == category).height
+        listing = SourceListing.of(profile.subset(ids[:1]).source)
+        order, _ = listing.worst(category)
+        return listing.rows["code"][order].strip()
+
+    assert pointed("transposeShared<0>", "bank_conflicts").startswith("out[")  # out[...] = tile[x][y]
+    assert pointed("withDivergence", "divergence").startswith("if v >")
+    assert "stride" in pointed("copyStrided", "coalescing")
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e18, max_value=1e18))
+def test_compact_counts_are_short_and_never_scientific(value):
+    from warpscope.explore.source_view import compact
+
+    text = compact(value)
+    assert "e" not in text and len(text) <= 7  # a sign and six characters

@@ -182,6 +182,67 @@ def test_source_pages():
     assert cuda.source.filter(pl.col("line") == 70).height > 0
 
 
+def test_source_page_template_names_match_the_other_pages():
+    from importers.pages import kernel_key
+
+    for listed, named in [
+        (
+            "void transposeShared<(int)0>(float *, const float *, int, int)",
+            "void transposeShared<0>(float *, const float *, int, int)",
+        ),
+        (
+            "void matmulTiled<(int)32, (int)1>(const float *, const float *, float *, int)",
+            "void matmulTiled<32, 1>(const float *, const float *, float *, int)",
+        ),
+        ("void k<(unsigned int)4, (long)-1, (bool)1>(int)", "void k<4, -1, 1>(int)"),
+    ]:
+        assert kernel_key(listed) == kernel_key(named)
+    assert kernel_key("f(float *)") != kernel_key("f(int *)")
+
+
+def test_source_page_attached_to_the_launches_it_lists(tmp_path):
+    """A source page opened beside the raw page of the same report: its listings go to the
+    launches they were taken from (no launch of dashes), every per-line row kept; a listing
+    no launch matches stays a launch of its own, and the file row says what moved."""
+    from importers import import_files
+
+    alone = warpscope.load(H100 / "seed_source_cuda_sass.csv")
+    both = import_files([H100 / "seed_full_raw.csv", H100 / "seed_source_cuda_sass.csv"])
+    assert both.launches.height == 22 and both.launches["duration_ns"].null_count() == 0
+    names = both.launches.select("launch_id", "kernel_short")
+    got = both.source.join(names, on="launch_id").drop("launch_id")
+    want = alone.source.join(alone.launches.select("launch_id", "kernel_short"), on="launch_id").drop(
+        "launch_id"
+    )
+    assert got.sort(pl.all()).equals(want.sort(pl.all()))
+    assert set(got["kernel_short"]) == {"transposeShared<0>", "transposeShared<1>"}
+    page = both.sources.filter(pl.col("format") == "ncu-source").row(0, named=True)
+    assert page["launches"] == 0 and page["notes"] == [
+        "2 listings attached to the launches of " + str(H100 / "seed_full_raw.csv")
+    ]
+
+    # every kernel's SASS listing (each printed twice), and one more listing of mathKernel1
+    # than the report has launches of it
+    import gzip
+
+    text = gzip.decompress((H100 / "seed_source_sass.csv.gz").read_bytes()).decode()
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, l in enumerate(lines) if l.startswith('"Kernel Name","mathKernel1'))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith('"Kernel Name"'))
+    # the same listing with other counts (a second launch of the kernel): not an exact repeat
+    extra = lines[start : start + 2] + [l.replace(',"1",', ',"2",', 1) for l in lines[start + 2 : end]]
+    page_file = tmp_path / "sass_plus.csv"
+    page_file.write_text(text + "".join(extra))
+    sass = import_files([H100 / "seed_full_raw.csv", page_file])
+    assert sass.launches.height == 23  # the raw page's 22, and the listing left over
+    left = sass.launches.filter(pl.col("source_format") == "ncu-source")
+    assert left["kernel_short"].to_list() == ["mathKernel1"]
+    raw_ids = sass.launches.filter(pl.col("source_format") == "ncu-raw")["launch_id"]
+    assert set(sass.source["launch_id"].unique()) == set(raw_ids) | set(left["launch_id"])
+    notes = sass.sources.filter(pl.col("format") == "ncu-source")["notes"][0].to_list()
+    assert notes == ["22 listings attached to the launches of other files"]
+
+
 def test_stdout_capture_and_processes():
     live = warpscope.load(H100 / "seed_live_stdout.log.gz")
     assert live.launches.height == 22

@@ -384,6 +384,7 @@ def test_help_and_docs_name_every_key():
         "end": "End",
         "tab": "Tab",
         "shift+tab": "Shift+Tab",
+        "percent_sign": "%",
     }
     for screen in (
         KernelsScreen,
@@ -706,3 +707,55 @@ async def test_compare_is_navigable_sortable_filterable_and_opens_both_sides():
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_source_page_beside_its_report_fills_a_source_tab_in_order(size):
+    """Issue 24 items 4 and 5: the raw page and the CUDA+SASS source page of one report open as
+    the report's 22 kernels (the listings on their launches, no row without a time); the unpadded
+    transpose's Source tab lists each line and instruction once in source order with compact
+    counts and the code in view; `o` puts the hottest lines first; `j` on the bank-conflict
+    finding lands on line 70, the shared read that conflicts; `%` pools the time shares."""
+    from warpscope.tui.screens.kernel import _code_width
+
+    app = WarpscopeApp(
+        Workspace(warpscope.load([H100 / "seed_full_raw.csv", H100 / "seed_source_cuda_sass.csv"]))
+    )
+    async with app.run_test(size=size) as pilot:
+        await _ready(pilot)
+        table = app.screen.query_one(Grid)
+        assert table.row_count == 22
+        assert all(table.get_cell_at(_coord(r, 2)) is not None for r in range(22))  # Time µs
+        assert "Time% per file" in _text(app.screen.query_one("#status", Static))
+        await pilot.press("percent_sign")
+        await pilot.pause()
+        assert "Time% of all files" in _text(app.screen.query_one("#status", Static))
+        await pilot.press("slash", *"transposeShared<0>", "enter")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, KernelScreen) and screen.detail.kernel.kernel_short == "transposeShared<0>"
+        await pilot.press("6")
+        await pilot.pause()
+        source = screen.query_one("#source-grid", Grid)
+        listing = screen.detail.listing
+        assert source.row_count == listing.rows.height == 55  # 7 lines, 48 instructions, once each
+        assert source.max_column_content_width == _code_width(size[0]) <= size[0] - 40
+        cells = [str(source.get_cell_at(_coord(r, c))) for r in range(source.row_count) for c in range(3, 9)]
+        assert not any("e+" in c for c in cells) and all(len(c) <= 6 for c in cells)
+        assert "source order" in _text(screen.query_one("#source-caption", Static))
+        await pilot.press("o")
+        await pilot.pause()
+        assert "hottest first" in _text(screen.query_one("#source-caption", Static))
+        assert [str(source.get_cell_at(_coord(r, 0))) for r in range(3)] == ["70", "67", "71"]
+        await pilot.press("7")
+        await pilot.pause()
+        assert screen.detail.kernel.findings[0]["category"] == "bank_conflicts"
+        await pilot.press("j")
+        await pilot.pause()
+        assert screen.query_one(TabbedContent).active == "source"
+        row = source.cursor_row
+        assert str(source.get_cell_at(_coord(row, 0))) == "70" and listing.rows["line"][row] == 70
+        caption = _text(screen.query_one("#source-caption", Static))
+        assert "line 70: L1 Wavefronts Shared Excessive" in caption and "source order" in caption

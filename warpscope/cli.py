@@ -303,7 +303,7 @@ def _run_app(
     what: str | None = None,
 ) -> None:
     """The terminal UI on ``files``: on screen at once, the files loaded in its thread (pages
-    of one report become one set of launches, as in ``import_files``); a file that cannot be
+    of one report become one set of launches, as in ``import_files``: ``combine``); a file that cannot be
     read ends the app and is reported in one line, exit 2."""
     from warpscope.report.escape import visible
     from warpscope.tui import WarpscopeApp
@@ -316,14 +316,12 @@ def _run_app(
             _fail(f"{visible(str(path))}: cannot read: {e.strerror or e}")
 
     def load(progress: Callable[[int, int], None]) -> Workspace:
-        from importers import import_files
-        from importers.pages import merge_pages
+        from importers import combine, import_files
         from warpscope.explore.workspace import Workspace
-        from warpscope.model.profile import Profile
 
         profiles = [import_files([path], progress, via_ncu=via_ncu) for path in files]
         base = import_files([baseline], progress, via_ncu=via_ncu) if baseline is not None else None
-        return Workspace(Profile.concat(merge_pages(profiles)), base)
+        return Workspace(combine(profiles), base)
 
     shown = what or ", ".join(path.name for path in files)
     tui = WarpscopeApp(load, job=job, loading=shown)

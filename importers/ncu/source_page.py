@@ -3,9 +3,10 @@ counters, one listing per kernel.
 
 Two layouts exist: SASS only (``"Kernel Name","..."`` then ``"Address","Source",...``)
 and CUDA with SASS (``"File Path"``, ``"Function Name"``, then ``"Line No","Source",
-"Address","Source",...``). A listing carries no launch ID, so each distinct kernel
-becomes one launch; ncu 2025.3 prints each listing twice when importing a report,
-and an exact repeat is read once. The files are small (one row per instruction), so
+"Address","Source",...``). A listing carries no launch ID, so each distinct listing
+becomes one launch (a kernel profiled twice has two); ncu 2025.3 prints each listing twice
+when importing a report, and an exact repeat is read once. Opened beside another page of the
+report, the listings move onto its launches (``importers.pages.attach_source_pages``). The files are small (one row per instruction), so
 Python's csv module reads them; Polars buys nothing here.
 """
 
@@ -42,7 +43,7 @@ def looks_like_source(data: bytes) -> bool:
 
 def import_source(path: str, text: str) -> Profile:
     listings, rejected, rows_in = _listings(path, text)
-    kernels: list[str] = []
+    kernels: list[str] = []  # one per distinct listing
     seen: set[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]]] = set()
     parts: list[pl.DataFrame] = []
     for listing in listings:
@@ -50,9 +51,8 @@ def import_source(path: str, text: str) -> Profile:
         if fingerprint in seen:
             continue
         seen.add(fingerprint)
-        if listing.kernel not in kernels:
-            kernels.append(listing.kernel)
-        parts.append(_rows(kernels.index(listing.kernel), listing))
+        parts.append(_rows(len(kernels), listing))
+        kernels.append(listing.kernel)
     source = pl.concat(parts, how="vertical") if parts else schema.empty("source")
     launches = pl.DataFrame(
         {

@@ -131,9 +131,10 @@ class KernelTable:
             )
         return self._extra[metric_id]
 
-    def kernels(self, launches: pl.DataFrame | None = None) -> pl.DataFrame:
-        """One row per kernel over ``launches`` (default: all), the most time first."""
-        return group_kernels(self.launches if launches is None else launches, self.launches)
+    def kernels(self, launches: pl.DataFrame | None = None, *, pooled: bool = False) -> pl.DataFrame:
+        """One row per kernel over ``launches`` (default: all), the most time first; time shares
+        per file and device, or of everything open when ``pooled``."""
+        return group_kernels(self.launches if launches is None else launches, self.launches, pooled=pooled)
 
 
 def launch_frame(profile: Profile) -> pl.DataFrame:
@@ -247,9 +248,11 @@ def worst_findings(findings: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def group_kernels(launches: pl.DataFrame, everything: pl.DataFrame | None = None) -> pl.DataFrame:
+def group_kernels(
+    launches: pl.DataFrame, everything: pl.DataFrame | None = None, *, pooled: bool = False
+) -> pl.DataFrame:
     """One row per kernel of ``launches``; time shares are of ``everything`` (default: ``launches``)."""
-    totals = file_totals(everything if everything is not None else launches)
+    totals = file_totals(everything if everything is not None else launches, pooled=pooled)
     means = [pl.col(c).mean() for c in SHOWN_METRICS + ("bank_conflicts",)]
     grouped = launches.group_by("group", maintain_order=True).agg(
         pl.col("launch_id").first(),
@@ -283,9 +286,11 @@ def group_kernels(launches: pl.DataFrame, everything: pl.DataFrame | None = None
     )
 
 
-def file_totals(launches: pl.DataFrame) -> pl.DataFrame:
-    """Kernel time per (source file, device): what a row's time share is a share of."""
-    return launches.group_by("source_file", "device").agg(pl.col("duration_ns").sum().alias("_total"))
+def file_totals(launches: pl.DataFrame, *, pooled: bool = False) -> pl.DataFrame:
+    """Kernel time per (source file, device): what a row's time share is a share of; with
+    ``pooled``, every file and device has the kernel time of them all."""
+    totals = launches.group_by("source_file", "device").agg(pl.col("duration_ns").sum().alias("_total"))
+    return totals.with_columns(pl.col("_total").sum()) if pooled else totals
 
 
 def with_time_share(rows: pl.DataFrame, totals: pl.DataFrame) -> pl.DataFrame:

@@ -64,13 +64,15 @@ class TableView:
     name_filter: str = ""
     expression: str = ""
     expanded: set[int] = field(default_factory=set)
+    #: time shares of all files and devices together, not each of its own
+    pooled: bool = False
     #: characters the name column has (None: names whole); names are shortened to fit where
     #: they differ least (``names.py``)
     name_width: int | None = None
     # per (name filter, expression): the launches that pass, and their all-launches rows
     # (a few kept, so backspacing and switching views never recompute)
     _filtered: dict[tuple[str, str], pl.DataFrame] = field(default_factory=dict, repr=False)
-    _launch_views: dict[tuple[str, str, int | None], tuple[pl.DataFrame, ...]] = field(
+    _launch_views: dict[tuple[str, str, int | None, bool], tuple[pl.DataFrame, ...]] = field(
         default_factory=dict, repr=False
     )
     _labels: dict[int, pl.Expr] = field(default_factory=dict, repr=False)  # per width
@@ -126,7 +128,9 @@ class TableView:
         if self.mode == "launches":
             return self._launch_view(launches)
         else:
-            kernels = self._sorted(_kernel_rows(self.table.kernels(launches), self.expanded, self._label(2)))
+            kernels = self._sorted(
+                _kernel_rows(self.table.kernels(launches, pooled=self.pooled), self.expanded, self._label(2))
+            )
             frame = kernels.with_columns(pl.lit(True).alias("is_kernel"))
             if self.expanded:
                 frame = self._with_children(frame, launches)
@@ -135,11 +139,13 @@ class TableView:
 
     def _launch_view(self, launches: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         """Every launch: the display rows are built once per filter, a sort only reorders them."""
-        key = (self.name_filter, self.expression, self.name_width)
+        key = (self.name_filter, self.expression, self.name_width, self.pooled)
         if key not in self._launch_views:
             ids = len(str(self.table.launches["launch_id"].max() or 0)) + 2  # " #12345"
             rows = _launch_rows(
-                launches.select(_LAUNCH_COLUMNS), file_totals(self.table.launches), self._label(ids)
+                launches.select(_LAUNCH_COLUMNS),
+                file_totals(self.table.launches, pooled=self.pooled),
+                self._label(ids),
             )
             _remember(
                 self._launch_views,
@@ -194,7 +200,7 @@ class TableView:
         children = launches.filter(pl.col("group").is_in(sorted(self.expanded))).select(_LAUNCH_COLUMNS)
         if children.is_empty():
             return kernels
-        totals = file_totals(self.table.launches)
+        totals = file_totals(self.table.launches, pooled=self.pooled)
         children = self._sorted(_launch_rows(children, totals, None)).with_columns(
             pl.lit(False).alias("is_kernel")
         )

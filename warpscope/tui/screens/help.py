@@ -16,13 +16,13 @@ clicking a header sorts too) · `/` find by name · `f` filter by expression, e.
 `achieved_occupancy_pct < 50 and kernel ~ reduce` (names: any canonical metric or ncu metric name, `duration_ns`,
 `registers_per_thread`, `block_size`, `grid_size`, `kernel`, `top_stall`...; `and`, `or`, `not`,
 parentheses) · `Escape` close or clear the filters · `Space` show or hide a kernel's launches ·
-`l` kernels or every launch · `x` fix first: every (kernel, problem) pair ranked by the time its fix
+`l` kernels or every launch · `%` Time% of each file (and device) or of all files open · `x` fix first: every (kernel, problem) pair ranked by the time its fix
 saves · `w` whole run: the repeated step, time by family of work, host-device copies and the
 advice about the whole program · `r` roofline: every kernel as a point under the DRAM and compute roofs · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
 `g` glossary of the column · `e` export the markdown report · `y` copy the row
 
 **Kernel view** — `1`–`7` tabs (Overview, Divergence, Occupancy, Stalls, Memory, Source,
-Findings) · `Tab`/`Shift+Tab` or `←`/`→` next/previous tab (in a table the arrows stay in it) · `v` next occupancy graph (block size, registers, shared memory) · `t` timeline ·
+Findings) · `Tab`/`Shift+Tab` or `←`/`→` next/previous tab (in a table the arrows stay in it) · `v` next occupancy graph (block size, registers, shared memory) · `o` on Source: source order or the hottest lines first · `j` on Findings: jump to the highlighted finding's line · `t` timeline ·
 `g` glossary for the tab · `y` copy the tab or the highlighted finding · `Escape` back
 
 **Roofline** — arrows move in the table under the plot · `Enter` open the kernel · `Escape` back

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import polars as pl
+import pyarrow as pa
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from warpscope.analysis.roofline import roofline
 from warpscope.explore.kernel import KernelDetail
+from warpscope.explore.source_view import Order, compact
 from warpscope.report.roofline_points import KernelPoint
 from warpscope.tui.screens import kernel_tabs
 from warpscope.tui.screens.base import WarpscopeScreen
@@ -48,6 +49,8 @@ class KernelScreen(WarpscopeScreen):
         Binding("right", "arrow(1)", show=False, priority=True),
         Binding("left", "arrow(-1)", show=False, priority=True),
         Binding("v", "next_sweep", "Next graph", show=False),
+        Binding("o", "source_order", "Order", show=False),
+        Binding("j", "jump_to_line", "Jump to line", show=False),
         Binding("t", "timeline", "Timeline"),
         Binding("g", "glossary", "Glossary"),
         Binding("y", "copy", "Copy"),
@@ -59,6 +62,8 @@ class KernelScreen(WarpscopeScreen):
         self.launch_ids = launch_ids
         self.initial_tab = tab if tab in TABS else "overview"
         self.detail: KernelDetail = self.workspace.detail(launch_ids)
+        self.source_order: Order = "source"
+        self._source_note = ""  # what the last jump from a finding found
 
     def compose(self) -> ComposeResult:
         d = self.detail
@@ -86,7 +91,7 @@ class KernelScreen(WarpscopeScreen):
             yield _scroll_pane("stalls", 4, kernel_tabs.stalls(d))
             yield _scroll_pane("memory", 5, kernel_tabs.memory(d))
             with TabPane("6 Source", id="source"):
-                if d.source.is_empty():
+                if d.listing.is_empty():
                     yield Static(
                         Text(
                             "No per-line counters: they come from Nsight Compute's source page "
@@ -95,10 +100,13 @@ class KernelScreen(WarpscopeScreen):
                         classes="empty",
                     )
                 else:
-                    shown = d.source.drop("row").with_columns(
-                        d.source["code"].map_elements(lambda s: one_line(s, 120), return_dtype=pl.String)
+                    yield Static(self._source_caption(), id="source-caption")
+                    yield Grid(
+                        self._source_table(),
+                        id="source-grid",
+                        fixed_columns=3,
+                        max_column_content_width=_code_width(self.app.size.width),
                     )
-                    yield Grid(shown.to_arrow(), id="source-grid", max_column_content_width=60)
             with TabPane("7 Findings", id="findings"):
                 yield self._findings()
         yield Footer()
@@ -144,6 +152,65 @@ class KernelScreen(WarpscopeScreen):
             if focusable:
                 focusable[0].focus()
 
+    def on_resize(self, event: events.Resize) -> None:
+        for grid in self.query("#source-grid").results(Grid):
+            grid.max_column_content_width = _code_width(event.size.width)
+            grid.show(self._source_table())
+
+    # -- the Source tab ------------------------------------------------------------------
+    def _source_table(self) -> pa.Table:
+        return self.detail.listing.table(self.source_order).to_arrow()
+
+    def _source_caption(self) -> Text:
+        order = "source order" if self.source_order == "source" else "hottest first"
+        other = "hottest first" if self.source_order == "source" else "source order"
+        text = Text()
+        text.append(f"{order} · o: {other} · j on a finding: its line", style="bold")
+        if self._source_note:
+            text.append("\n")
+            text.append(literal(self._source_note))
+        text.append("\n")
+        text.append(literal(self.detail.listing.legend(), style="italic"))
+        return text
+
+    def _show_source(self) -> None:
+        self.query_one("#source-grid", Grid).show(self._source_table())
+        self.query_one("#source-caption", Static).update(self._source_caption())
+
+    def action_source_order(self) -> None:
+        """Source order (each line, its instructions under it) or the hottest lines first."""
+        if self.detail.listing.is_empty() or self.query_one(TabbedContent).active != "source":
+            return
+        self.source_order = "hottest" if self.source_order == "source" else "source"
+        self._source_note = ""
+        self._show_source()
+        self.query_one("#source-grid", Grid).move_cursor(row=0)
+
+    def action_jump_to_line(self) -> None:
+        """From the highlighted finding to the line its counter points at, in source order."""
+        k, listing = self.detail.kernel, self.detail.listing
+        if self.query_one(TabbedContent).active != "findings" or not k.findings:
+            return
+        finding = k.findings[self.query_one("#finding-list", OptionList).highlighted or 0]
+        found = listing.worst(finding.get("category"))
+        if found is None:
+            self.notify("This kernel has no per-line counters to point at.", title="Jump to line")
+            return
+        order, counter = found
+        row = listing.rows.row(order, named=True)
+        where = f"line {row['line']}" if row["kind"] == "line" else f"instruction {row['address']}"
+        self._source_note = (
+            f"{where}: {counter} {compact(row[counter])}, "
+            f"{'the fewest' if counter == 'Avg. Threads Executed' else 'the most'} in this kernel "
+            f"(finding: {finding['rule_id']})"
+        )
+        self.source_order = "source"
+        self.query_one(TabbedContent).active = "source"
+        self._show_source()
+        grid = self.query_one("#source-grid", Grid)
+        grid.move_cursor(row=order, column=0)
+        grid.focus()
+
     def action_next_sweep(self) -> None:
         self.query_one(OccupancyPlot).cycle()
 
@@ -175,10 +242,15 @@ class KernelScreen(WarpscopeScreen):
             text = (
                 _plain(getattr(kernel_tabs, tab)(self.detail))
                 if tab != "source"
-                else self.detail.source.write_csv(separator="\t")
+                else self.detail.listing.table(self.source_order).write_csv(separator="\t")
             )
         self.app.copy_to_clipboard(text)
         self.notify(f"{tab.capitalize()} copied to the clipboard (OSC 52).", title="Copy")
+
+
+def _code_width(columns: int) -> int:
+    """The code column's width: what line, address and two counters leave (at 80 columns, 40)."""
+    return max(24, min(100, columns - 40))
 
 
 def _scroll_pane(tab: str, number: int, body: RenderableType) -> TabPane:

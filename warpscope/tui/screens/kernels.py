@@ -36,6 +36,7 @@ class KernelsScreen(WarpscopeScreen):
         Binding("f", "filter_expression", "Filter"),
         Binding("space", "expand", "Launches"),
         Binding("l", "toggle_mode", "All"),
+        Binding("percent_sign", "pool_time", "Time% pooled", show=False),
         Binding("x", "fix_first", "Fix first"),
         Binding("c", "compare", "Compare"),
         Binding("t", "timeline", "Timeline"),
@@ -150,6 +151,10 @@ class KernelsScreen(WarpscopeScreen):
         total = view.total_kernels() if view.mode == "kernels" else ws.table.launches.height
         unit = "kernels" if view.mode == "kernels" else "launches"
         parts = [f"{shown} of {total} {unit}", f"sorted by {label} {'▼' if view.descending else '▲'}"]
+        if view.pooled:
+            parts.append("Time% of all files")
+        elif ws.profile.sources.height > 1:
+            parts.append("Time% per file")
         if view.name_filter:
             parts.append(f"name contains {view.name_filter!r}")
         if view.expression:
@@ -208,6 +213,13 @@ class KernelsScreen(WarpscopeScreen):
     def action_toggle_mode(self) -> None:
         view = self.workspace.view
         view.mode = "launches" if view.mode == "kernels" else "kernels"
+        self.refresh_rows()
+
+    def action_pool_time(self) -> None:
+        """Time% of each file and device (a baseline and its emulation never share a 100%), or
+        of everything open."""
+        view = self.workspace.view
+        view.pooled = not view.pooled
         self.refresh_rows()
 
     def action_filter_name(self) -> None:
