@@ -6,16 +6,27 @@ scroll like 20. It has no public call to swap the data of a mounted table
 scroll on every keystroke; ``show`` swaps the backend and resets the widget's caches.
 Those caches are private to textual-fastdatatable 0.19.5 (pinned in pyproject.toml):
 this module is the one place that touches them.
+
+Drawing a cell goes through Rich's whole layout (Padding, Align, Styled, render_lines: about
+0.3 ms a cell), and a sort redraws every visible cell: at 200x50, 100-200 ms a keystroke.
+A one-line text or number cell is drawn here straight to its segments, with the same text,
+alignment, ellipsis and styles Rich gives it (the screenshot tests compare them); anything
+else (markup, several lines, headers) goes the library's way.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
 from textual.binding import Binding
 from textual.coordinate import Coordinate
 from textual_fastdatatable import ArrowBackend, DataTable
+from textual_fastdatatable.format import display_text
 
 
 class Grid(DataTable):
@@ -46,6 +57,82 @@ class Grid(DataTable):
             max(0, min(cursor.row, rows - 1)), max(0, min(cursor.column, cols - 1))
         )
         self.refresh()
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+        in_range: bool = False,
+    ) -> list[list[Segment]]:
+        key = (
+            row_index,
+            column_index,
+            base_style,
+            cursor,
+            hover,
+            in_range,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        cached = self._cell_render_cache.get(key)
+        if cached is not None:
+            return cached
+        plain = (
+            self._plain_cell(row_index, column_index, width - 2) if row_index >= 0 <= column_index else None
+        )
+        if plain is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover, in_range)
+        text, justify, text_style = plain
+        component_style, post_style = self._get_styles_to_render_cell(
+            False,
+            False,
+            row_index < self.fixed_rows or column_index < self.fixed_columns,
+            hover,
+            cursor,
+            in_range,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_type == "range",
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        spare = width - 2 - cell_len(text)
+        left = spare if justify == "right" else spare // 2 if justify == "center" else 0
+        segments = [Segment(" " * (left + 1)), Segment(text, text_style), Segment(" " * (spare - left + 1))]
+        pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
+        lines = [list(Segment.apply_style(segments, pre, post_style))]
+        self._cell_render_cache[key] = lines
+        return lines
+
+    def _plain_cell(self, row: int, column: int, inner: int) -> tuple[str, str, Style | None] | None:
+        """(text, justification, style) of a one-line cell as ``cell_formatter`` would show it
+        in ``inner`` cells, or None where only Rich's layout knows."""
+        if self.render_markup or inner < 1:
+            return None
+        datum = self.get_cell_at(Coordinate(row=row, column=column))
+        if datum is None:
+            null = self.null_rep
+            return (null.plain, "center", null.style or None) if not null.spans else None
+        if isinstance(datum, str):
+            text, justify = datum, "left"
+        elif isinstance(datum, (int, float, Decimal)) and not isinstance(datum, bool):
+            text, justify = display_text(datum, self.ordered_columns[column]), "right"
+            if "[" in text:
+                return None
+        else:
+            return None
+        if "\n" in text or "\r" in text or not text.isprintable():
+            return None
+        if cell_len(text) > inner:
+            if self.max_column_content_width is None:
+                return None  # Rich folds it onto a second line, cut by the row's height
+            text = set_cell_size(text, inner - 1) + "…"
+        return text, justify, None
 
 
 def content_widths(data: pa.Table) -> list[int]:
