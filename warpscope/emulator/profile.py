@@ -148,23 +148,17 @@ def _stall_rows(launch_id: int, r: TimingResult) -> list[dict[str, object]]:
 def timeline_frame(launch_id: int, r: TimingResult) -> pl.DataFrame:
     """The run-length encoded warp states of the simulated SMs."""
     names = list(STATES) + ["not_resident"]
-    cols: dict[str, list[int]] = {
-        k: [] for k in ("sm", "warp_slot", "block", "warp", "smsp", "start_cycle", "end_cycle", "state")
-    }
-    for sm, res in enumerate(r.simulated):
-        for slot, block, warp, smsp, start, end, state in res.timeline:
-            if state == NOT_RESIDENT:
-                continue
-            for k, v in zip(cols, (sm, slot, block, warp, smsp, start, end, state)):
-                cols[k].append(v)
-    frame = pl.DataFrame(
-        {k: v for k, v in cols.items() if k != "state"}, schema={k: pl.Int64() for k in cols if k != "state"}
-    )
-    frame = frame.with_columns(
+    columns = ["warp_slot", "block", "warp", "smsp", "start_cycle", "end_cycle", "state"]
+    parts = [
+        pl.DataFrame(res.timeline, schema=dict.fromkeys(columns, pl.Int64()), orient="row").with_columns(
+            sm=pl.lit(sm, pl.Int64())
+        )
+        for sm, res in enumerate(r.simulated)
+    ]
+    frame = pl.concat(parts) if parts else pl.DataFrame(schema=dict.fromkeys(["sm", *columns], pl.Int64()))
+    frame = frame.filter(pl.col("state") != NOT_RESIDENT).with_columns(
         launch_id=pl.lit(launch_id, pl.Int64()),
-        state=pl.Series(cols["state"], dtype=pl.Int64()).replace_strict(
-            list(range(len(names))), names, return_dtype=pl.String()
-        ),
+        state=pl.col("state").replace_strict(list(range(len(names))), names, return_dtype=pl.String()),
     )
     return schema.conform("timeline", frame)
 
