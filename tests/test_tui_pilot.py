@@ -420,7 +420,8 @@ def test_help_and_docs_name_every_key():
                 assert shown in doc, (screen.__name__, key)
 
 
-async def test_whole_run_shows_the_step_its_families_and_the_program_advice():
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_whole_run_shows_the_step_its_families_and_the_program_advice(size):
     """`w` on a profiled training loop: the step the report finds, one row per family of work
     with the report's figures, and the findings about the whole program."""
     from warpscope.analysis import analyze
@@ -430,7 +431,7 @@ async def test_whole_run_shows_the_step_its_families_and_the_program_advice():
     path = H100 / "trainloop" / "trainloop_fused_raw_base.csv.gz"
     (run,) = report_dict(analyze(warpscope.load(path)))["runs"]
     app = _app(path)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await _ready(pilot)
         await pilot.press("w")
         await pilot.pause()
@@ -449,13 +450,14 @@ async def test_whole_run_shows_the_step_its_families_and_the_program_advice():
 
 
 @pytest.mark.skipif(not (SHARED / "public_samples").exists(), reason="../shared is not beside this checkout")
-async def test_whole_run_shows_the_copies_a_trace_spends_its_time_on():
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_whole_run_shows_the_copies_a_trace_spends_its_time_on(size):
     """The vectorAdd trace (the issue's example: copies dwarf the kernel): the copies and the
     transfer findings the report has, which the kernel table cannot show."""
     from warpscope.tui.screens.run import RunScreen
 
     app = _app(SHARED / "public_samples" / "nvprof" / "magus_vectorAdd_gputrace.csv")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await _ready(pilot)
         await pilot.press("w")
         await pilot.pause()
@@ -656,7 +658,8 @@ async def test_footer_names_the_table_keys_most_used_first(size):
         assert all(key in footer for key in [*rest, "e Export", "y Copy", "q Quit"]), footer
 
 
-async def test_compare_is_navigable_sortable_filterable_and_opens_both_sides():
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_compare_is_navigable_sortable_filterable_and_opens_both_sides(size):
     """A training loop's per-parameter AdamW run (base) against its fused-AdamW run (new),
     both real H100 exports: arrows move, `s` sorts by the column under the cursor, `/` finds
     by name, `f` shows one kind of row, a kernel only one side launched shows that side's
@@ -666,7 +669,7 @@ async def test_compare_is_navigable_sortable_filterable_and_opens_both_sides():
     base = warpscope.load(H100 / "trainloop" / "trainloop_loop_raw_base.csv.gz")
     new = warpscope.load(H100 / "trainloop" / "trainloop_fused_raw_base.csv.gz")
     app = WarpscopeApp(Workspace(new, base))
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("c")
         await pilot.pause()

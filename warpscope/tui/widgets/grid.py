@@ -117,7 +117,8 @@ class Grid(DataTable):
         datum = self.get_cell_at(Coordinate(row=row, column=column))
         if datum is None:
             null = self.null_rep
-            return (null.plain, "center", null.style or None) if not null.spans else None
+            style = Style.parse(null.style) if isinstance(null.style, str) else null.style
+            return (null.plain, "center", style or None) if not null.spans else None
         if isinstance(datum, str):
             text, justify = datum, "left"
         elif isinstance(datum, (int, float, Decimal)) and not isinstance(datum, bool):
