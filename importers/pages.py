@@ -194,7 +194,14 @@ def _with_file_row(p: Profile, page: Profile, count: int) -> Profile:
 
 
 def _noted(p: Profile, note: str) -> Profile:
-    return replace(p, sources=p.sources.with_columns(pl.col("notes").list.concat(pl.lit([note]))))
+    """``p`` with ``note`` on its file row, which counts the launches it has kept."""
+    return replace(
+        p,
+        sources=p.sources.with_columns(
+            pl.lit(p.launches.height, dtype=p.sources["launches"].dtype).alias("launches"),
+            pl.col("notes").list.concat(pl.lit([note])),
+        ),
+    )
 
 
 def _name(p: Profile) -> str:

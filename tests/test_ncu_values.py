@@ -239,8 +239,8 @@ def test_source_page_attached_to_the_launches_it_lists(tmp_path):
     assert left["kernel_short"].to_list() == ["mathKernel1"]
     raw_ids = sass.launches.filter(pl.col("source_format") == "ncu-raw")["launch_id"]
     assert set(sass.source["launch_id"].unique()) == set(raw_ids) | set(left["launch_id"])
-    notes = sass.sources.filter(pl.col("format") == "ncu-source")["notes"][0].to_list()
-    assert notes == ["22 listings attached to the launches of other files"]
+    page = sass.sources.filter(pl.col("format") == "ncu-source").row(0, named=True)
+    assert page["notes"] == ["22 listings attached to the launches of other files"] and page["launches"] == 1
 
 
 def test_stdout_capture_and_processes():
