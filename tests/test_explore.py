@@ -346,3 +346,21 @@ def test_compact_counts_are_short_and_never_scientific(value):
 
     text = compact(value)
     assert "e" not in text and len(text) <= 7  # a sign and six characters
+
+
+def test_source_listing_of_a_report_orders_its_instructions_by_line():
+    """A .ncu-rep's instructions carry their CUDA line and no text: each instruction once, in
+    line order, and the bank-conflict finding at line 70 as on the CSV source page."""
+    import warpscope
+    from tests.conftest import H100
+    from warpscope.explore.source_view import SourceListing
+
+    report = warpscope.load(H100 / "ncurep" / "seed_full.ncu-rep.gz")
+    ids = report.launches.filter(pl.col("kernel_short") == "transposeShared<0>")["launch_id"].to_list()
+    source = report.subset(ids).source
+    listing = SourceListing.of(source)
+    rows = listing.rows
+    assert rows.height == source["address"].n_unique() > 0 and rows["address"].is_unique().all()
+    assert rows["line"].to_list() == sorted(rows["line"].to_list())
+    order, counter = listing.worst("bank_conflicts")
+    assert counter == "L1 Wavefronts Shared Excessive" and rows["line"][order] == 70

@@ -94,7 +94,7 @@ class SourceListing:
         )
         rows = (
             where.join(values, on="row", how="left")
-            .filter(~(pl.col("code").str.strip_chars() == "...") | pl.col("line").is_not_null())
+            .filter((pl.col("code").fill_null("").str.strip_chars() != "...") | pl.col("line").is_not_null())
             .with_columns(
                 pl.when(pl.col("address").is_not_null())
                 .then(pl.lit("sass"))
