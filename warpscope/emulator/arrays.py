@@ -280,8 +280,7 @@ def _count(
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
             rows = _rows(array.byte_offsets(index) + array.base, mask)  # type: ignore[attr-defined]
-            sectors = memory.global_sectors(rows, array.itemsize)
-            nbytes = memory.unique_bytes(rows, array.itemsize)
+            sectors, nbytes = memory.global_access(rows, array.itemsize)
         if store:
             site.global_store_requests += warps
             site.global_store_sectors += sectors
@@ -296,7 +295,8 @@ def _count(
         # every lane on one element: one wavefront per 128 bytes, no conflict
         wavefronts = ideal = warps * max(1, -(-array.itemsize // memory.PHASE_BYTES))
     else:
-        wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize)
+        blocks = array.data.shape[0] if array.data.ndim else 1
+        wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize, blocks)
     if store:
         site.shared_store_requests += warps
         site.shared_store_wavefronts += wavefronts
@@ -309,6 +309,8 @@ def _count(
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:
     """(active warps, 32) addresses, -1 on inactive lanes."""
+    if mask.threads == mask.arr.size and np.ndim(addresses) == 1:  # every lane: nothing to blank
+        return np.asarray(addresses).reshape(-1, WARP)
     full = np.where(mask.arr, addresses, -1).reshape(-1, WARP)
     return full[mask.warp_any]
 

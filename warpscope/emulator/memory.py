@@ -28,6 +28,21 @@ def global_sectors(addresses: np.ndarray, itemsize: int) -> int:
     return _distinct_per_row(sector_ids(addresses, itemsize))
 
 
+def global_access(addresses: np.ndarray, itemsize: int) -> tuple[int, int]:
+    """(``global_sectors``, ``unique_bytes``) of one access from one sort of the addresses:
+    where no element straddles a sector, a row's sectors are its sorted addresses // 32, in
+    order, so their distinct count needs no second sort."""
+    if addresses.size == 0:
+        return 0, 0
+    ordered = np.sort(addresses, axis=1)
+    valid = ordered >= 0
+    power_of_two = itemsize & (itemsize - 1) == 0
+    misaligned = (ordered & (itemsize - 1)) if power_of_two else ordered % itemsize
+    if itemsize > SECTOR_BYTES or np.any(valid & (misaligned != 0)):
+        return global_sectors(addresses, itemsize), unique_bytes(addresses, itemsize)
+    return _distinct_sorted(ordered // SECTOR_BYTES), _distinct_sorted(ordered) * itemsize
+
+
 def unique_bytes(addresses: np.ndarray, itemsize: int) -> int:
     """Bytes the warps' accesses name, each element once per warp however many lanes name it
     (what ``smsp__sass_average_data_bytes_per_sector_mem_global_*`` counts: the H100 reports
@@ -47,13 +62,22 @@ def sector_ids(addresses: np.ndarray, itemsize: int) -> np.ndarray:
     return first
 
 
-def shared_wavefronts(offsets: np.ndarray, itemsize: int) -> tuple[int, int]:
+def shared_wavefronts(offsets: np.ndarray, itemsize: int, blocks: int = 1) -> tuple[int, int]:
     """(wavefronts, ideal wavefronts) summed over warps; ``offsets``: byte offsets within the
-    block's shared memory, (warps, 32), -1 = inactive."""
+    block's shared memory, (warps, 32), -1 = inactive.
+
+    ``blocks``: how many blocks' warps the rows hold, in block order. Each block has its own
+    copy of shared memory, so its warps usually ask for the same offsets as every other
+    block's: then one block is counted, times ``blocks`` (checked row by row, so exact)."""
+    repeat = 1
+    if blocks > 1 and offsets.shape[0] % blocks == 0:
+        per_block = offsets.reshape(blocks, -1, offsets.shape[1])
+        if (per_block == per_block[0]).all():
+            offsets, repeat = per_block[0], blocks
     active = offsets >= 0
     lanes = active.sum(axis=1)
     ideal = int(np.maximum(1, -(-lanes[lanes > 0] * itemsize // PHASE_BYTES)).sum())
-    return int(wavefronts_per_warp(offsets, itemsize).sum()), ideal
+    return repeat * int(wavefronts_per_warp(offsets, itemsize).sum()), repeat * ideal
 
 
 def wavefronts_per_warp(offsets: np.ndarray, itemsize: int) -> np.ndarray:
@@ -91,9 +115,13 @@ def _distinct_per_row(values: np.ndarray) -> int:
     """Distinct non-negative values per row, summed."""
     if values.size == 0:
         return 0
-    s = np.sort(values, axis=1)
-    new = s >= 0
-    new[:, 1:] &= s[:, 1:] != s[:, :-1]
+    return _distinct_sorted(np.sort(values, axis=1))
+
+
+def _distinct_sorted(rows: np.ndarray) -> int:
+    """Distinct non-negative values per row of rows sorted ascending (-1s first), summed."""
+    new = rows >= 0
+    new[:, 1:] &= rows[:, 1:] != rows[:, :-1]
     return int(new.sum())
 
 
