@@ -105,3 +105,36 @@ def test_global_efficiency_matches_the_h100_and_stays_within_its_definition(emul
     percent = canonical.filter(pl.col("base_unit").cast(pl.String) == "%")
     assert percent.height > 100 and percent["value"].is_between(0, 100).all()
     assert (canonical["value"].drop_nulls() >= 0).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.sampled_from([1, 2, 4, 8, 16, 12]),
+    st.integers(0, 2**31),
+    st.booleans(),
+)
+def test_one_sort_counts_what_the_two_do(warps, itemsize, seed, aligned):
+    """``global_access`` (one sort) equals ``global_sectors`` and ``unique_bytes`` (a sort each)
+    on any addresses: aligned or not, repeated, inactive lanes, elements straddling sectors."""
+    rng = np.random.default_rng(seed)
+    addresses = rng.integers(0, 512, size=(warps, 32)) * (itemsize if aligned else 1)
+    addresses[rng.random((warps, 32)) < 0.2] = -1
+    want = (memory.global_sectors(addresses, itemsize), memory.unique_bytes(addresses, itemsize))
+    assert memory.global_access(addresses, itemsize, aligned=aligned) == want
+    assert memory.global_access(addresses, itemsize) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 4), st.integers(1, 4), st.sampled_from([4, 8, 16]), st.integers(0, 2**31), st.booleans()
+)
+def test_shared_counted_once_per_block_only_where_blocks_agree(blocks, warps, itemsize, seed, same):
+    """Counting one block's warps times the blocks gives the full count when every block asks
+    for the same offsets, and is not used when they differ."""
+    rng = np.random.default_rng(seed)
+    one = rng.integers(0, 64, size=(warps, 32)) * itemsize
+    rows = np.concatenate(
+        [one if same or b == 0 else rng.integers(0, 64, size=(warps, 32)) * itemsize for b in range(blocks)]
+    )
+    assert memory.shared_wavefronts(rows, itemsize, blocks) == memory.shared_wavefronts(rows, itemsize)

@@ -40,6 +40,13 @@ class ArrayRef:
         """Index prefix that picks this lane's copy (shared: its block's, local: its own)."""
         return ()
 
+    @property
+    def naturally_aligned(self) -> bool:
+        """Every element starts at a multiple of its size (numpy lays arrays out so; a record
+        field or a view at a byte offset may not)."""
+        start = getattr(self, "base", getattr(self, "offset", 0))
+        return start % self.itemsize == 0 and all(s % self.itemsize == 0 for s in self.strides)
+
     def byte_offsets(self, index: tuple[Any, ...]) -> Any:
         """Byte offset of each lane's element from the array's start (64-bit: an int32 index
         times a stride must not wrap)."""
@@ -280,7 +287,7 @@ def _count(
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
             rows = _rows(array.byte_offsets(index) + array.base, mask)  # type: ignore[attr-defined]
-            sectors, nbytes = memory.global_access(rows, array.itemsize)
+            sectors, nbytes = memory.global_access(rows, array.itemsize, array.naturally_aligned)
         if store:
             site.global_store_requests += warps
             site.global_store_sectors += sectors

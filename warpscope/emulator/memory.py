@@ -18,6 +18,7 @@ import numpy as np
 
 WARP = 32
 SECTOR_BYTES = 32
+_SECTOR_SHIFT = SECTOR_BYTES.bit_length() - 1  # address >> this = its sector
 BANKS = 32
 BANK_BYTES = 4
 PHASE_BYTES = BANKS * BANK_BYTES  # one shared wavefront serves 128 bytes
@@ -28,19 +29,19 @@ def global_sectors(addresses: np.ndarray, itemsize: int) -> int:
     return _distinct_per_row(sector_ids(addresses, itemsize))
 
 
-def global_access(addresses: np.ndarray, itemsize: int) -> tuple[int, int]:
+def global_access(addresses: np.ndarray, itemsize: int, aligned: bool = False) -> tuple[int, int]:
     """(``global_sectors``, ``unique_bytes``) of one access from one sort of the addresses:
     where no element straddles a sector, a row's sectors are its sorted addresses // 32, in
-    order, so their distinct count needs no second sort."""
+    order, so their distinct count needs no second sort. ``aligned``: the array's elements are
+    known to start at multiples of their size (otherwise the addresses are checked)."""
     if addresses.size == 0:
         return 0, 0
-    ordered = np.sort(addresses, axis=1)
-    valid = ordered >= 0
-    power_of_two = itemsize & (itemsize - 1) == 0
-    misaligned = (ordered & (itemsize - 1)) if power_of_two else ordered % itemsize
-    if itemsize > SECTOR_BYTES or np.any(valid & (misaligned != 0)):
+    if itemsize > SECTOR_BYTES or SECTOR_BYTES % itemsize:
         return global_sectors(addresses, itemsize), unique_bytes(addresses, itemsize)
-    return _distinct_sorted(ordered // SECTOR_BYTES), _distinct_sorted(ordered) * itemsize
+    ordered = np.sort(addresses, axis=1)
+    if not aligned and np.any((ordered >= 0) & (ordered % itemsize != 0)):
+        return global_sectors(addresses, itemsize), unique_bytes(addresses, itemsize)
+    return _distinct_sorted(ordered >> _SECTOR_SHIFT), _distinct_sorted(ordered) * itemsize
 
 
 def unique_bytes(addresses: np.ndarray, itemsize: int) -> int:
