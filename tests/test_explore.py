@@ -364,3 +364,21 @@ def test_source_listing_of_a_report_orders_its_instructions_by_line():
     assert rows["line"].to_list() == sorted(rows["line"].to_list())
     order, counter = listing.worst("bank_conflicts")
     assert counter == "L1 Wavefronts Shared Excessive" and rows["line"][order] == 70
+
+
+def test_source_table_shows_file_text_literally():
+    """Source text is file content: control and bidi characters in it are shown as escapes."""
+    import warpscope
+    from tests.conftest import H100
+    from warpscope.explore.source_view import SourceListing
+
+    page = warpscope.load(H100 / "seed_source_cuda_sass.csv").subset([0]).source
+    hostile = page.with_columns(
+        pl.when(pl.col("line") == 70)
+        .then(pl.lit("out[0] = 1;\x1b]52;c;aGk=\x07 \u202e"))
+        .otherwise(pl.col("code"))
+        .alias("code")
+    )
+    table = SourceListing.of(hostile).table("source")
+    shown = table.filter(pl.col("line") == "70")["code"][0]
+    assert "\x1b" not in shown and "\u202e" not in shown and "\\x1b" in shown

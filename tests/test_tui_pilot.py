@@ -762,3 +762,14 @@ async def test_source_page_beside_its_report_fills_a_source_tab_in_order(size):
         assert str(source.get_cell_at(_coord(row, 0))) == "70" and listing.rows["line"][row] == 70
         caption = _text(screen.query_one("#source-caption", Static))
         assert "line 70: L1 Wavefronts Shared Excessive" in caption and "source order" in caption
+        # a finding no per-line counter locates lands on the hottest line, and says so
+        occupancy = next(
+            i for i, f in enumerate(screen.detail.kernel.findings) if f["category"] == "occupancy"
+        )
+        await pilot.press("7")
+        await pilot.pause()
+        screen.query_one("#finding-list").highlighted = occupancy
+        await pilot.press("j")
+        await pilot.pause()
+        caption = _text(screen.query_one("#source-caption", Static))
+        assert "no per-line counter locates" in caption and "the hottest line" in caption

@@ -15,6 +15,8 @@ from typing import Literal
 
 import polars as pl
 
+from warpscope.report.escape import visible
+
 #: counters that say where time goes, in order of preference for "hottest"
 HOT_COUNTERS = (
     "Warp Stall Sampling (All Samples)",
@@ -137,7 +139,7 @@ class SourceListing:
     def worst(self, category: str | None) -> tuple[int, str] | None:
         """(``order`` of the row, counter) a finding of ``category`` points at: the row with the
         most of the first counter the page has for it (for threads executed: the instruction
-        with the fewest, under 32), else the hottest row."""
+        with the fewest, under 32), else the hottest row (``located`` tells which)."""
         if self.is_empty():
             return None
         for counter, most in FINDING_COUNTERS.get(category or "", ()):
@@ -155,12 +157,22 @@ class SourceListing:
             return None
         return int(self.ordered("hottest")["order"][0]), self.hot
 
+    @staticmethod
+    def located(category: str | None, counter: str) -> bool:
+        """Whether ``counter`` locates findings of ``category`` (not only the hottest row)."""
+        return any(c == counter for c, _ in FINDING_COUNTERS.get(category or "", ()))
+
     def table(self, order: Order) -> pl.DataFrame:
         """The rows as text for the table: line, address (its last four hex digits), code
         (instructions indented under their line), counters by short name, compact numbers."""
         rows = self.ordered(order)
         nested = order == "source" and rows["kind"].eq("line").any()
-        code = pl.col("code").fill_null("").str.strip_chars()
+        # file text is untrusted: on one line, control and bidi characters shown as escapes
+        code = (
+            pl.col("code")
+            .fill_null("")
+            .map_elements(lambda c: visible(" ".join(c.split())), return_dtype=pl.String)
+        )
         return rows.select(
             pl.col("line").cast(pl.String).fill_null("").alias("line"),
             pl.col("address").str.slice(-4).fill_null("").alias("addr"),

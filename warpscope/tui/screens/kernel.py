@@ -199,11 +199,12 @@ class KernelScreen(WarpscopeScreen):
         order, counter = found
         row = listing.rows.row(order, named=True)
         where = f"line {row['line']}" if row["kind"] == "line" else f"instruction {row['address']}"
-        self._source_note = (
-            f"{where}: {counter} {compact(row[counter])}, "
-            f"{'the fewest' if counter == 'Avg. Threads Executed' else 'the most'} in this kernel "
-            f"(finding: {finding['rule_id']})"
-        )
+        fewest = "the fewest" if counter == "Avg. Threads Executed" else "the most"
+        what = f"{where}: {counter} {compact(row[counter])}, {fewest} in this kernel"
+        if listing.located(finding.get("category"), counter):
+            self._source_note = f"{what} (finding: {finding['rule_id']})"
+        else:  # nothing per line says where this finding is: the hottest line, as such
+            self._source_note = f"{what}; no per-line counter locates {finding['rule_id']}: the hottest line"
         self.source_order = "source"
         self.query_one(TabbedContent).active = "source"
         self._show_source()

@@ -82,9 +82,8 @@ class Grid(DataTable):
         cached = self._cell_render_cache.get(key)
         if cached is not None:
             return cached
-        plain = (
-            self._plain_cell(row_index, column_index, width - 2) if row_index >= 0 <= column_index else None
-        )
+        body = row_index >= 0 and column_index >= 0  # not a header or a row label
+        plain = self._plain_cell(row_index, column_index, width - 2) if body else None
         if plain is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover, in_range)
         text, justify, text_style = plain
@@ -117,8 +116,10 @@ class Grid(DataTable):
         datum = self.get_cell_at(Coordinate(row=row, column=column))
         if datum is None:
             null = self.null_rep
+            if null.spans or cell_len(null.plain) > inner:
+                return None
             style = Style.parse(null.style) if isinstance(null.style, str) else null.style
-            return (null.plain, "center", style or None) if not null.spans else None
+            return null.plain, "center", style or None
         if isinstance(datum, str):
             text, justify = datum, "left"
         elif isinstance(datum, (int, float, Decimal)) and not isinstance(datum, bool):
