@@ -83,17 +83,7 @@ print(time.perf_counter() - start)
 
 
 def run(path: Path, blocks: int, env: dict[str, str]) -> float:
-    out = subprocess.run(
-        [sys.executable, str(path), str(blocks)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=600,
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"{path.name} failed:\n{out.stderr}")
-    return float(out.stdout.strip().splitlines()[-1])
+    return run_args(path, [str(blocks)], env)
 
 
 def run_args(path: Path, argv: list[str], env: dict[str, str]) -> float:

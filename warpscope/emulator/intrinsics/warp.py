@@ -24,6 +24,12 @@ def lane_bits(arr: np.ndarray) -> np.ndarray:
     return (arr.reshape(-1, WARP).astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1)
 
 
+def named_lanes(members: Any) -> np.uint64:
+    """The lanes a vote or match takes part in: a uniform mask as given, a per-lane one (each
+    lane naming its own) as the whole warp, the check having passed."""
+    return np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else np.uint64(FULL_MASK)
+
+
 def check_members(run: Run, line: int, mask: Mask, members: Any, what: str) -> None:
     """Every live lane named in ``members`` must be executing this warp intrinsic."""
     active = lane_bits(mask.arr)
@@ -106,7 +112,7 @@ def _vote(kind: str) -> Callable[..., Any]:
             members = m(run, frame, mask)
             check_members(run, line, mask, members, f"{kind}_sync")
             run.issue(inst, mask)
-            named = np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else np.uint64(FULL_MASK)
+            named = named_lanes(members)
             pred = np.broadcast_to(truth(p(run, frame, mask)), mask.arr.shape) & mask.arr
             voted = lane_bits(pred) & named
             # vote.sync returns a 32-bit signed integer in numba (lane 31's bit is the sign)
@@ -171,7 +177,7 @@ def _match(kind: str) -> Callable[..., Any]:
             members = m(run, frame, mask)
             check_members(run, line, mask, members, f"match_{kind}_sync")
             run.issue(inst, mask)
-            named = np.uint64(int(members) & FULL_MASK) if not np.ndim(members) else np.uint64(FULL_MASK)
+            named = named_lanes(members)
             voting = lane_bits(mask.arr) & named  # per warp: the lanes taking part
             rows = np.broadcast_to(v(run, frame, mask), mask.arr.shape).reshape(-1, WARP)
             part = ((voting[:, None] >> np.arange(WARP, dtype=np.uint64)) & np.uint64(1)).astype(bool)
