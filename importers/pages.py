@@ -134,7 +134,7 @@ def attach_source_pages(profiles: list[Profile]) -> list[Profile]:
     matched by ``kernel_key``. The page's file row goes with them, saying so in its notes; a
     listing no launch matches stays a launch of the source page."""
     targets = [i for i, p in enumerate(profiles) if not _is_source_page(p)]
-    if not targets:
+    if not targets or len(targets) == len(profiles):  # nothing to attach, or nowhere to
         return profiles
     out = list(profiles)
     free = {i: _launches_by_kernel(profiles[i]) for i in targets}

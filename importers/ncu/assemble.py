@@ -24,7 +24,8 @@ KEY_COLUMNS = ["section", "name", "item", "unit"]
 
 
 def keyed(cells: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Split long cells (launch_id, section, name, item, unit, text, stat) into rows and keys.
+    """Split long cells (launch_id, section, name, item, unit, text, [number,] stat) into rows
+    and keys.
 
     Key columns read as Categorical are matched by their codes (one code per text), packed
     into one integer where they fit: a million rows match in a third of the time four
@@ -55,7 +56,8 @@ def keyed(cells: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         .select(pl.col(c).cast(pl.String) for c in KEY_COLUMNS)
         .with_row_index("key")
     )
-    return cells.select("launch_id", "text", "stat").insert_column(1, key.alias("key")), keys
+    kept = [c for c in ("launch_id", "text", "number", "stat") if c in cells.columns]
+    return cells.select(kept).insert_column(1, key.alias("key")), keys
 
 
 def _packed(codes: pl.DataFrame) -> pl.Series | None:
@@ -128,31 +130,43 @@ def assemble(
     desc = describe_keys(keys).sort("key")
     keys = keys.sort("key")
     key = rows["key"].cast(pl.UInt32)
-    parsed = parse_numbers(rows["text"])
-    scale = desc["scale"].gather(key)
-    value = parsed * scale
-    metric = desc["metric"].cast(pl.Categorical).gather(key)
-    metrics = pl.DataFrame(
+    # what a row's key tells, gathered in one go (Polars gathers the columns in parallel)
+    per_key = pl.DataFrame(
         {
-            "launch_id": rows["launch_id"],
-            "metric": _dedupe(rows["launch_id"], metric, desc, key, rows["stat"], key_once_per_launch),
-            "stat": rows["stat"].cast(pl.Categorical),
-            "value": value,
-            "name": keys["name"].cast(pl.Categorical).gather(key),
-            "section": keys["section"].cast(pl.Categorical).gather(key),
-            "item": keys["item"].cast(pl.Categorical).gather(key),
-            "unit": keys["unit"].fill_null("").cast(pl.Categorical).gather(key),
-            "base_unit": desc["base_unit"].cast(pl.Categorical).gather(key),
-            "text": rows["text"],
+            "metric": desc["metric"].cast(pl.Categorical),
+            "name": keys["name"].cast(pl.Categorical),
+            "section": keys["section"].cast(pl.Categorical),
+            "item": keys["item"].cast(pl.Categorical),
+            "unit": keys["unit"].fill_null("").cast(pl.Categorical),
+            "base_unit": desc["base_unit"].cast(pl.Categorical),
+            "scale": desc["scale"],
+            "stall": desc["stall"],
         }
+    )[key]
+    parsed = parse_numbers(rows["text"], rows["number"] if "number" in rows.columns else None)
+    metrics = per_key.select(
+        rows["launch_id"],
+        _dedupe(rows["launch_id"], per_key["metric"], desc, key, rows["stat"], key_once_per_launch),
+        rows["stat"].cast(pl.Categorical),
+        (parsed * pl.col("scale")).alias("value"),
+        "name",
+        "section",
+        "item",
+        "unit",
+        "base_unit",
+        rows["text"],
     )
     metrics = schema.conform("metrics", metrics)
     wide = _canonical(metrics)
     metrics = pl.concat([metrics, _derived(wide)], how="vertical")
-    stall = desc["stall"].gather(key)
     single = rows["stat"].is_null() | (rows["stat"] == "avg")
     stalls = pl.DataFrame(
-        {"launch_id": rows["launch_id"], "reason": stall, "cycles_per_issue": parsed, "_single": single}
+        {
+            "launch_id": rows["launch_id"],
+            "reason": per_key["stall"],
+            "cycles_per_issue": parsed,
+            "_single": single,
+        }
     ).filter(pl.col("reason").is_not_null() & pl.col("_single"))
     stalls = stalls.unique(["launch_id", "reason"], keep="first", maintain_order=True).with_columns(
         (pl.col("cycles_per_issue") / pl.col("cycles_per_issue").sum().over("launch_id") * 100).alias(
@@ -219,7 +233,9 @@ def _distinct_cells(launch_id: pl.Series, key: pl.Series, stat: pl.Series) -> bo
 def _canonical(metrics: pl.DataFrame) -> pl.DataFrame:
     """Wide frame: one row per launch, one column per canonical metric that deriving and
     the launch columns read (the single value)."""
-    single = metrics.filter(
+    single = metrics.select(
+        "launch_id", "metric", "stat", "value"
+    ).filter(  # the columns first: a filter copies
         pl.col("metric").is_in(_READ_WIDE) & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
     )
     if single.is_empty():

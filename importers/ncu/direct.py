@@ -90,7 +90,7 @@ def import_direct(path: str) -> Profile | None:
         identity = (
             None
             if raw
-            else first_rows.PendingIdentity(path, first_lines[: first_lines.find(b"\n") + 1], header, frame)
+            else first_rows.PendingIdentity(path, first_lines[: first_lines.find(b"\n") + 1], header)
         )
         fmt, result = import_block(path, block, _numbered(frame), False, 0, identity)
     except first_rows.IdentityNotFound:

@@ -21,7 +21,9 @@ GIL: ``PendingIdentity`` runs the search on a worker thread meanwhile (0.07-0.1 
 from __future__ import annotations
 
 import mmap
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -30,29 +32,63 @@ from importers.ncu.launches import DIM_TUPLES, IDENTITY
 #: the columns a launch row carries (``launches.py``) that the page repeats on every row;
 #: ID and Process ID are read with the page (they tell the launches apart)
 _KEYS = ["ID", "Process ID"]
+#: launches searched between two yields of the GIL. The importing thread makes many short
+#: Polars calls meanwhile, each of which releases the GIL and must take it back: from a loop
+#: that never yields it, it gets it only after the switch interval (5 ms), which slowed the
+#: importing thread threefold; this way it waits ~0.1 ms at most. (``time.sleep(0)``: a
+#: thread that only releases the GIL, ``os.sched_yield()`` say, takes it straight back.)
+_YIELD_EVERY = 32
 PER_LAUNCH = [c for c in (*IDENTITY, *DIM_TUPLES) if c not in (*_KEYS, "Kernel Mangled Name")]
 
 
-def launch_identity(path: str, header: bytes, columns: list[str], frame: pl.DataFrame) -> pl.DataFrame | None:
-    """One row per launch (in page order) with ``_KEYS`` and the ``PER_LAUNCH`` columns the
-    page has, or None when a first line cannot be found exactly.
+@dataclass
+class SearchPlan:
+    """What the search for a page's first lines needs, per launch in page order: its ``ID`` and
+    ``Process ID`` text, its row count, and a lower bound on the bytes of its rows' parsed
+    fields after the identity ones (``rest``); and the fields the identity spans."""
 
-    ``header`` is the page's header line as bytes, ``columns`` its names, ``frame`` the page
-    parsed without the per-launch columns (every row a launch row)."""
+    ids: list[str]
+    processes: list[str]
+    rows: list[int]
+    rest: list[int]
+    prefix_fields: int
+    wanted: list[str]
+
+
+def search_plan(columns: list[str], frame: pl.DataFrame) -> SearchPlan | None:
+    """The plan for ``frame`` (the page parsed without the per-launch columns, every row a launch
+    row, with its ``launch_id``: one run of rows per launch), or None when the page's columns
+    do not start with ``ID``, ``Process ID``. Vectorised: run where Polars has the cores."""
     if columns[:2] != _KEYS:
         return None
-    starts = frame.select(*_KEYS).with_row_index("row").filter(pl.struct(*_KEYS).rle_id().is_first_distinct())
-    bounds = starts["row"].append(pl.Series([frame.height], dtype=pl.UInt32))
-    rows = bounds.diff().drop_nulls().to_list()
+    runs = frame["launch_id"].rle().struct.field("len").cast(pl.UInt32)
+    bounds = pl.concat([pl.Series([0], dtype=pl.UInt32), runs.cum_sum()])
+    starts = frame.select(*_KEYS)[bounds.head(-1)]
     wanted = [c for c in columns if c in PER_LAUNCH]
     prefix_fields = columns.index(wanted[-1]) + 1 if wanted else 2
-    rest = _rest_bytes(frame, [c for c in columns[prefix_fields:] if c in frame.columns], bounds)
+    return SearchPlan(
+        ids=starts["ID"].to_list(),
+        processes=starts["Process ID"].to_list(),
+        rows=runs.to_list(),
+        rest=_rest_bytes(frame, [c for c in columns[prefix_fields:] if c in frame.columns], bounds),
+        prefix_fields=prefix_fields,
+        wanted=wanted,
+    )
+
+
+def launch_identity(path: str, header: bytes, plan: SearchPlan) -> pl.DataFrame | None:
+    """One row per launch (in page order) with ``_KEYS`` and the ``PER_LAUNCH`` columns the
+    page has, or None when a first line cannot be found exactly. ``header`` is the page's
+    header line as bytes."""
+    prefix_fields = plan.prefix_fields
     lines: list[bytes] = []
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as text:
         at = len(header) - 1  # the newline ending the header
-        for launch_id, process, count, after in zip(
-            starts["ID"].to_list(), starts["Process ID"].to_list(), rows, rest
+        for i, (launch_id, process, count, after) in enumerate(
+            zip(plan.ids, plan.processes, plan.rows, plan.rest)
         ):
+            if i % _YIELD_EVERY == 0:
+                time.sleep(0)  # let the importing thread back in (see _YIELD_EVERY)
             mark = b'\n"%s","%s",' % (launch_id.encode(), process.encode())
             found = text.find(mark, at)
             if found < 0 or not _first_of_launch(text, found, mark):
@@ -71,18 +107,24 @@ def launch_identity(path: str, header: bytes, columns: list[str], frame: pl.Data
             header + b"".join(lines),
             has_header=True,
             infer_schema=False,
-            columns=[*_KEYS, *wanted],
+            columns=[*_KEYS, *plan.wanted],
             truncate_ragged_lines=True,
         )
     except pl.exceptions.PolarsError:  # a damaged line: the page is read whole, and said
         return None
     if (
-        identity.height != starts.height
+        identity.height != len(plan.ids)
         or "Kernel Name" not in identity.columns
-        or not (identity["ID"].equals(starts["ID"]) and identity["Process ID"].equals(starts["Process ID"]))
+        or identity["ID"].to_list() != plan.ids
+        or identity["Process ID"].to_list() != plan.processes
     ):
         return None
     return identity
+
+
+def _search(path: str, header: bytes, columns: list[str], frame: pl.DataFrame) -> pl.DataFrame | None:
+    plan = search_plan(columns, frame)
+    return None if plan is None else launch_identity(path, header, plan)
 
 
 class IdentityNotFound(Exception):
@@ -90,16 +132,25 @@ class IdentityNotFound(Exception):
 
 
 class PendingIdentity:
-    """``launch_identity`` on a worker thread: its ``columns`` now, its table when asked."""
+    """``launch_identity`` on a worker thread: its ``columns`` now, the search started once the
+    page's launches are told apart (``start``), its table when asked."""
 
-    def __init__(self, path: str, header: bytes, columns: list[str], frame: pl.DataFrame) -> None:
+    def __init__(self, path: str, header: bytes, columns: list[str]) -> None:
         self.columns = [*_KEYS, *(c for c in columns if c in PER_LAUNCH)]
+        self._args = (path, header, columns)
+        self._future: Future[pl.DataFrame | None] | None = None
+
+    def start(self, frame: pl.DataFrame) -> None:
+        """Search for the first lines of ``frame``'s launches meanwhile: the plan here, the
+        search (``launch_identity``, a Python loop) on the worker."""
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="first-rows")
-        self._future = pool.submit(launch_identity, path, header, columns, frame)
+        self._future = pool.submit(_search, *self._args, frame)
         pool.shutdown(wait=False)
 
     def result(self) -> pl.DataFrame:
         """The identity table; ``IdentityNotFound`` where a first line or a kernel name is missing."""
+        if self._future is None:
+            raise RuntimeError("PendingIdentity.result() before start()")
         identity = self._future.result()
         if identity is None or identity["Kernel Name"].null_count():
             raise IdentityNotFound
@@ -112,12 +163,13 @@ def _rest_bytes(frame: pl.DataFrame, columns: list[str], bounds: pl.Series) -> l
     if not columns:
         return [0] * (len(bounds) - 1)
     lengths = [
-        (pl.col(c).cat.len_bytes() if frame.schema[c] == pl.Categorical else pl.col(c).str.len_bytes())
-        .fill_null(0)
-        .cast(pl.Int64)
+        (
+            pl.col(c).cat.len_bytes() if frame.schema[c] == pl.Categorical else pl.col(c).str.len_bytes()
+        ).fill_null(0)
         for c in columns
     ]
-    total = frame.select(pl.sum_horizontal(lengths).cum_sum())[:, 0]
+    # a row's sum fits 32 bits; the running total is 64 (summing in 64 bits costs twice the time)
+    total = frame.select(pl.sum_horizontal(lengths).cast(pl.Int64).cum_sum())[:, 0]
     at_bounds = pl.concat([pl.Series([0], dtype=pl.Int64), total.gather(bounds.slice(1) - 1)])
     return at_bounds.diff().drop_nulls().to_list()
 

@@ -70,7 +70,9 @@ def import_long(
     if "_rule_row" in frame.columns:  # the text output marks rule messages itself
         rule = pl.col("_rule_row")
     else:
-        rule = (pl.col("Rule Name").fill_null("") != "") if has_rules else pl.lit(False)
+        rule = (
+            (pl.col("Rule Name").is_not_null() & (pl.col("Rule Name") != "")) if has_rules else pl.lit(False)
+        )
     values = [c for c in VALUE_COLUMNS if c in frame.columns]
     metric_ok = (
         pl.col("Metric Name").is_not_null()
@@ -81,20 +83,29 @@ def import_long(
     if identity is None:
         key_ok = key_ok & pl.col("Kernel Name").is_not_null()
     key_ok = key_ok & matches_by_run(frame["Process ID" if summary else "ID"], r"^\d+$")
-    frame = frame.with_columns((key_ok & (metric_ok | rule)).alias("_ok"), rule.alias("_rule"))
-    rejected, good = [], frame
-    if not frame["_ok"].all():  # a filter copies every column: only when a row is bad
-        bad = frame.filter(~pl.col("_ok"))
-        rejected = [(int(r), _why(summary, frame.columns)) for r in bad["_row"].to_list()]
-        good = frame.filter(pl.col("_ok"))
-
     keys = (
         ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC"]
         if summary
         else ["ID", "Process ID"]
     )
-    keys = [k for k in keys if k in good.columns]
-    good = good.with_columns((pl.struct(keys).rle_id().cast(pl.Int64) + launch_offset).alias("launch_id"))
+    launch_id = (
+        pl.struct(k for k in keys if k in frame.columns).rle_id().cast(pl.Int64) + launch_offset
+    ).alias("launch_id")
+    # every per-row expression in one pass over the page's chunks, which Polars works on in
+    # parallel (the plain number cast: 0.01 s here, 0.02 s as one column later)
+    frame = frame.with_columns(
+        (key_ok & (metric_ok | rule)).alias("_ok"),
+        rule.alias("_rule"),
+        launch_id,
+        *(pl.col(c).cast(pl.Float64, strict=False).alias(_number(c)) for c in values),
+    )
+    if identity is not None:
+        identity.start(frame)
+    rejected, good = [], frame
+    if not frame["_ok"].all():  # a filter copies every column: only when a row is bad
+        bad = frame.filter(~pl.col("_ok"))
+        rejected = [(int(r), _why(summary, frame.columns)) for r in bad["_row"].to_list()]
+        good = frame.filter(pl.col("_ok")).with_columns(launch_id)  # a bad row may part a run
     good, cut = _drop_cut_last_launch(good)
     rejected += cut
 
@@ -207,8 +218,14 @@ def _launches(
     return launch_columns(firsts, fmt=fmt, invocations=invocations)
 
 
+def _number(value_column: str) -> str:
+    """The column holding ``value_column`` as Polars' plain cast reads it (null where it does not)."""
+    return f"_number {value_column}"
+
+
 def _metric_rows(good: pl.DataFrame, values: list[str]) -> pl.DataFrame:
-    """The metric cells of the page's rows (rule rows left out), one row per value column."""
+    """The metric cells of the page's rows (rule rows left out), one row per value column, with
+    their text and its plain cast (``number``)."""
     base = [
         pl.col("launch_id"),
         pl.col("Metric Name").alias("name"),
@@ -224,7 +241,12 @@ def _metric_rows(good: pl.DataFrame, values: list[str]) -> pl.DataFrame:
         # the columns first, then the filter: only what is kept is copied
         parts.append(
             good.select(
-                *base, pl.col(col).alias("text"), pl.lit(stat, dtype=pl.String).alias("stat"), "_row", "_rule"
+                *base,
+                pl.col(col).alias("text"),
+                pl.col(_number(col)).alias("number"),
+                pl.lit(stat, dtype=pl.String).alias("stat"),
+                "_row",
+                "_rule",
             )
             .filter(~pl.col("_rule"))
             .drop("_rule")
@@ -263,40 +285,36 @@ RULE_CATEGORY = {
     "MemoryL2Compression": "memory_bound",
     "SharedMemoryBankConflicts": "bank_conflicts",
 }
-# SOLBottleneck says one of several things; its message (stable wording since 2021) tells which
-_SOL_CATEGORY = (
-    ("grid is too small", "launch_config"),
-    ("low compute throughput", "latency_bound"),
-    ("Compute is more heavily utilized", "compute_bound"),
-    ("Memory is more heavily utilized", "memory_bound"),
-)
-
-
-#: HighPipeUtilization also reports the opposite: every pipe idle is latency, not compute
-_UNDER_UTILIZED = "under-utilized"
+#: rules whose message tells the category: (text, category) pairs, the first found wins; a
+#: message with none keeps the rule's RULE_CATEGORY (SOLBottleneck: none)
+_BY_MESSAGE = {
+    # SOLBottleneck says one of several things (stable wording since 2021)
+    "SOLBottleneck": (
+        ("grid is too small", "launch_config"),
+        ("low compute throughput", "latency_bound"),
+        ("Compute is more heavily utilized", "compute_bound"),
+        ("Memory is more heavily utilized", "memory_bound"),
+    ),
+    # HighPipeUtilization also reports the opposite: every pipe idle is latency, not compute
+    "HighPipeUtilization": (("under-utilized", "latency_bound"),),
+}
 
 
 def _category(rules: pl.DataFrame) -> pl.Series:
     category = rules["Rule Name"].replace_strict(RULE_CATEGORY, default=None, return_dtype=pl.String)
-    idle = (
-        (rules["Rule Name"] == "HighPipeUtilization")
-        & rules["Rule Description"].fill_null("").str.contains(_UNDER_UTILIZED, literal=True)
-    ).fill_null(False)
-    if idle.any():
-        category = category.scatter(idle.arg_true(), "latency_bound")
-    sol = (rules["Rule Name"] == "SOLBottleneck").fill_null(False).arg_true()
-    if sol.is_empty():
-        return category
-    # only SOLBottleneck's messages are read (a search of every message costs real time)
-    message = rules["Rule Description"].gather(sol).fill_null("")
-    said = pl.Series([None] * len(sol), dtype=pl.String)
-    for needle, name in reversed(_SOL_CATEGORY):
-        said = pl.select(
-            pl.when(pl.lit(message).str.contains(needle, literal=True))
-            .then(pl.lit(name))
-            .otherwise(pl.lit(said))
-        ).to_series()
-    return category.scatter(sol, said)
+    for rule, said in _BY_MESSAGE.items():
+        at = (rules["Rule Name"] == rule).fill_null(False).arg_true()
+        if at.is_empty():
+            continue
+        # only these rules' messages are read (a search of every message costs real time)
+        message = pl.lit(rules["Rule Description"].gather(at).fill_null(""))
+        found = category.gather(at)
+        for text, name in reversed(said):
+            found = pl.select(
+                pl.when(message.str.contains(text, literal=True)).then(pl.lit(name)).otherwise(pl.lit(found))
+            ).to_series()
+        category = category.scatter(at, found)
+    return category
 
 
 def rule_findings(rules: pl.DataFrame) -> pl.DataFrame:

@@ -23,22 +23,30 @@ def parse_number(text: pl.Expr) -> pl.Expr:
     return pl.when(value.is_nan()).then(None).otherwise(value)
 
 
-def parse_numbers(text: pl.Series) -> pl.Series:
-    """``parse_number`` for a whole column, fast: a plain cast first; of the cells it rejects,
-    the plainly grouped ones ("1,048,576") lose their commas and are cast, and only the rest
-    (instance lists, padding, text) go through the full pattern."""
-    value = text.cast(pl.Float64, strict=False)
+def parse_numbers(text: pl.Series, plain: pl.Series | None = None) -> pl.Series:
+    """``parse_number`` for a whole column, fast: a plain cast first (``plain``, where the caller
+    has it already); of the cells it rejects, the plainly grouped ones ("1,048,576") lose their
+    commas and are cast, and only the rest with a digit (instance lists, padding) go through the
+    full pattern."""
+    value = text.cast(pl.Float64, strict=False) if plain is None else plain
     failed = (value.is_null() & text.is_not_null()).arg_true()
     if failed.is_empty():
         return value.fill_nan(None)
     cells = text.gather(failed)
-    grouped = cells.str.contains(_GROUPED)
-    plain = grouped.arg_true()
-    value = value.scatter(
-        failed.gather(plain),
-        cells.gather(plain).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False),
+    cell = pl.col(cells.name)
+    grouped = cell.str.contains(_GROUPED)
+    # a lazy query: Polars splits the cells across the cores
+    found = (
+        cells.to_frame()
+        .lazy()
+        .select(
+            pl.when(grouped).then(cell.str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False)),
+            (~grouped & cell.str.contains(r"\d")).alias("_full"),
+        )
+        .collect()
     )
-    rest = (~grouped & cells.str.contains(r"\d")).arg_true()
+    value = value.scatter(failed, found[:, 0])
+    rest = found["_full"].arg_true()
     if not rest.is_empty():
         value = value.scatter(
             failed.gather(rest), pl.select(parse_number(pl.lit(cells.gather(rest)))).to_series()

@@ -143,31 +143,34 @@ def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     """One row per launch: the calculator's inputs, what the file states, and how precisely
     it states the byte sizes (``<metric>_half``: half the last printed digit, in bytes)."""
     wanted = (*_FROM_METRICS, *_COMPARED, *_SIZES)
-    # the four columns first: a filter copies every column it is given
-    rows = (
-        metrics.select("launch_id", "metric", "stat", "value", "text")
+    text = pl.col("text")
+    printed = text.str.strip_chars().cast(pl.Float64, strict=False)
+    decimals = text.str.extract(r"\.(\d+)\s*$").str.len_chars().fill_null(0).cast(pl.Float64)
+    half = (0.5 * pl.col("value") / printed * 10.0 ** (-decimals)).fill_nan(0.0).fill_null(0.0)
+    # one long table of every stated value and every size's precision, pivoted once
+    stated = (
+        metrics.lazy()
+        .select("launch_id", "metric", "stat", "value", "text")
         .filter(pl.col("metric").is_in(wanted) & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
         .select("launch_id", pl.col("metric").cast(pl.String), "value", "text")
     )
+    long = pl.concat(
+        [
+            stated.filter(pl.col("metric").is_in((*_FROM_METRICS, *_COMPARED))).select(
+                "launch_id", "metric", "value"
+            ),
+            stated.filter(pl.col("metric").is_in(_SIZES)).select(
+                "launch_id", pl.col("metric") + "_half", half.alias("value")
+            ),
+        ]
+    ).collect()
     frame = launches.select("launch_id", "kernel_short", *_LAUNCH_COLS)
-    if not rows.is_empty():
-        printed = pl.col("text").str.strip_chars().cast(pl.Float64, strict=False)
-        decimals = pl.col("text").str.extract(r"\.(\d+)\s*$").str.len_chars().fill_null(0)
-        values = rows.filter(pl.col("metric").is_in((*_FROM_METRICS, *_COMPARED))).pivot(
-            on="metric", index="launch_id", values="value", aggregate_function="first"
+    if not long.is_empty():
+        frame = frame.join(
+            long.pivot(on="metric", index="launch_id", values="value", aggregate_function="first"),
+            on="launch_id",
+            how="left",
         )
-        halves = (
-            rows.filter(pl.col("metric").is_in(_SIZES))
-            .with_columns(
-                (0.5 * pl.col("value") / printed * 10.0 ** (-decimals.cast(pl.Float64)))
-                .fill_nan(0.0)
-                .fill_null(0.0)
-                .alias("half"),
-                pl.col("metric") + "_half",
-            )
-            .pivot(on="metric", index="launch_id", values="half", aggregate_function="first")
-        )
-        frame = frame.join(values, on="launch_id", how="left").join(halves, on="launch_id", how="left")
     return frame.with_columns(
         pl.lit(None, pl.Float64).alias(c)
         for c in (*_FROM_METRICS, *_COMPARED, *(f"{m}_half" for m in _SIZES))
