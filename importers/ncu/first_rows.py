@@ -55,25 +55,38 @@ class SearchPlan:
     wanted: list[str]
 
 
+#: the column of a row's parsed bytes after its identity fields (``PendingIdentity.row_columns``)
+REST_BYTES = "_rest_bytes"
+#: the fields after the identity that hold most of a row's bytes (a metric's name and section, a
+#: rule's message); the others (unit, value, rule type...) take a few bytes, which the search
+#: scans past: counting them cost more than scanning them
+_REST_COLUMNS = ("Section Name", "Metric Name", "Rule Description")
+
+
 def search_plan(columns: list[str], frame: pl.DataFrame) -> SearchPlan | None:
     """The plan for ``frame`` (the page parsed without the per-launch columns, every row a launch
-    row, with its ``launch_id``: one run of rows per launch), or None when the page's columns
-    do not start with ``ID``, ``Process ID``. Vectorised: run where Polars has the cores."""
+    row, with its ``launch_id``, one run of rows per launch, and ``REST_BYTES``), or None when
+    the page's columns do not start with ``ID``, ``Process ID``."""
     if columns[:2] != _KEYS:
         return None
     runs = frame["launch_id"].rle().struct.field("len").cast(pl.UInt32)
-    bounds = pl.concat([pl.Series([0], dtype=pl.UInt32), runs.cum_sum()])
-    starts = frame.select(*_KEYS)[bounds.head(-1)]
-    wanted = [c for c in columns if c in PER_LAUNCH]
-    prefix_fields = columns.index(wanted[-1]) + 1 if wanted else 2
+    ends = runs.cum_sum()
+    starts = frame.select(*_KEYS)[ends - runs]
+    rest = frame[REST_BYTES].cast(pl.Int64).cum_sum().gather(ends - 1)
     return SearchPlan(
         ids=starts["ID"].to_list(),
         processes=starts["Process ID"].to_list(),
         rows=runs.to_list(),
-        rest=_rest_bytes(frame, [c for c in columns[prefix_fields:] if c in frame.columns], bounds),
-        prefix_fields=prefix_fields,
-        wanted=wanted,
+        rest=rest.diff().fill_null(rest.first()).to_list(),
+        prefix_fields=_prefix_fields(columns),
+        wanted=[c for c in columns if c in PER_LAUNCH],
     )
+
+
+def _prefix_fields(columns: list[str]) -> int:
+    """How many fields the identity spans: up to the last per-launch column."""
+    wanted = [c for c in columns if c in PER_LAUNCH]
+    return columns.index(wanted[-1]) + 1 if wanted else 2
 
 
 def launch_identity(path: str, header: bytes, plan: SearchPlan) -> pl.DataFrame | None:
@@ -140,9 +153,16 @@ class PendingIdentity:
         self._args = (path, header, columns)
         self._future: Future[pl.DataFrame | None] | None = None
 
+    def row_columns(self, schema: pl.Schema) -> list[pl.Expr]:
+        """The per-row columns the search reads, for the page's one pass over its rows (here,
+        on a worker, the pass would hold up the page's other work queued for Polars' cores)."""
+        columns = self._args[2]
+        after = columns[_prefix_fields(columns) :]
+        return [_rest_bytes(schema, [c for c in _REST_COLUMNS if c in schema and c in after])]
+
     def start(self, frame: pl.DataFrame) -> None:
-        """Search for the first lines of ``frame``'s launches meanwhile: the plan here, the
-        search (``launch_identity``, a Python loop) on the worker."""
+        """Search for the first lines of ``frame``'s launches (with ``row_columns``) meanwhile,
+        on a worker thread."""
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="first-rows")
         self._future = pool.submit(_search, *self._args, frame)
         pool.shutdown(wait=False)
@@ -157,21 +177,14 @@ class PendingIdentity:
         return identity
 
 
-def _rest_bytes(frame: pl.DataFrame, columns: list[str], bounds: pl.Series) -> list[int]:
-    """Per launch (rows ``bounds[i]`` to ``bounds[i + 1]``), the bytes its parsed ``columns``
-    take: a lower bound on their text in the file (quotes and separators only add to it)."""
-    if not columns:
-        return [0] * (len(bounds) - 1)
+def _rest_bytes(schema: pl.Schema, columns: list[str]) -> pl.Expr:
+    """A row's bytes in ``columns`` as parsed: a lower bound on their text in the file (quotes
+    and separators only add to it). Summed in 32 bits (a row's sum fits; 64 costs twice)."""
     lengths = [
-        (
-            pl.col(c).cat.len_bytes() if frame.schema[c] == pl.Categorical else pl.col(c).str.len_bytes()
-        ).fill_null(0)
+        (pl.col(c).cat.len_bytes() if schema[c] == pl.Categorical else pl.col(c).str.len_bytes()).fill_null(0)
         for c in columns
     ]
-    # a row's sum fits 32 bits; the running total is 64 (summing in 64 bits costs twice the time)
-    total = frame.select(pl.sum_horizontal(lengths).cast(pl.Int64).cum_sum())[:, 0]
-    at_bounds = pl.concat([pl.Series([0], dtype=pl.Int64), total.gather(bounds.slice(1) - 1)])
-    return at_bounds.diff().drop_nulls().to_list()
+    return (pl.sum_horizontal(lengths) if lengths else pl.lit(0, dtype=pl.UInt32)).alias(REST_BYTES)
 
 
 def _first_of_launch(text: mmap.mmap, found: int, mark: bytes) -> bool:

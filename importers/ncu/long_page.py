@@ -98,6 +98,7 @@ def import_long(
         rule.alias("_rule"),
         launch_id,
         *(pl.col(c).cast(pl.Float64, strict=False).alias(_number(c)) for c in values),
+        *(identity.row_columns(frame.schema) if identity is not None else ()),
     )
     if identity is not None:
         identity.start(frame)
@@ -149,9 +150,10 @@ def _drop_cut_last_launch(good: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[
     if ids.is_empty() or ids[0] == ids[-1]:
         return good, []
     # the launches before the last one tell what a whole launch looks like: the last
-    # _USUAL_LAUNCHES of them are enough, and keep this cheap on millions of rows
-    tail = ids.unique(maintain_order=True).tail(_USUAL_LAUNCHES + 1)
-    rows = good.filter((pl.col("launch_id") >= tail.min()) & ~pl.col("_rule"))
+    # _USUAL_LAUNCHES of them are enough, and keep this cheap on millions of rows (launch ids
+    # are run ids: ascending, one apart, so they start at a row found by bisection)
+    first = ids.search_sorted(ids[-1] - _USUAL_LAUNCHES, side="left")
+    rows = good.slice(first).filter(~pl.col("_rule"))
     per_launch = rows.group_by("launch_id", maintain_order=True).agg(
         pl.col("Section Name").unique().sort().alias("sections"), pl.col("Section Name").last().alias("final")
     )
@@ -206,10 +208,13 @@ def _why(summary: bool, columns: list[str]) -> str:
 def _launches(
     good: pl.DataFrame, *, fmt: str, summary: bool, identity: pl.DataFrame | None, launch_offset: int
 ) -> pl.DataFrame:
+    # launch ids are run ids: a launch's first row starts its run
+    runs = good["launch_id"].rle()
     if identity is not None:  # a row per launch of the page, a cut last one too
-        ids = good.select("launch_id").filter(pl.col("launch_id").is_first_distinct())["launch_id"]
+        ids = runs.struct.field("value").alias("launch_id")
         return launch_columns(identity[ids - launch_offset].with_columns(ids), fmt=fmt)
-    firsts = good.filter(pl.col("launch_id").is_first_distinct())
+    lengths = runs.struct.field("len")
+    firsts = good[(lengths.cum_sum() - lengths).cast(pl.UInt32)] if lengths.len() else good.clear()
     invocations = (
         firsts["Invocations"].cast(pl.Int64, strict=False)
         if summary and "Invocations" in firsts.columns
