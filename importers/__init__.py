@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 from polars.exceptions import PanicException
 
-from importers import _input, ncu, nvprof
-from importers.ncu import direct, source_page, stream, text_page
+from importers import _input, ncu
+from importers.ncu import direct, stream, text_page
 from importers.pages import attach_source_pages, merge_pages
 from warpscope.errors import InputError
 from warpscope.model.profile import Profile, is_saved_profile
@@ -65,6 +65,11 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None, via_
         return _with_occupancy(ncu.import_csv(name, data))
     if text_page.looks_like_text(data):
         return _with_occupancy(ncu.import_text(name, _input.decode(name, data)))
+    # the rarer formats' modules are imported when a file may be one (each Nsight Compute CSV
+    # import starts a process that needs neither)
+    from importers import nvprof
+    from importers.ncu import source_page
+
     if source_page.looks_like_source(data):
         return source_page.import_source(name, _input.decode(name, data))
     if nvprof.looks_like_nvprof(data[: 1 << 16]):

@@ -59,6 +59,8 @@ def matches_by_run(column: pl.Series, pattern: str) -> pl.Series:
     page repeats a launch's ID on each of its rows (three times faster on a 1.2M-row page)."""
     runs = column.rle()
     matched = runs.struct.field("value").str.contains(pattern)
+    if not matched.null_count() and matched.all():  # the usual page: no row to tell apart
+        return pl.repeat(True, column.len(), eager=True).alias(column.name)
     return matched.repeat_by(runs.struct.field("len")).explode().alias(column.name)
 
 
