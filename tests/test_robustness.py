@@ -335,6 +335,22 @@ def test_fast_number_parsing_agrees_with_the_full_pattern(cells):
     cast = text.cast(pl.Float64, strict=False)  # what the plain cast accepts, it keeps
     expected = cast.fill_nan(None).zip_with(cast.is_not_null(), full)
     assert fast.to_list() == expected.to_list()
+    # the plain cast handed over (a long page computes it in its one pass over the rows)
+    assert parse_numbers(text, cast).to_list() == expected.to_list()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["0", "17", "x", "", None, "3 ", "0042"]), st.integers(1, 4)),
+        max_size=30,
+    )
+)
+def test_checks_once_per_run_agree_with_checking_every_row(runs):
+    from importers.ncu.values import matches_by_run
+
+    column = pl.Series("ID", [value for value, length in runs for _ in range(length)], dtype=pl.String)
+    assert matches_by_run(column, r"^\d+$").to_list() == column.str.contains(r"^\d+$").to_list()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -32,8 +32,8 @@ def parse_numbers(text: pl.Series, plain: pl.Series | None = None) -> pl.Series:
     failed = (value.is_null() & text.is_not_null()).arg_true()
     if failed.is_empty():
         return value.fill_nan(None)
-    cells = text.gather(failed)
-    cell = pl.col(cells.name)
+    cells = text.gather(failed).alias("cell")
+    cell = pl.col("cell")
     grouped = cell.str.contains(_GROUPED)
     # a lazy query: Polars splits the cells across the cores
     found = (
