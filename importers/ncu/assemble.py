@@ -233,9 +233,8 @@ def _distinct_cells(launch_id: pl.Series, key: pl.Series, stat: pl.Series) -> bo
 def _canonical(metrics: pl.DataFrame) -> pl.DataFrame:
     """Wide frame: one row per launch, one column per canonical metric that deriving and
     the launch columns read (the single value)."""
-    single = metrics.select(
-        "launch_id", "metric", "stat", "value"
-    ).filter(  # the columns first: a filter copies
+    # the columns first: a filter copies every column it is given
+    single = metrics.select("launch_id", "metric", "stat", "value").filter(
         pl.col("metric").is_in(_READ_WIDE) & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
     )
     if single.is_empty():
