@@ -151,21 +151,20 @@ class PendingIdentity:
 
     def __init__(self, path: str, header: bytes, columns: list[str]) -> None:
         self.columns = [*_KEYS, *(c for c in columns if c in PER_LAUNCH)]
-        self._args = (path, header, columns)
+        self._path, self._header, self._page_columns = path, header, columns
         self._future: Future[pl.DataFrame | None] | None = None
 
     def row_columns(self, schema: pl.Schema) -> list[pl.Expr]:
         """The per-row columns the search reads, for the page's one pass over its rows (here,
         on a worker, the pass would hold up the page's other work queued for Polars' cores)."""
-        columns = self._args[2]
-        after = columns[_prefix_fields(columns) :]
+        after = self._page_columns[_prefix_fields(self._page_columns) :]
         return [_rest_bytes(schema, [c for c in _REST_COLUMNS if c in schema and c in after])]
 
     def start(self, frame: pl.DataFrame) -> None:
         """Search for the first lines of ``frame``'s launches (with ``row_columns``) meanwhile,
         on a worker thread."""
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="first-rows")
-        self._future = pool.submit(_search, *self._args, frame)
+        self._future = pool.submit(_search, self._path, self._header, self._page_columns, frame)
         pool.shutdown(wait=False)
 
     def result(self) -> pl.DataFrame:
