@@ -5,7 +5,7 @@
 The set (``benchmarks/advice_labels.csv``, a reason per label): the seed kernels on the H100
 (``sample_traces/h100/seed_full_raw.csv``), the probe kernels written for this benchmark
 (``tools/gpu/advice_kernels.cu``, profiled on the H100: ``sample_traces/h100/advice_full_*``),
-the real PyTorch training step (``../shared/samples/h100/cnn_step``, when present), and the
+the real PyTorch training step (``sample_traces/h100/cnn_step``), and the
 emulator's run of the seed workload, judged by the seed labels.
 
 A *claim* is a launch and a category in which warpscope has a ``high`` or ``medium`` finding
@@ -37,7 +37,7 @@ H100 = ROOT / "sample_traces" / "h100"
 SOURCES = {
     "seed": H100 / "seed_full_raw.csv",
     "probe": H100 / "advice_full_raw_base.csv.gz",
-    "cnn_step": ROOT.parent / "shared" / "samples" / "h100" / "cnn_step" / "cnn_full_raw_base.csv.gz",
+    "cnn_step": ROOT / "sample_traces" / "h100" / "cnn_step" / "cnn_full_raw_base.csv.gz",
 }
 #: the emulator runs the seed program: its launches are judged by the seed labels
 JUDGED_AS = {"emulator": "seed"}

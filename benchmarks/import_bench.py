@@ -39,7 +39,7 @@ if kind == "polars":
     df = pl.read_csv(path, infer_schema=False, truncate_ragged_lines=True)
     rows = df.height
 elif kind == "warpscope":
-    from importers import import_file
+    from warpscope.importers import import_file
     p = import_file(path)
     rows = p.metrics.height
     imported = time.perf_counter() - t

@@ -1,6 +1,6 @@
 """Predicted against measured: each seed kernel with a known fix, the gain warpscope's rule
 estimates for the slow kernel, and the gain the fixed kernel measured on the same H100 in the
-same profile (the seed export: raw and details pages of ``../shared/samples/h100/``).
+same profile (the seed export: raw and details pages of ``sample_traces/h100/``).
 
 An estimate is an upper bound under its model (docs/checklist.md says which); "combined" is
 the launch's gain with all its findings (1 − Π(1 − gᵢ)), the most the report claims for it.
@@ -20,7 +20,7 @@ import warpscope
 from warpscope.analysis import analyze
 
 ROOT = Path(__file__).resolve().parent.parent
-SEED = [ROOT.parent / "shared" / "samples" / "h100" / f"seed_full_{page}.csv" for page in ("raw", "details")]
+SEED = [ROOT / "sample_traces" / "h100" / f"seed_full_{page}.csv" for page in ("raw", "details")]
 #: withDivergence on sorted input is not in the seed program: measured on the same H100 with
 #: the seed kernel and its data sorted (docs/checklist.md, seed errata)
 SORTED_DIVERGENCE_NS = 35_700.0

@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 from polars.exceptions import PanicException
 
-from importers import _input, ncu
-from importers.ncu import direct, stream, text_page
-from importers.pages import attach_source_pages, merge_pages
 from warpscope.errors import InputError
+from warpscope.importers import _input, ncu
+from warpscope.importers.ncu import direct, stream, text_page
+from warpscope.importers.pages import attach_source_pages, merge_pages
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
 
@@ -52,10 +52,10 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None, via_
     if stream.should_stream(name, head):  # big details/raw pages: bounded memory
         return _with_occupancy(stream.import_stream(name, ncu.import_csv, progress))
     if head.startswith(_input.NCU_REPORT_MAGIC):
-        from importers import ncurep  # protobuf is imported only for a report
+        from warpscope.importers import ncurep  # protobuf is imported only for a report
 
         if via_ncu:
-            from importers.ncurep.via_ncu import import_via_ncu
+            from warpscope.importers.ncurep.via_ncu import import_via_ncu
 
             return import_via_ncu(name, import_file)
         return _with_occupancy(ncurep.import_report(name))
@@ -67,8 +67,8 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None, via_
         return _with_occupancy(ncu.import_text(name, _input.decode(name, data)))
     # the rarer formats' modules are imported when a file may be one (each Nsight Compute CSV
     # import starts a process that needs neither)
-    from importers import nvprof
-    from importers.ncu import source_page
+    from warpscope.importers import nvprof
+    from warpscope.importers.ncu import source_page
 
     if source_page.looks_like_source(data):
         return source_page.import_source(name, _input.decode(name, data))

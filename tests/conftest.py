@@ -1,27 +1,121 @@
-"""Shared fixtures: the shipped H100 samples and, when present, ../shared's public exports."""
+"""Shared fixtures and sample paths.
+
+Every test reads the repository's own ``sample_traces/``: the H100 exports warpscope made and
+the public exports whose licence lets them ship (``sample_traces/public``). Public exports
+that may not be redistributed stay in ``../shared/public_samples`` beside a checkout; the tests
+that read them carry the ``needs_shared`` marker and skip, saying so, where it is absent."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-H100 = ROOT / "sample_traces" / "h100"
+SAMPLES = ROOT / "sample_traces"
+H100 = SAMPLES / "h100"
+#: a real PyTorch training step (conv net + bf16 MLP, cuDNN/CUTLASS/PyTorch kernels), --set full
+CNN_STEP = H100 / "cnn_step"
+#: public exports of other GPUs and versions, MIT-licensed (sample_traces/public/README.md)
+PUBLIC = SAMPLES / "public"
+PUBLIC_NCU = PUBLIC / "ncu"
+PUBLIC_NVPROF = PUBLIC / "nvprof"
 SHARED = ROOT.parent / "shared"
-PUBLIC_NCU = SHARED / "public_samples" / "ncu"
+#: every public export, the ones without a licence to redistribute among them
+UNSHIPPED = SHARED / "public_samples"
 
-needs_shared = pytest.mark.skipif(
-    not PUBLIC_NCU.is_dir(), reason="../shared/public_samples is not beside this checkout"
-)
+needs_shared = pytest.mark.needs_shared
+#: why a ``needs_shared`` test skips
+UNSHIPPED_REASON = "needs ../shared/public_samples (exports without a licence to ship them with warpscope)"
+TMUX_REASON = "needs tmux on PATH (the end-to-end terminal tests drive the real app in it)"
+
+
+def public_sample(kind: str, name: str) -> Path:
+    """A public export by folder (``ncu``/``nvprof``) and name: the shipped copy, else ../shared's."""
+    shipped = PUBLIC / kind / name
+    return shipped if shipped.exists() else UNSHIPPED / kind / name
+
+
+def public_params(kind: str, names: list[str]) -> list:  # type: ignore[type-arg]
+    """Test parameters over public exports by name; those the repository does not ship need ../shared."""
+    return [
+        pytest.param(name, id=name, marks=[] if (PUBLIC / kind / name).exists() else [needs_shared])
+        for name in names
+    ]
+
+
+def public_samples() -> list[Path]:
+    """Every public export at hand: the shipped ones, and ../shared's others when it is beside."""
+    shipped = sorted(p for p in PUBLIC.glob("*/*") if p.is_file())
+    names = {p.name for p in shipped}
+    others = sorted(p for p in UNSHIPPED.glob("*/*") if p.is_file() and p.name not in names)
+    return shipped + others
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--strict-skips",
+        action="store_true",
+        help="fail a test that skips for any reason but a missing ../shared or tmux (CI, where both are there)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skip_shared = pytest.mark.skip(reason=UNSHIPPED_REASON)
+    skip_tmux = pytest.mark.skip(reason=TMUX_REASON)
+    for item in items:
+        if "needs_shared" in item.keywords and not UNSHIPPED.is_dir():
+            item.add_marker(skip_shared)
+        if "tmux" in item.keywords and shutil.which("tmux") is None:
+            item.add_marker(skip_tmux)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """With ``--strict-skips`` a skip is a failure unless a marker's condition explains it: a
+    skip that should not happen (a file the test expected, missing) must not pass unseen."""
+    report = yield
+    if report.skipped and item.config.getoption("--strict-skips") and not hasattr(report, "wasxfail"):
+        reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        allowed = (UNSHIPPED_REASON in reason and not UNSHIPPED.is_dir()) or (
+            TMUX_REASON in reason and shutil.which("tmux") is None
+        )
+        if not allowed:
+            report.outcome = "failed"
+            report.longrepr = f"skipped, which --strict-skips does not allow here: {reason}"
+    return report
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run the real ``warpscope`` entry point in a fresh interpreter."""
+    """Run the ``warpscope`` command in this process, as typer's CliRunner does (a fresh
+    interpreter per call costs 6-10 times as much): its exit code, stdout and stderr, with an
+    unexpected exception's traceback on stderr as the real entry point would print it."""
+    from typer.testing import CliRunner
+
+    from warpscope.cli import app
+
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(app, list(args), catch_exceptions=True)
+    finally:
+        os.chdir(here)
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(["warpscope", *args], result.exit_code, result.stdout, stderr)
+
+
+def run_entry_point(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Run the real ``python -m warpscope`` in a fresh interpreter (the smoke tests: start-up,
+    the entry point, exit codes and streams as a shell sees them)."""
     return subprocess.run(
-        [sys.executable, "-m", "warpscope", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "warpscope", *args], cwd=cwd, capture_output=True, text=True, timeout=300
     )
 
 

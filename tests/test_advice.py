@@ -9,20 +9,18 @@ import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import SHARED
+from tests.conftest import CNN_STEP
 from warpscope.analysis import analyze
 from warpscope.analysis.impact import LAUNCH_CATEGORIES
 from warpscope.model.libraries import library_of
 from warpscope.report.json_report import report_dict
 
-CNN = SHARED / "samples" / "h100" / "cnn_step" / "cnn_full_raw_base.csv.gz"
+CNN = CNN_STEP / "cnn_full_raw_base.csv.gz"
 RANK = {"high": 3, "medium": 2, "low": 1, "info": 0}
 
 
 @pytest.fixture(scope="module")
 def cnn():
-    if not CNN.exists():
-        pytest.skip("../shared/samples/h100/cnn_step is not beside this checkout")
     return report_dict(analyze(warpscope.load(CNN)))
 
 

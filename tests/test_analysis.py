@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import H100, SHARED, needs_shared
+from tests.conftest import H100, UNSHIPPED, needs_shared, public_sample, public_samples
 from warpscope.analysis import CATEGORIES, RULES, SEVERITIES, analyze, findings_for
 from warpscope.analysis.views import launch_views
 
@@ -235,9 +235,7 @@ def test_analyze_replaces_its_earlier_findings(analysed):
 
 @needs_shared
 def test_transfer_rules_on_a_real_nvprof_trace():
-    profile = analyze(
-        warpscope.load(SHARED / "public_samples" / "nvprof" / "ieee2017_p100_gputrace_text_noncsv.txt")
-    )
+    profile = analyze(warpscope.load(UNSHIPPED / "nvprof" / "ieee2017_p100_gputrace_text_noncsv.txt"))
     run = {
         r["rule_id"]: r for r in profile.findings.filter(pl.col("launch_id").is_null()).iter_rows(named=True)
     }
@@ -272,26 +270,23 @@ def test_many_small_copies():
     assert f is not None and "12 host-device copies averaging 4 KiB" in f.message
 
 
-@needs_shared
 def test_efficiency_sets_the_ideal_for_wide_elements():
     # a double-precision kernel on a GTX 950: stores 13.3 sectors/request at 52.9% efficiency
-    profile = warpscope.load(SHARED / "public_samples" / "nvprof" / "magus_interval_metrics_gtx950.csv")
+    profile = warpscope.load(public_sample("nvprof", "magus_interval_metrics_gtx950.csv"))
     view = launch_views(profile)[0]
     (f,) = [x for x in findings_for(view) if x.rule == "uncoalesced_global_access"]
     assert "(ideal 8)" in f.message and f.severity == "low"
 
 
-@needs_shared
 def test_one_thread_blocks_in_a_real_trace():
-    profile = warpscope.load(SHARED / "public_samples" / "nvprof" / "magus_cpp11cuda_gputrace.csv")
+    profile = warpscope.load(public_sample("nvprof", "magus_cpp11cuda_gputrace.csv"))
     one = [v for v in launch_views(profile) if v.block_size == 1]
     (f,) = [x for x in findings_for(one[0]) if x.rule == "block_size_not_warp_multiple"]
     assert f.estimated_speedup_pct == pytest.approx(100 * 31 / 32) and "Use 32 threads" in f.fix
 
 
-@needs_shared
 def test_every_public_sample_analyses():
-    for path in sorted((SHARED / "public_samples").glob("*/*")):
+    for path in public_samples():
         if path.suffix not in (".csv", ".log", ".txt") or "error_only" in path.name:
             continue
         profile = analyze(warpscope.load(path))

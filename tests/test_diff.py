@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import H100, SHARED, needs_shared, run_cli
+from tests.conftest import H100, run_cli
 from warpscope.report.diff import Threshold
 
 SEED = str(H100 / "seed_full_raw.csv")
@@ -127,13 +127,12 @@ def test_a_kernel_relaunched_with_another_grid_still_matches(tmp_path):
     assert "Launch configuration: grid 40×1×1 → 264×1×1, block 32×1×1 → 128×1×1." in text
 
 
-@needs_shared
 def test_two_runs_of_one_program_differ_within_noise_and_the_time_leads():
     """The seed program profiled twice on one H100: the time change comes first, every kernel's
     time is within noise, and of the 602 metric values that differ only those beyond noise
     are listed."""
     other = str(H100 / "seed_details_all.csv.gz")
-    base = str(SHARED / "samples" / "h100" / "seed_full_raw.csv")
+    base = str(H100 / "seed_full_raw.csv")
     out = json.loads(run_cli("diff", base, other, "--format", "json").stdout)
     assert out["noise"] == {"relative_pct": 5.0, "points_for_pct_metrics": 2.0}
     assert all(t["within_noise"] for t in out["times"]) and len(out["times"]) == 22

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from tests.conftest import ROOT, needs_shared
+from tests.conftest import ROOT
 from warpscope.model import schema
 
 
@@ -45,7 +45,6 @@ def test_checklist_lists_every_rule_as_registered():
             assert f"`{r.id}`" in section, (r.id, item)
 
 
-@needs_shared
 def test_checklist_carries_the_seed_pairs_as_measured():
     """docs/checklist.md's predicted-against-measured table is what the benchmark prints now."""
     out = subprocess.run(

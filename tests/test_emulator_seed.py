@@ -1,20 +1,20 @@
 """The seed kernels on the emulator against the H100: Nsight Compute's instrumented SASS
-counters (shared/samples/h100/seed_sass_counters_raw.csv), the seed lessons, and results
+counters (sample_traces/h100/seed_sass_counters_raw.csv), the seed lessons, and results
 equal to numpy references. The whole seed program runs once, at its real sizes."""
 
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
 
+from tests.conftest import H100
 from warpscope.emulator import recording
 from warpscope.emulator.workloads import seed
 
-SASS = Path(__file__).resolve().parents[2] / "shared" / "samples" / "h100" / "seed_sass_counters_raw.csv"
+SASS = H100 / "seed_sass_counters_raw.csv"
 
 # Where nvcc emits other memory instructions than the source's scalar accesses, so the
 # instrumented counters count fewer (wider) instructions than the source-level emulator:
@@ -35,8 +35,6 @@ def seed_run():
 
 @pytest.fixture(scope="module")
 def ncu():
-    if not SASS.exists():
-        pytest.skip(f"{SASS} not present (shared samples are outside the repository)")
     lines = SASS.read_text().splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
     frame = pl.read_csv(io.StringIO("\n".join([lines[header], *lines[header + 2 :]])), infer_schema=False)
@@ -223,8 +221,6 @@ def test_timing_reproduces_the_h100_comparisons(seed_run):
     assert us["withDivergence_sorted"] < 0.8 * us["withDivergence"]  # H100: 35.7
     assert us["transposeShared<1>"] < us["transposeShared<0>"] < us["transposeNaive"]
     assert max(us["matmulTiled<16, 0>"], us["matmulTiled<32, 1>"]) < us["matmulNaive"]
-    if not RAW.exists():
-        pytest.skip(f"{RAW} not present")
     import warpscope
 
     measured = warpscope.load(str(RAW)).launches

@@ -11,12 +11,12 @@ from textual.coordinate import Coordinate
 from textual_fastdatatable import DataTable
 
 import warpscope
-from tests.conftest import H100, SHARED, settle
+from tests.conftest import CNN_STEP, H100, settle
 from warpscope.explore.workspace import Workspace
 from warpscope.tui import WarpscopeApp
 from warpscope.tui.widgets.grid import Grid
 
-CNN = SHARED / "samples" / "h100" / "cnn_step" / "cnn_full_details.csv.gz"
+CNN = CNN_STEP / "cnn_full_details.csv.gz"
 
 
 def _library(grid: Grid, *args) -> list[list[Segment]]:
@@ -32,8 +32,6 @@ def _ours(grid: Grid, *args) -> list[list[Segment]]:
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)])
 @pytest.mark.parametrize("mode", ["kernels", "launches"])
 async def test_cells_drawn_as_the_library_draws_them(size, mode):
-    if not CNN.exists():
-        pytest.skip("../shared/samples/h100/cnn_step is not here")
     app = WarpscopeApp(Workspace(warpscope.load([CNN, H100 / "seed_full_raw.csv"])))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)

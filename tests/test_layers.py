@@ -23,7 +23,7 @@ def test_no_textual_outside_tui():
 
 def test_headless_imports_do_not_load_textual():
     code = (
-        "import sys, warpscope, warpscope.cli, importers, warpscope.report.json_report, "
+        "import sys, warpscope, warpscope.cli, warpscope.importers, warpscope.report.json_report, "
         "warpscope.report.markdown, warpscope.emulator, warpscope.emulator.runner, warpscope.explore.workspace, "
         "warpscope.explore.timeline, warpscope.explore.glossary; print(any(m.split('.')[0].startswith('textual') for m in sys.modules))"
     )

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import warpscope
-from tests.conftest import SHARED
+from tests.conftest import CNN_STEP
 from warpscope.explore.names import ELLIPSIS, labels
 
-CNN = SHARED / "samples" / "h100" / "cnn_step" / "cnn_full_raw_base.csv.gz"
+CNN = CNN_STEP / "cnn_full_raw_base.csv.gz"
 
 
 @pytest.fixture(scope="module")

@@ -183,7 +183,7 @@ def test_source_pages():
 
 
 def test_source_page_template_names_match_the_other_pages():
-    from importers.pages import kernel_key
+    from warpscope.importers.pages import kernel_key
 
     for listed, named in [
         (
@@ -204,7 +204,7 @@ def test_source_page_attached_to_the_launches_it_lists(tmp_path):
     """A source page opened beside the raw page of the same report: its listings go to the
     launches they were taken from (no launch of dashes), every per-line row kept; a listing
     no launch matches stays a launch of its own, and the file row says what moved."""
-    from importers import import_files
+    from warpscope.importers import import_files
 
     alone = warpscope.load(H100 / "seed_source_cuda_sass.csv")
     both = import_files([H100 / "seed_full_raw.csv", H100 / "seed_source_cuda_sass.csv"])
@@ -273,8 +273,8 @@ def test_shared_transactions_per_request_derived_like_nvprof(seed_raw):
 def test_raw_page_keeps_every_cell_once(name):
     """Each metric cell of the raw page is in exactly one place, verbatim with its unit: a
     ``metrics`` row (mapped columns, stall reasons) or a raw cell (the rest, wide)."""
-    from importers.ncu.raw_page import IDENTITY_COLUMNS
     from tests.reference import rows
+    from warpscope.importers.ncu.raw_page import IDENTITY_COLUMNS
 
     header, units, *data = rows(H100 / name)
     profile = warpscope.load(H100 / name)

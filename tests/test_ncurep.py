@@ -21,9 +21,9 @@ import polars as pl
 import pytest
 from conftest import H100, run_cli
 
-from importers import import_file
-from importers.ncurep import framing
 from warpscope.errors import InputError
+from warpscope.importers import import_file
+from warpscope.importers.ncurep import framing
 from warpscope.model import schema
 
 REPORTS = H100 / "ncurep"
@@ -164,7 +164,7 @@ def _block_starts(data: bytes) -> list[int]:
     (size,) = struct.unpack_from("<I", data, pos)
     pos += 4 + size
     starts = []
-    from importers.ncurep import messages
+    from warpscope.importers.ncurep import messages
 
     while pos < len(data):
         starts.append(pos)
@@ -343,8 +343,8 @@ def test_bulk_decode_of_instance_lists_equals_the_runtimes():
     every per-instance list of every sample report (ids and values exactly)."""
     import numpy as np
 
-    from importers import _input
-    from importers.ncurep import instances
+    from warpscope.importers import _input
+    from warpscope.importers.ncurep import instances
 
     checked = fast = 0
     for name in NAMES:

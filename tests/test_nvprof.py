@@ -6,16 +6,20 @@ from __future__ import annotations
 import csv
 import json
 import re
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import H100, ROOT, SHARED, run_cli
+from tests.conftest import H100, ROOT, needs_shared, public_params, public_sample, run_cli
 
-NVPROF = SHARED / "public_samples" / "nvprof"
 FIXTURES = ROOT / "tests" / "data" / "nvprof"
-needs_nvprof = pytest.mark.skipif(not NVPROF.is_dir(), reason="../shared/public_samples/nvprof is absent")
+
+
+def nvprof(name: str) -> Path:
+    return public_sample("nvprof", name)
+
 
 # nvprof name -> canonical id, and the factor from the file's number (% suffix stripped)
 CHECKED = {
@@ -63,13 +67,12 @@ METRIC_SAMPLES = [
 ]
 
 
-@needs_nvprof
-@pytest.mark.parametrize("name", METRIC_SAMPLES)
+@pytest.mark.parametrize("name", public_params("nvprof", METRIC_SAMPLES))
 def test_report_json_states_every_kernels_values(name):
-    out = run_cli("report", str(NVPROF / name), "--format", "json")
+    out = run_cli("report", str(nvprof(name)), "--format", "json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    expected = _file_metrics(NVPROF / name)
+    expected = _file_metrics(nvprof(name))
     by_kernel = {l["kernel"]: l for l in report["launches"]}
     assert set(by_kernel) == set(expected)
     for kernel, stated in expected.items():
@@ -89,9 +92,8 @@ def test_report_json_states_every_kernels_values(name):
                 assert CHECKED[must][0] in got
 
 
-@needs_nvprof
 def test_min_max_avg_all_kept_with_per_cell_units():
-    profile = warpscope.load(NVPROF / "magus_interval_metrics_gtx950.csv")
+    profile = warpscope.load(nvprof("magus_interval_metrics_gtx950.csv"))
     dram = profile.metrics.filter(pl.col("name") == "dram_read_throughput").sort("stat")
     rows = {r["stat"]: r for r in dram.iter_rows(named=True)}
     assert set(rows) == {"min", "max", "avg"}
@@ -107,28 +109,26 @@ def test_min_max_avg_all_kept_with_per_cell_units():
     assert level["value"] == float(re.search(r"\((\d+)\)", level["text"])[1])
 
 
-@needs_nvprof
 def test_stall_reasons_map_onto_ncu_taxonomy():
-    profile = warpscope.load(NVPROF / "magus_heartwall_metrics_gtx1080ti.csv")
+    profile = warpscope.load(nvprof("magus_heartwall_metrics_gtx1080ti.csv"))
     reasons = dict(profile.stalls.select("reason", "share_pct").iter_rows())
     assert {"long_scoreboard", "no_instruction", "not_selected", "tex_throttle", "imc_miss"} <= set(reasons)
     assert {"exec_dependency", "sync", "pipe_busy", "memory_throttle", "other"} <= set(reasons)
-    stated = _file_metrics(NVPROF / "magus_heartwall_metrics_gtx1080ti.csv")["kernel(void)"]
+    stated = _file_metrics(nvprof("magus_heartwall_metrics_gtx1080ti.csv"))["kernel(void)"]
     assert reasons["long_scoreboard"] == pytest.approx(float(stated["stall_memory_dependency"].rstrip("%")))
 
 
-@needs_nvprof
 @pytest.mark.parametrize(
     "name, kernels, copies",
     [
-        ("ieee2017_k20c_jacobi_gputrace.csv", 12, 6),
+        pytest.param("ieee2017_k20c_jacobi_gputrace.csv", 12, 6, marks=needs_shared),
         ("magus_cpp11cuda_gputrace.csv", 2, 3),
         ("magus_vectorAdd_gputrace.csv", 1, 3),
-        ("ieee2017_p100_gputrace_text_noncsv.txt", 1, 2),
+        pytest.param("ieee2017_p100_gputrace_text_noncsv.txt", 1, 2, marks=needs_shared),
     ],
 )
 def test_gpu_trace_lists_every_kernel_and_copy(name, kernels, copies):
-    profile = warpscope.load(NVPROF / name)
+    profile = warpscope.load(nvprof(name))
     launches = profile.launches
     assert launches.height == kernels
     for col in (
@@ -151,10 +151,9 @@ def test_gpu_trace_lists_every_kernel_and_copy(name, kernels, copies):
     )
 
 
-@needs_nvprof
 def test_vector_add_trace_in_bytes_and_per_second():
     """The CUDA sample's vectorAdd copies 50,000 floats: nvprof's "195.3125 KB" is 1024-based."""
-    profile = warpscope.load(NVPROF / "magus_vectorAdd_gputrace.csv")
+    profile = warpscope.load(nvprof("magus_vectorAdd_gputrace.csv"))
     h2d = profile.transfers.filter(pl.col("kind") == "HtoD")
     assert h2d.height == 2 and (h2d["bytes"] == 200_000).all()
     first = h2d.row(0, named=True)
@@ -170,9 +169,9 @@ def test_vector_add_trace_in_bytes_and_per_second():
     assert kernel["compute_capability"] == "6.1"  # GeForce GTX 1080 Ti
 
 
-@needs_nvprof
+@needs_shared
 def test_text_trace_memory_types_and_calculated_occupancy():
-    profile = warpscope.load(NVPROF / "ieee2017_p100_gputrace_text_noncsv.txt")
+    profile = warpscope.load(nvprof("ieee2017_p100_gputrace_text_noncsv.txt"))
     assert profile.transfers.select("kind", "src_mem", "dst_mem").rows() == [
         ("HtoD", "Pageable", "Device"),
         ("DtoH", "Device", "Pageable"),
@@ -186,9 +185,9 @@ def test_text_trace_memory_types_and_calculated_occupancy():
     assert values["theoretical_occupancy_pct"] == 75.0 and values["block_limit_registers"] == 12
 
 
-@needs_nvprof
+@needs_shared
 def test_summaries_with_and_without_type_and_unified_memory():
-    old = warpscope.load(NVPROF / "ieee2017_k20c_jacobi_summary_old.csv")
+    old = warpscope.load(nvprof("ieee2017_k20c_jacobi_summary_old.csv"))
     assert old.launches.height == 5 and old.api_calls.height == 17
     assert old.api_calls.filter(pl.col("name") == "cudaLaunch")["min_ns"].item() == pytest.approx(
         6678.0
@@ -197,7 +196,7 @@ def test_summaries_with_and_without_type_and_unified_memory():
         0, named=True
     )
     assert (flux["invocations"], flux["duration_ns"]) == (3, pytest.approx(21.296766e6))
-    new = warpscope.load(NVPROF / "nvprofresult_titanxp_summary_api_um.csv")
+    new = warpscope.load(nvprof("nvprofresult_titanxp_summary_api_um.csv"))
     flux = new.launches.filter(pl.col("kernel_short") == "cuda_compute_flux")
     assert flux["invocations"].item() == 6000
     mx = new.metrics.filter((pl.col("launch_id") == flux["launch_id"].item()) & (pl.col("stat") == "max"))
@@ -209,11 +208,10 @@ def test_summaries_with_and_without_type_and_unified_memory():
     assert new.api_calls.height == 19
 
 
-@needs_nvprof
 def test_nvprof_and_ncu_in_one_report():
     out = run_cli(
         "report",
-        str(NVPROF / "magus_interval_metrics_gtx950.csv"),
+        str(nvprof("magus_interval_metrics_gtx950.csv")),
         str(H100 / "seed_full_raw.csv"),
         "--format",
         "json",
@@ -293,9 +291,9 @@ def test_a_bad_row_is_rejected_and_counted(tmp_path):
     assert profile.rejected["line"].to_list() == [bad_line]
 
 
-@needs_nvprof
+@needs_shared
 def test_kepler_trace_says_why_occupancy_is_missing():
-    profile = warpscope.load(NVPROF / "ieee2017_k20c_jacobi_gputrace.csv")
+    profile = warpscope.load(nvprof("ieee2017_k20c_jacobi_gputrace.csv"))
     assert profile.sources["notes"].to_list() == [
         ["occupancy: not calculated for compute capability 3.5: the calculator covers sm_50 to sm_121"]
     ]

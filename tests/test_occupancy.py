@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import PUBLIC_NCU, needs_shared, run_cli
+from tests.conftest import PUBLIC_NCU, UNSHIPPED, needs_shared, run_cli
 from tests.test_occupancy_reference import REFERENCE
 from warpscope.model.values import canonical_values
 from warpscope.occupancy.advice import what_would_help
@@ -177,7 +177,7 @@ def test_rounded_details_export_agrees(seed_details):
 def test_public_v100_exports_match_sm_70():
     """ncu 2019 on a V100 (the file names no device; SOURCES.md does)."""
     for name in ("xplacer_v100_cfd_details_thousands_sep.log", "xplacer_v100_hotspot_details_2019.log"):
-        profile = warpscope.load(PUBLIC_NCU / name)
+        profile = warpscope.load(UNSHIPPED / "ncu" / name)
         values = canonical_values(profile)
         launches = profile.launches.iter_rows(named=True)
         checked = 0
@@ -200,7 +200,6 @@ def test_public_v100_exports_match_sm_70():
         assert checked >= 1
 
 
-@needs_shared
 def test_public_b200_export_is_checked_without_notes():
     profile = warpscope.load(PUBLIC_NCU / "superbench_b200_cublaslt_details_base_units.log")
     assert profile.sources["notes"].to_list() == [[]]

@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import warpscope
-from tests.conftest import ROOT, SHARED, needs_shared
+from tests.conftest import ROOT, UNSHIPPED, needs_shared
 from warpscope.analysis import analyze
 from warpscope.analysis.program import idle_share
 from warpscope.analysis.steps import find_steps, summarize
@@ -157,7 +157,7 @@ def test_a_kernel_with_most_of_the_time_tops_the_fix_first_list():
 def test_a_public_solver_loop_is_found_and_its_main_kernel_leads():
     """Rodinia's CFD solver profiled on a V100 (public export): 100 launches of a 7-kernel
     iteration; cuda_compute_flux holds 72% of the time."""
-    path = SHARED / "public_samples" / "ncu" / "xplacer_v100_cfd_details_thousands_sep.log"
+    path = UNSHIPPED / "ncu" / "xplacer_v100_cfd_details_thousands_sep.log"
     profile = analyze(warpscope.load(path))
     summary = summarize(profile.launches)
     assert (summary.steps.period, summary.steps.count) == (7, 14)
@@ -169,7 +169,7 @@ def test_a_public_solver_loop_is_found_and_its_main_kernel_leads():
 def test_nvprof_timestamps_measure_the_idle_time_between_kernels():
     """A GPU trace has each kernel's and copy's start: the repeated Jacobi step (copy in, four
     kernels, copy out) is found, and the time the GPU neither computes nor copies is measured."""
-    path = SHARED / "public_samples" / "nvprof" / "ieee2017_k20c_jacobi_gputrace.csv"
+    path = UNSHIPPED / "nvprof" / "ieee2017_k20c_jacobi_gputrace.csv"
     profile = warpscope.load(path)
     (run,) = run_views(profile)
     assert (run.summary.steps.period, run.summary.steps.count) == (4, 3)

@@ -1,4 +1,5 @@
-"""Public ncu exports of other versions and GPUs (read from ../shared, never copied here)."""
+"""Public ncu exports of other versions and GPUs: the MIT-licensed ones shipped in
+sample_traces/public, the others read from ../shared (never copied here)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,11 @@ import polars as pl
 import pytest
 
 import warpscope
-from tests.conftest import PUBLIC_NCU, needs_shared
+from tests.conftest import needs_shared, public_params, public_sample
 from tests.reference import details_expectations
 from tests.test_ncu_values import _assert_match, _stored
 from warpscope.errors import InputError
 from warpscope.model.values import canonical_values
-
-pytestmark = needs_shared
 
 EXPECTED = {  # file -> (launches, metric+rule rows)
     "llmperfopt_rtx50_cublasgemv_details_2025.1.csv": (1, 48),
@@ -23,17 +22,18 @@ EXPECTED = {  # file -> (launches, metric+rule rows)
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", public_params("ncu", sorted(EXPECTED)))
 def test_imports_every_row(name):
-    profile = warpscope.load(PUBLIC_NCU / name)
+    profile = warpscope.load(public_sample("ncu", name))
     launches, rows = EXPECTED[name]
     src = profile.sources.row(0, named=True)
     assert (src["launches"], src["rows_in"], src["rows_rejected"]) == (launches, rows, 0)
-    _assert_match(details_expectations(PUBLIC_NCU / name), _stored(profile))
+    _assert_match(details_expectations(public_sample("ncu", name)), _stored(profile))
 
 
+@needs_shared
 def test_thousands_separators_and_old_labels():
-    profile = warpscope.load(PUBLIC_NCU / "xplacer_v100_cfd_details_thousands_sep.log")
+    profile = warpscope.load(public_sample("ncu", "xplacer_v100_cfd_details_thousands_sep.log"))
     grouped = profile.metrics.filter(
         pl.col("text").str.contains(r"^\d{1,3}(,\d{3})+(\.\d+)?$"),
         pl.col("unit").cast(pl.String).is_in(["", "cycle", "inst", "nsecond"]),
@@ -45,7 +45,7 @@ def test_thousands_separators_and_old_labels():
         "cuda_compute_step_factor",
         "cuda_time_step",
     ]
-    old = canonical_values(warpscope.load(PUBLIC_NCU / "xplacer_v100_hotspot_details_2019.log"))[0]
+    old = canonical_values(warpscope.load(public_sample("ncu", "xplacer_v100_hotspot_details_2019.log")))[0]
     assert old["duration_ns"] == 6624  # "Duration","nsecond","6624" (2019 spelling)
     assert {
         "dram_throughput_pct",
@@ -57,10 +57,10 @@ def test_thousands_separators_and_old_labels():
 
 
 def test_na_and_text_values_are_kept_not_invented():
-    profile = warpscope.load(PUBLIC_NCU / "llmperfopt_rtx50_cublasgemv_metrics_2025.1.csv")
+    profile = warpscope.load(public_sample("ncu", "llmperfopt_rtx50_cublasgemv_metrics_2025.1.csv"))
     na = profile.metrics.filter(pl.col("text") == "n/a")
     assert na.height > 0 and na["value"].null_count() == na.height
-    b200 = warpscope.load(PUBLIC_NCU / "superbench_b200_cublaslt_details_base_units.log")
+    b200 = warpscope.load(public_sample("ncu", "superbench_b200_cublaslt_details_base_units.log"))
     policy = b200.metrics.filter(pl.col("name") == "Cluster Scheduling Policy")
     assert policy["text"].to_list() == ["PolicySpread"] and policy["value"].to_list() == [None]
     assert canonical_values(b200)[0]["sm_count"] == 152
@@ -68,7 +68,7 @@ def test_na_and_text_values_are_kept_not_invented():
 
 
 def test_rules_become_ncu_findings():
-    profile = warpscope.load(PUBLIC_NCU / "llmperfopt_rtx50_cublasgemv_details_2025.1.csv")
+    profile = warpscope.load(public_sample("ncu", "llmperfopt_rtx50_cublasgemv_details_2025.1.csv"))
     f = profile.findings
     assert f.height == 4 and set(f["origin"]) == {"ncu"}
     occ = f.filter(pl.col("rule_id") == "TheoreticalOccupancy").row(0, named=True)
@@ -77,7 +77,7 @@ def test_rules_become_ncu_findings():
 
 def test_error_only_file_is_a_clear_error():
     with pytest.raises(InputError, match="no profile table found"):
-        warpscope.load(PUBLIC_NCU / "llmperfopt_error_only_raw.csv")
+        warpscope.load(public_sample("ncu", "llmperfopt_error_only_raw.csv"))
 
 
 def test_pages_of_one_report_are_one_set_of_launches():

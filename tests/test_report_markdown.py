@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.conftest import H100, ROOT, SHARED, run_cli
+from tests.conftest import CNN_STEP, H100, ROOT, public_samples, run_cli
 
 SEED = "sample_traces/h100/seed_full_raw.csv"
 GOLDEN = ROOT / "tests" / "golden" / "seed_full_raw.md"
@@ -114,10 +114,7 @@ def test_the_default_report_fits_a_github_comment_and_full_gives_everything(tmp_
     paths = sorted((ROOT / "sample_traces" / "h100").glob("*.gz")) + sorted(
         (ROOT / "sample_traces" / "h100" / "trainloop").glob("*_raw_base.csv.gz")
     )
-    if SHARED.exists():  # the seed export, the PyTorch step and the public samples
-        samples = SHARED / "samples" / "h100"
-        paths += [samples / "seed_full_raw.csv", samples / "cnn_step" / "cnn_full_details.csv.gz"]
-        paths += sorted((SHARED / "public_samples").glob("*/*"))
+    paths += [H100 / "seed_full_raw.csv", CNN_STEP / "cnn_full_details.csv.gz", *public_samples()]
     import warpscope
     from warpscope.analysis import analyze
     from warpscope.errors import InputError

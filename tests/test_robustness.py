@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import warpscope
-from tests.conftest import H100, ROOT, SHARED
+from tests.conftest import CNN_STEP, H100, ROOT, UNSHIPPED, needs_shared, public_samples
 from warpscope.errors import InputError
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -67,11 +67,16 @@ def _sample(corpus, name: str) -> bytes | None:
     return next((data for items in corpus.values() for n, data in items if n == name), None)
 
 
-@pytest.mark.parametrize("name, seed", REGRESSIONS, ids=[f"{n}-{s}" for n, s in REGRESSIONS])
+def _regression(name: str, seed: int):  # type: ignore[no-untyped-def]
+    """A regression's parameters; one found on an export the repository may not ship needs ../shared."""
+    unshipped = not any(p.name == name for p in (ROOT / "sample_traces").rglob(name))
+    return pytest.param(name, seed, id=f"{name}-{seed}", marks=[needs_shared] if unshipped else [])
+
+
+@pytest.mark.parametrize("name, seed", [_regression(n, s) for n, s in REGRESSIONS])
 def test_inputs_that_once_broke_import_report_and_diff(corpus, name, seed):
     base = _sample(corpus, name)
-    if base is None:
-        pytest.skip(f"{name} is one of ../shared's public samples, not beside this checkout")
+    assert base is not None, f"{name} is not among the fuzz corpus' samples"
     data, mutations = fuzz_inputs.mutate(base, seed)
     outcome = fuzz_inputs.run_one(data, base)
     assert outcome.kind in ("profile", "input_error"), (mutations, outcome.detail)
@@ -108,14 +113,7 @@ def _real_samples() -> list:
         for p in sorted(H100.rglob("*"))
         if p.is_file() and p.suffix not in (".md", ".cu", ".txt") and "_session." not in p.name
     ]
-    if SHARED.is_dir():
-        files += sorted(
-            p
-            for d in (SHARED / "public_samples").iterdir()
-            if d.is_dir()
-            for p in d.iterdir()
-            if p.suffix != ".md" and "error_only" not in p.name
-        )
+    files += [p for p in public_samples() if p.suffix != ".md" and "error_only" not in p.name]
     return files
 
 
@@ -212,8 +210,8 @@ def test_chunked_import_gives_the_same_tables_as_a_whole_read(monkeypatch, name)
     chunks here make every sample take that path: same launches, rows and accounting."""
     from polars.testing import assert_frame_equal
 
-    from importers import import_file
-    from importers.ncu import direct, stream
+    from warpscope.importers import import_file
+    from warpscope.importers.ncu import direct, stream
 
     whole = import_file(H100 / name)
     monkeypatch.setattr(stream, "STREAM_ABOVE", 0)
@@ -229,8 +227,8 @@ def test_chunked_import_gives_the_same_tables_as_a_whole_read(monkeypatch, name)
 
 
 def test_a_bad_row_in_a_later_chunk_is_reported_at_its_file_line(monkeypatch, tmp_path):
-    from importers import import_file
-    from importers.ncu import direct, stream
+    from warpscope.importers import import_file
+    from warpscope.importers.ncu import direct, stream
 
     lines = (H100 / "seed_full_raw.csv").read_bytes().splitlines(keepends=True)
     lines[15] = b'"x","not a launch row"\n'
@@ -262,10 +260,10 @@ def test_a_damaged_saved_profile_never_takes_the_process_down():
 
 
 def _real_ncu_samples() -> list[Path]:
-    from tests.conftest import PUBLIC_NCU
-
     found = sorted((ROOT / "sample_traces").rglob("*.csv")) + sorted((ROOT / "sample_traces").rglob("*.log"))
-    return found + (sorted(PUBLIC_NCU.iterdir()) if PUBLIC_NCU.is_dir() else [])
+    shipped = {p.name for p in found}
+    unshipped = UNSHIPPED / "ncu"
+    return found + sorted(p for p in unshipped.glob("*") if p.name not in shipped)
 
 
 def test_direct_read_gives_the_same_tables_as_the_framed_read(monkeypatch):
@@ -274,8 +272,8 @@ def test_direct_read_gives_the_same_tables_as_the_framed_read(monkeypatch):
     direct one must decline what it cannot read exactly (captures, several processes)."""
     from polars.testing import assert_frame_equal
 
-    from importers import import_file
-    from importers.ncu import direct
+    from warpscope.importers import import_file
+    from warpscope.importers.ncu import direct
 
     accepted, declined = [], []
     for path in _real_ncu_samples():
@@ -299,7 +297,7 @@ def test_direct_read_gives_the_same_tables_as_the_framed_read(monkeypatch):
 
 @pytest.mark.parametrize("cut", ["mid_field", "mid_line", "no_newline"])
 def test_direct_read_declines_a_cut_file(tmp_path, cut):
-    from importers.ncu import direct
+    from warpscope.importers.ncu import direct
 
     data = (H100 / "seed_full_details.csv").read_bytes()
     end = {
@@ -327,7 +325,7 @@ def test_direct_read_declines_a_cut_file(tmp_path, cut):
     )
 )
 def test_fast_number_parsing_agrees_with_the_full_pattern(cells):
-    from importers.ncu.values import parse_number, parse_numbers
+    from warpscope.importers.ncu.values import parse_number, parse_numbers
 
     text = pl.Series(cells, dtype=pl.String)
     fast = parse_numbers(text)
@@ -347,7 +345,7 @@ def test_fast_number_parsing_agrees_with_the_full_pattern(cells):
     )
 )
 def test_checks_once_per_run_agree_with_checking_every_row(runs):
-    from importers.ncu.values import matches_by_run
+    from warpscope.importers.ncu.values import matches_by_run
 
     column = pl.Series("ID", [value for value, length in runs for _ in range(length)], dtype=pl.String)
     assert matches_by_run(column, r"^\d+$").to_list() == column.str.contains(r"^\d+$").to_list()
@@ -364,8 +362,8 @@ def test_direct_read_agrees_with_framed_read_on_damaged_pages(tmp_path_factory, 
     """What the direct read accepts of a damaged page, the framed read imports the same way."""
     from polars.testing import assert_frame_equal
 
-    from importers import import_file
-    from importers.ncu import direct
+    from warpscope.importers import import_file
+    from warpscope.importers.ncu import direct
 
     lines = (H100 / name).read_bytes().splitlines(keepends=True)
     i = 2 + int(where * (len(lines) - 3))
@@ -398,8 +396,8 @@ def test_direct_read_agrees_with_framed_read_on_damaged_pages(tmp_path_factory, 
 
 
 def _framed_and_direct(path: Path, monkeypatch) -> tuple[warpscope.Profile, warpscope.Profile]:
-    from importers import import_file
-    from importers.ncu import direct
+    from warpscope.importers import import_file
+    from warpscope.importers.ncu import direct
 
     assert direct.import_direct(str(path)) is not None  # the direct path takes the file
     with monkeypatch.context() as m:
@@ -418,11 +416,9 @@ def test_launch_columns_from_first_lines_equal_every_row_read(tmp_path, monkeypa
 
     from polars.testing import assert_frame_equal
 
-    from importers.ncu import first_rows
+    from warpscope.importers.ncu import first_rows
 
-    text = gzip.decompress(
-        (SHARED / "samples" / "h100" / "cnn_step" / "cnn_full_details.csv.gz").read_bytes()
-    )
+    text = gzip.decompress((CNN_STEP / "cnn_full_details.csv.gz").read_bytes())
     page = tmp_path / "cnn_details.csv"
     page.write_bytes(text)
     framed, direct = _framed_and_direct(page, monkeypatch)

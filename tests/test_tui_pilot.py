@@ -7,7 +7,7 @@ import pytest
 from textual.widgets import OptionList, Static, TabbedContent
 
 import warpscope
-from tests.conftest import H100, SHARED, settle
+from tests.conftest import CNN_STEP, H100, PUBLIC_NVPROF, settle
 from warpscope.explore.glossary import lookup
 from warpscope.explore.workspace import Workspace
 from warpscope.model.profile import Profile
@@ -449,14 +449,13 @@ async def test_whole_run_shows_the_step_its_families_and_the_program_advice(size
         assert isinstance(app.screen, KernelsScreen)
 
 
-@pytest.mark.skipif(not (SHARED / "public_samples").exists(), reason="../shared is not beside this checkout")
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)])
 async def test_whole_run_shows_the_copies_a_trace_spends_its_time_on(size):
     """The vectorAdd trace (the issue's example: copies dwarf the kernel): the copies and the
     transfer findings the report has, which the kernel table cannot show."""
     from warpscope.tui.screens.run import RunScreen
 
-    app = _app(SHARED / "public_samples" / "nvprof" / "magus_vectorAdd_gputrace.csv")
+    app = _app(PUBLIC_NVPROF / "magus_vectorAdd_gputrace.csv")
     async with app.run_test(size=size) as pilot:
         await _ready(pilot)
         await pilot.press("w")
@@ -605,7 +604,7 @@ async def test_names_use_the_width_tell_rows_apart_and_stay_in_view(size):
     line under the table gives the selected row's full name."""
     from warpscope.tui.screens.kernels import MIN_NAME
 
-    profile = warpscope.load(SHARED / "samples" / "h100" / "cnn_step" / "cnn_full_raw_base.csv.gz")
+    profile = warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz")
     app = WarpscopeApp(Workspace(profile), analyse=False)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)

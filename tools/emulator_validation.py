@@ -27,7 +27,7 @@ from warpscope.emulator.profile import to_profile  # noqa: E402
 from warpscope.emulator.timing.params import TIMINGS  # noqa: E402
 from warpscope.emulator.workloads import seed  # noqa: E402
 
-EXPORT = ROOT.parent / "shared" / "samples" / "h100" / "seed_full_raw.csv"
+EXPORT = ROOT / "sample_traces" / "h100" / "seed_full_raw.csv"
 SORTED_H100_US = (
     35.7  # withDivergence on sorted input, measured on the H100 (docs/checklist.md, "Seed errata")
 )

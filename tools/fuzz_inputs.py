@@ -56,16 +56,23 @@ def samples() -> dict[str, list[tuple[str, bytes]]]:
     import warpscope
     from warpscope.errors import InputError
 
-    files = sorted(p for p in (ROOT / "sample_traces" / "h100").rglob("*") if p.is_file())
-    if SHARED.is_dir():
-        files += sorted(p for d in SHARED.iterdir() if d.is_dir() for p in d.iterdir())
+    h100 = ROOT / "sample_traces" / "h100"
+    files = sorted(p for p in h100.rglob("*") if p.is_file() and "cnn_step" not in p.parts)
+    files += sorted(p for p in (ROOT / "sample_traces" / "public").rglob("*") if p.is_file())
+    shipped = {p.name for p in files}
+    if SHARED.is_dir():  # the public exports the repository may not ship
+        files += sorted(
+            p for d in SHARED.iterdir() if d.is_dir() for p in d.iterdir() if p.name not in shipped
+        )
     out: dict[str, list[tuple[str, bytes]]] = {}
     for path in files:
-        if path.suffix in (".md", ".cu", ".txt"):
+        if path.suffix in (".md", ".cu"):
             continue
         try:
             fmt = warpscope.load(path).sources["format"][0]
         except InputError:
+            if path.suffix == ".txt":
+                continue  # notes and logs beside the exports (versions, ncu --help)
             fmt = "not-a-profile"  # the error-only capture: fuzzing it must stay an error
         raw = path.read_bytes()
         if raw[:2] == b"\x1f\x8b":
@@ -91,7 +98,7 @@ REPORT_LAUNCHES = 2  # a report is cut after the block of its second launch
 def _report_blocks(data: bytes) -> list[tuple[int, int]]:
     """(start, end) of each length-prefixed piece of a report: the file header, then per block
     its header and payload as one piece."""
-    from importers.ncurep import messages
+    from warpscope.importers.ncurep import messages
 
     (size,) = struct.unpack_from("<I", data, 4)
     pieces, pos = [(4, 8 + size)], 8 + size
@@ -105,7 +112,7 @@ def _report_blocks(data: bytes) -> list[tuple[int, int]]:
 
 
 def _cut_report(data: bytes) -> bytes:
-    from importers.ncurep import messages
+    from warpscope.importers.ncurep import messages
 
     launches, end = 0, len(data)
     for start, stop in _report_blocks(data)[1:]:
@@ -382,9 +389,9 @@ class Outcome:
 
 def run_one(data: bytes, base: bytes | None, suffix: str = ".csv") -> Outcome:
     """Import ``data``; on a Profile render both reports and the diff against ``base``."""
-    from importers import import_file
     from warpscope.analysis import analyze
     from warpscope.errors import InputError
+    from warpscope.importers import import_file
     from warpscope.report import diff as diff_mod
     from warpscope.report import diff_report, json_report, markdown
 
@@ -416,8 +423,8 @@ def run_one(data: bytes, base: bytes | None, suffix: str = ".csv") -> Outcome:
 @functools.lru_cache(maxsize=64)
 def _analysed(base: bytes, suffix: str):  # type: ignore[no-untyped-def]
     """The unmutated sample, imported and analysed once per worker (the diff's other side)."""
-    from importers import import_file
     from warpscope.analysis import analyze
+    from warpscope.importers import import_file
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"base{suffix}"

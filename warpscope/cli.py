@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from warpscope.model.profile import Profile
     from warpscope.tui import Job
 
+#: the H100 export of the seed kernels that ``warpscope demo`` opens: package data, so the demo
+#: works from any directory after ``pip install`` (in a checkout, a link to sample_traces/h100)
+DEMO_EXPORT = Path(__file__).resolve().parent / "data" / "seed_full_raw.csv"
+
 app = typer.Typer(
     name="warpscope",
     help="GPU kernel profiles (Nsight Compute, nvprof), explained in a terminal.",
@@ -55,7 +59,7 @@ ViaNcu = Annotated[
 
 
 def _load(files: list[Path], via_ncu: bool = False):
-    from importers import import_files
+    from warpscope.importers import import_files
     from warpscope.report.escape import visible
 
     try:
@@ -316,8 +320,8 @@ def _run_app(
             _fail(f"{visible(str(path))}: cannot read: {e.strerror or e}")
 
     def load(progress: Callable[[int, int], None]) -> Workspace:
-        from importers import combine, import_files
         from warpscope.explore.workspace import Workspace
+        from warpscope.importers import combine, import_files
 
         profiles = [import_files([path], progress, via_ncu=via_ncu) for path in files]
         base = import_files([baseline], progress, via_ncu=via_ncu) if baseline is not None else None
@@ -364,11 +368,9 @@ def demo(
     """Open the bundled H100 export of the seed kernels, and emulate the same kernels beside it."""
     if scale < 1:
         _fail("--scale must be positive")
-    export = Path(__file__).resolve().parent.parent / "sample_traces" / "h100" / "seed_full_raw.csv"
+    export = DEMO_EXPORT
     if not export.is_file():
-        export = Path("sample_traces/h100/seed_full_raw.csv")
-    if not export.is_file():
-        _fail(f"{export}: the bundled H100 export is missing (run from a checkout of warpscope)")
+        _fail(f"{export}: the bundled H100 export is missing from this installation of warpscope")
 
     def job(progress: Callable[[int, int, str], None]) -> Profile:
         from warpscope.emulator.cache import cached_workload

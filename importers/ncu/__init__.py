@@ -8,22 +8,22 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from importers.ncu import framing, text_page
-from importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, CsvBlock
-from importers.ncu.long_page import (
+from warpscope.errors import InputError
+from warpscope.importers.ncu import framing, text_page
+from warpscope.importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, CsvBlock
+from warpscope.importers.ncu.long_page import (
     CATEGORICAL_COLUMNS,
     IDENTITY_REQUIRED,
     PageResult,
     import_long,
     required_columns,
 )
-from importers.ncu.raw_page import import_raw
-from warpscope.errors import InputError
+from warpscope.importers.ncu.raw_page import import_raw
 from warpscope.model import schema
 from warpscope.model.profile import Profile
 
 if TYPE_CHECKING:
-    from importers.ncu.first_rows import PendingIdentity
+    from warpscope.importers.ncu.first_rows import PendingIdentity
 
 
 def looks_like_csv(data: bytes) -> bool:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import polars as pl
 
-from importers.ncu import mapping
-from importers.ncu.values import parse_numbers
+from warpscope.importers.ncu import mapping
+from warpscope.importers.ncu.values import parse_numbers
 from warpscope.model import schema
 from warpscope.model.units import to_base
 

@@ -25,11 +25,11 @@ from dataclasses import replace
 import polars as pl
 from polars.exceptions import PanicException
 
-from importers.ncu import MAX_COLUMNS, assemble_profile, first_rows, framing, import_block
-from importers.ncu.framing import DETAILS_HEADER, CsvBlock
-from importers.ncu.long_page import CATEGORICAL_COLUMNS, PageResult
-from importers.ncu.raw_page import parsed_columns, unmapped_columns
-from importers.ncu.values import matches_by_run
+from warpscope.importers.ncu import MAX_COLUMNS, assemble_profile, first_rows, framing, import_block
+from warpscope.importers.ncu.framing import DETAILS_HEADER, CsvBlock
+from warpscope.importers.ncu.long_page import CATEGORICAL_COLUMNS, PageResult
+from warpscope.importers.ncu.raw_page import parsed_columns, unmapped_columns
+from warpscope.importers.ncu.values import matches_by_run
 from warpscope.model import raw_pages
 from warpscope.model.profile import Profile
 

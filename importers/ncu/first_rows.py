@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from importers.ncu.launches import DIM_TUPLES, IDENTITY
+from warpscope.importers.ncu.launches import DIM_TUPLES, IDENTITY
 
 #: the columns a launch row carries (``launches.py``) that the page repeats on every row;
 #: ID and Process ID are read with the page (they tell the launches apart)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from importers.ncu.values import parse_dims
+from warpscope.importers.ncu.values import parse_dims
 from warpscope.model.kernels import short_name
 
 IDENTITY = {

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from importers.ncu import assemble
-from importers.ncu.launches import launch_columns
-from importers.ncu.values import matches_by_run, parse_numbers
+from warpscope.importers.ncu import assemble
+from warpscope.importers.ncu.launches import launch_columns
+from warpscope.importers.ncu.values import matches_by_run, parse_numbers
 from warpscope.model import schema
 
 if TYPE_CHECKING:
-    from importers.ncu.first_rows import PendingIdentity
+    from warpscope.importers.ncu.first_rows import PendingIdentity
 
 #: read as Categorical: a few hundred texts repeated on every launch, and the metrics table
 #: keeps them as Categorical anyway (cheaper to read, to hold and to match as keys)

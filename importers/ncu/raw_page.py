@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from importers.ncu import assemble, mapping
-from importers.ncu.launches import IDENTITY, launch_columns
-from importers.ncu.long_page import PageResult
+from warpscope.importers.ncu import assemble, mapping
+from warpscope.importers.ncu.launches import IDENTITY, launch_columns
+from warpscope.importers.ncu.long_page import PageResult
 from warpscope.model import schema
 
 IDENTITY_COLUMNS = set(IDENTITY) | {"Block Size", "Grid Size", "Kernel Time", "_row"}

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from importers.ncu.values import parse_number
 from warpscope.errors import InputError
+from warpscope.importers.ncu.values import parse_number
 from warpscope.model import schema
 from warpscope.model.kernels import short_name
 from warpscope.model.profile import Profile

@@ -22,9 +22,9 @@ from typing import BinaryIO
 
 import polars as pl
 
-from importers import _input
-from importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, header_offsets
 from warpscope.errors import InputError
+from warpscope.importers import _input
+from warpscope.importers.ncu.framing import DETAILS_HEADER, SUMMARY_HEADER, header_offsets
 from warpscope.model import schema
 from warpscope.model.profile import Profile
 

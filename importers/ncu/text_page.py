@@ -13,9 +13,9 @@ import re
 
 import polars as pl
 
-from importers import _input
-from importers.ncu.framing import PROFILER_LINE
-from importers.ncu.long_page import PageResult, import_long
+from warpscope.importers import _input
+from warpscope.importers.ncu.framing import PROFILER_LINE
+from warpscope.importers.ncu.long_page import PageResult, import_long
 
 PROCESS = re.compile(r"^\[(\d+)\] (.*)@(.*?)\s*$")
 LAUNCH = re.compile(

@@ -26,15 +26,15 @@ from typing import BinaryIO
 
 import polars as pl
 
-from importers import _input
-from importers.ncu import assemble_profile
-from importers.ncu import framing as csv_framing
-from importers.ncu.framing import CsvBlock
-from importers.ncu.long_page import rule_findings
-from importers.ncu.raw_page import import_raw
-from importers.ncurep import cubin, framing, messages, source, units, via_ncu
-from importers.ncurep.messages import Msg, ReportDamage, parse, text
 from warpscope.errors import InputError
+from warpscope.importers import _input
+from warpscope.importers.ncu import assemble_profile
+from warpscope.importers.ncu import framing as csv_framing
+from warpscope.importers.ncu.framing import CsvBlock
+from warpscope.importers.ncu.long_page import rule_findings
+from warpscope.importers.ncu.raw_page import import_raw
+from warpscope.importers.ncurep import cubin, framing, messages, source, units, via_ncu
+from warpscope.importers.ncurep.messages import Msg, ReportDamage, parse, text
 from warpscope.model.profile import Profile
 
 __all__ = ["import_report"]

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from importers._input import NCU_REPORT_MAGIC as MAGIC
-from importers.ncurep import messages
-from importers.ncurep.messages import Msg, ReportDamage, parse
+from warpscope.importers._input import NCU_REPORT_MAGIC as MAGIC
+from warpscope.importers.ncurep import messages
+from warpscope.importers.ncurep.messages import Msg, ReportDamage, parse
 
 #: report format versions this reader was written against (Nsight Compute 2025.3 writes 7)
 KNOWN_VERSIONS = range(1, 8)

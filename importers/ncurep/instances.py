@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from importers.ncurep import messages
+from warpscope.importers.ncurep import messages
 
 _ID, _VALUE = 0x0A, 0x12  # the element's fields 1 and 2, length-delimited
 _U64, _F64, _F32 = 0x28, 0x19, 0x15  # MetricValue's Uint64Value, DoubleValue, FloatValue

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from importers.ncurep import cubin, instances, messages
-from importers.ncurep.messages import Msg, text
+from warpscope.importers.ncurep import cubin, instances, messages
+from warpscope.importers.ncurep.messages import Msg, text
 from warpscope.model import schema
 
 GROUP = "group:"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import polars as pl
 
-from importers.pages import merge_pages
 from warpscope.errors import InputError
+from warpscope.importers.pages import merge_pages
 from warpscope.model.profile import Profile
 
 PAGES = {"raw": ["--page", "raw", "--print-units", "base"], "details": ["--page", "details"]}

@@ -7,9 +7,9 @@ import re
 
 import polars as pl
 
-from importers.nvprof import framing, metrics_table, summary_table, text, trace_table
-from importers.nvprof.sink import Sink
 from warpscope.errors import InputError
+from warpscope.importers.nvprof import framing, metrics_table, summary_table, text, trace_table
+from warpscope.importers.nvprof.sink import Sink
 from warpscope.model import schema
 from warpscope.model.profile import Profile
 

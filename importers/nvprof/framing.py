@@ -13,8 +13,8 @@ import csv
 import re
 from dataclasses import dataclass, field
 
-from importers import _input
-from importers.nvprof.values import is_units_row
+from warpscope.importers import _input
+from warpscope.importers.nvprof.values import is_units_row
 
 PREFIX = re.compile(r"^==(\d+|=+)==\s?(.*)$")
 

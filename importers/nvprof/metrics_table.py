@@ -5,9 +5,9 @@ the canonical value is Avg."""
 
 from __future__ import annotations
 
-from importers.nvprof import values
-from importers.nvprof.framing import Table
-from importers.nvprof.sink import Sink, stall_reason
+from warpscope.importers.nvprof import values
+from warpscope.importers.nvprof.framing import Table
+from warpscope.importers.nvprof.sink import Sink, stall_reason
 
 STATS = (("Min", "min"), ("Max", "max"), ("Avg", "avg"), ("Total", "total"))
 

@@ -4,10 +4,10 @@ unified-memory table: GPU activities become one launch row per kernel (standing 
 
 from __future__ import annotations
 
-from importers.nvprof import values
-from importers.nvprof.framing import Table
-from importers.nvprof.sink import Sink
-from importers.nvprof.trace_table import COPY_ROW
+from warpscope.importers.nvprof import values
+from warpscope.importers.nvprof.framing import Table
+from warpscope.importers.nvprof.sink import Sink
+from warpscope.importers.nvprof.trace_table import COPY_ROW
 
 _STATS = (("Avg", "avg"), ("Min", "min"), ("Max", "max"))
 _UM_KIND = {"Host To Device": "um_HtoD", "Device To Host": "um_DtoH", "Device To Device": "um_DtoD"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from importers.nvprof.framing import Table
+from warpscope.importers.nvprof.framing import Table
 
 _LABEL = re.compile(r"\S+(?: \S+)*")
 _DEVICE = re.compile(r'^\s*Device "(.*)"\s*$')

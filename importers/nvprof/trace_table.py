@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from importers.nvprof import values
-from importers.nvprof.framing import Table
-from importers.nvprof.sink import Sink
+from warpscope.importers.nvprof import values
+from warpscope.importers.nvprof.framing import Table
+from warpscope.importers.nvprof.sink import Sink
 
 _CORRELATION = re.compile(r"^(.*\S)\s+\[(\d+)\]$")
 COPY_ROW = re.compile(r"^\[CUDA (memcpy|memset)\s*([A-Za-z]*)\]$")

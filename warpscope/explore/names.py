@@ -16,8 +16,10 @@ import re
 from collections import Counter
 
 ELLIPSIS = "…"
-#: ``ns::`` qualifiers (``(anonymous namespace)::`` and ncu's ``<unnamed>::`` too), inside templates too
-_QUALIFIER = re.compile(r"(?:\(anonymous namespace\)|<unnamed>|[A-Za-z_]\w*)::")
+#: ``ns::`` qualifiers (``(anonymous namespace)::`` and ncu's ``<unnamed>::`` too), inside templates too.
+#: A qualifier starts a word: tried inside one, ``\w*`` would rescan the word's rest from every
+#: letter, quadratic in its length (a 100 kB name took most of a minute; now milliseconds)
+_QUALIFIER = re.compile(r"(?:\(anonymous namespace\)|<unnamed>|(?<!\w)[A-Za-z_]\w*)::")
 _HEAD = 16  # characters of a name's start kept before an elision, at most
 
 
