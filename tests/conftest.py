@@ -65,10 +65,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: the subset CI runs on the lowest declared dependency versions (.ci/run): every importer, the
+#: report, diff, saved profiles, the occupancy calculator, the entry point, and the emulator's
+#: memory counting and bit intrinsics (numpy's bitwise_count)
+SMOKE_MODULES = {
+    "test_ncu_values.py",
+    "test_ncurep.py",
+    "test_nvprof.py",
+    "test_occupancy.py",
+    "test_report.py",
+    "test_profile_io.py",
+    "test_diff.py",
+    "test_emulator_memory.py",
+    "test_packaging.py",
+}
+SMOKE_CORPUS = ("c01_", "c04_", "c21_")  # numba.cuda files using popc, clz, brev and the votes
+
+
+def _is_smoke(item: pytest.Item) -> bool:
+    name = item.path.name
+    if name == "test_numba_corpus.py":
+        return "[" in item.name and item.name.split("[", 1)[1].startswith(SMOKE_CORPUS)
+    return name in SMOKE_MODULES
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip_shared = pytest.mark.skip(reason=UNSHIPPED_REASON)
     skip_tmux = pytest.mark.skip(reason=TMUX_REASON)
     for item in items:
+        if _is_smoke(item):
+            item.add_marker(pytest.mark.smoke)
         if "needs_shared" in item.keywords and not UNSHIPPED.is_dir():
             item.add_marker(skip_shared)
         if "tmux" in item.keywords and shutil.which("tmux") is None:
@@ -102,7 +128,11 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     here = os.getcwd()
     os.chdir(cwd)
     try:
-        result = CliRunner().invoke(app, list(args), catch_exceptions=True)
+        try:
+            runner = CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into stdout by default
+        except TypeError:
+            runner = CliRunner()  # click >= 8.2 always keeps them apart
+        result = runner.invoke(app, list(args), catch_exceptions=True)
     finally:
         os.chdir(here)
     stderr = result.stderr
@@ -134,14 +164,32 @@ def seed_details():
 
 
 @pytest.fixture(scope="session")
-def emulated_seed(tmp_path_factory):
-    """The seed workload emulated at 1/64 of its size with the timing model (timeline included),
-    saved as a profile: (path, Profile)."""
-    from warpscope.emulator.runner import emulate_workload
+def seed_cache(tmp_path_factory) -> Path:
+    """A warpscope cache folder holding the session's one emulation of the seed workload at 1/64
+    of its size with the timing model: what ``warpscope demo --scale 64`` emulates, so the demo's
+    tests read it as a user's second run does (WARPSCOPE_CACHE=this folder)."""
+    from warpscope.emulator.cache import cached_workload
+    from warpscope.emulator.kernel import Settings
+
+    folder = tmp_path_factory.mktemp("warpscope-cache")
+    before = os.environ.get("WARPSCOPE_CACHE")
+    os.environ["WARPSCOPE_CACHE"] = str(folder)
+    try:
+        cached_workload("seed", Settings(), 64)
+    finally:
+        if before is None:
+            del os.environ["WARPSCOPE_CACHE"]
+        else:
+            os.environ["WARPSCOPE_CACHE"] = before
+    return folder
+
+
+@pytest.fixture(scope="session")
+def emulated_seed(seed_cache):
+    """The session's seed emulation (``seed_cache``) as a saved profile: (path, Profile)."""
     from warpscope.model.profile import Profile
 
-    path = tmp_path_factory.mktemp("emulated") / "seed_emulated.parquet"
-    emulate_workload("seed", scale=64).save(path)
+    (path,) = seed_cache.glob("seed-x64-*.parquet")
     return path, Profile.load(path)
 
 

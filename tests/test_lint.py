@@ -20,6 +20,7 @@ def test_ruff(command):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_mypy():
     """Types hold (strict for the model, occupancy, rules and importers): the package ships
     py.typed, so users' type checkers trust these annotations."""

@@ -96,3 +96,26 @@ def test_the_version_is_written_once():
 
 def _version() -> str:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_ci_installs_exactly_the_declared_lower_bounds():
+    """.ci/lowest-constraints.txt pins each unpinned dependency at its declared lower bound, so
+    the CI step that runs the smoke subset on them tests what pyproject.toml promises."""
+    declared = {}
+    for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        name, _, rest = requirement.partition(">=")
+        if rest:
+            declared[name.strip()] = rest.split(",")[0].strip()
+    pinned = dict(
+        line.split("==")
+        for line in (ROOT / ".ci" / "lowest-constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    assert set(pinned) == set(declared)
+    for name, lowest in declared.items():
+        assert _release(pinned[name]) == _release(lowest), name
+
+
+def _release(version: str) -> tuple[int, ...]:
+    parts = tuple(int(p) for p in version.split("."))
+    return parts + (0,) * (3 - len(parts))

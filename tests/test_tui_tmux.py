@@ -134,12 +134,11 @@ def test_roofline_screen_and_the_kernels_plot(tmp_path):
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
-def test_demo_emulates_beside_the_h100_export_and_quits(tmp_path):
+def test_demo_emulates_beside_the_h100_export_and_quits(seed_cache):
+    """The demo as a user's second run sees it: the session's emulation of the seed workload in
+    the cache (tests/test_emulator_cli.py emulates in the child process, as a first run does)."""
     session = f"warpscope-{uuid.uuid4().hex[:8]}"
-    # a cache of its own: the emulation runs (in its child process), the user's cache untouched
-    command = (
-        f"WARPSCOPE_CACHE='{tmp_path}' '{WARPSCOPE}' demo --scale 64; echo warpscope exited with $?; sleep 30"
-    )
+    command = f"WARPSCOPE_CACHE='{seed_cache}' '{WARPSCOPE}' demo --scale 64; echo warpscope exited with $?; sleep 30"
     _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(ROOT), "sh", "-c", command)
     try:
         _wait_for(session, "matmulNaive · seed_full_raw.csv")
@@ -147,6 +146,6 @@ def test_demo_emulates_beside_the_h100_export_and_quits(tmp_path):
         assert "45 of 45 kernels" in screen
         _tmux("send-keys", "-t", session, "q")
         assert "Traceback" not in _wait_for(session, "warpscope exited with 0")
-        assert len(list(tmp_path.glob("seed-x64-*.parquet"))) == 1
+        assert len(list(seed_cache.glob("seed-x64-*.parquet"))) == 1  # read, not emulated again
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
