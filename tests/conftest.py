@@ -118,13 +118,24 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run the ``warpscope`` command in this process, as typer's CliRunner does (a fresh
-    interpreter per call costs 6-10 times as much): its exit code, stdout and stderr, with an
+    """Run the ``warpscope`` command in this process with click's CliRunner (what typer's wraps; a
+    fresh interpreter per call costs 6-10 times as much): its exit code, stdout and stderr, with an
     unexpected exception's traceback on stderr as the real entry point would print it."""
-    from typer.testing import CliRunner
+    import typer
+    from click.testing import CliRunner
 
     from warpscope.cli import app
 
+    command = typer.main.get_command(app)
+    main = command.main
+
+    def main_flushing_stderr(*args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return main(*args, **kwargs)
+        finally:  # click < 8.2 reads the captured stderr without flushing it
+            sys.stderr.flush()
+
+    command.main = main_flushing_stderr  # type: ignore[method-assign]
     here = os.getcwd()
     os.chdir(cwd)
     try:
@@ -132,7 +143,7 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
             runner = CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into stdout by default
         except TypeError:
             runner = CliRunner()  # click >= 8.2 always keeps them apart
-        result = runner.invoke(app, list(args), catch_exceptions=True)
+        result = runner.invoke(command, list(args), prog_name="warpscope", catch_exceptions=True)
     finally:
         os.chdir(here)
     stderr = result.stderr
