@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
 import re
 import struct
 import sys
@@ -211,16 +210,11 @@ def test_newer_format_version_is_read_and_said(tmp_path):
     assert any("version 9 is newer" in n for n in profile.sources["notes"][0])
 
 
-def test_cli_reads_reports_with_no_nvidia_software(tmp_path):
+def test_cli_reads_reports_with_no_nvidia_software(tmp_path, monkeypatch):
     """report, import and diff of a report, with nothing but Python on the PATH."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PATH", "COLUMNS", "LINES")}
-    env["PATH"] = str(Path(sys.executable).parent)
-    import subprocess
-
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
     rep = REPORTS / "two_processes.ncu-rep.gz"
-    run = lambda *a: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "warpscope", *a], capture_output=True, text=True, env=env, timeout=120
-    )
+    run = lambda *a: run_cli(*a, cwd=tmp_path)  # noqa: E731
     report = run("report", str(rep), "--format", "json")
     assert report.returncode == 0, report.stderr
     assert '"ncu-rep"' in report.stdout
@@ -297,20 +291,15 @@ sys.stdout.buffer.write(gzip.decompress(open({str(raw)!r} if page == "raw" else 
     (folder / "ncu").chmod(0o755)
 
 
-def test_via_ncu_reads_the_report_through_ncus_export(tmp_path):
-    import subprocess
-
+def test_via_ncu_reads_the_report_through_ncus_export(tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     _fake_ncu(bin_dir)
-    env = {k: v for k, v in os.environ.items() if k not in ("PATH", "COLUMNS", "LINES")}
-    run = lambda path, *a: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "warpscope", *a],
-        capture_output=True,
-        text=True,
-        env=env | {"PATH": path},
-        timeout=120,
-    )
+
+    def run(path: str, *args: str):  # type: ignore[no-untyped-def]
+        monkeypatch.setenv("PATH", path)
+        return run_cli(*args, cwd=tmp_path)
+
     rep = str(REPORTS / "two_processes.ncu-rep.gz")
     python_only = str(Path(sys.executable).parent)
     done = run(f"{bin_dir}:{python_only}", "report", rep, "--via-ncu", "--format", "json")
