@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from warpscope.errors import InputError
+from warpscope.files import is_profile_path
 
 if TYPE_CHECKING:
     from warpscope.explore.workspace import Workspace
@@ -97,7 +98,7 @@ def import_cmd(
     via_ncu: ViaNcu = False,
 ) -> None:
     """Import exports into one saved Profile (Parquet or Arrow IPC)."""
-    if output.suffix.lower() not in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
+    if not is_profile_path(output):
         _fail(f"{output}: unknown output type, expected .parquet or .arrow")
     profile = _load(files, via_ncu)
     profile.save(output)
@@ -275,7 +276,7 @@ def emulate(
 
         events = write_trace(profile, str(trace))
         sys.stderr.write(f"{visible(str(trace))}: {events} warp-state events (open in ui.perfetto.dev)\n")
-    if output is not None and output.suffix.lower() in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
+    if output is not None and is_profile_path(output):
         profile.save(output)
         sys.stderr.write(f"{visible(str(output))}: {profile.launches.height} emulated launches\n")
         return

@@ -1,5 +1,6 @@
-"""Writing output files atomically: a temporary name in the same folder, then a rename,
-so an interrupted run never leaves a truncated report or profile behind."""
+"""Output files: the names a saved profile may have, and writing atomically (a temporary name
+in the same folder, then a rename, so an interrupted run never leaves a truncated report or
+profile behind)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,16 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+#: suffixes of a profile saved as Parquet; the others of ``PROFILE_SUFFIXES`` are Arrow IPC
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: suffixes of a saved profile (``Profile.save``), lower case
+PROFILE_SUFFIXES = (*PARQUET_SUFFIXES, ".arrow", ".ipc", ".feather")
+
+
+def is_profile_path(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is named like a saved profile (by its suffix, in any case)."""
+    return Path(path).suffix.lower() in PROFILE_SUFFIXES
 
 
 @contextmanager

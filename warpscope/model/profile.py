@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from warpscope.files import atomic_path
+from warpscope.files import PARQUET_SUFFIXES, atomic_path
 from warpscope.model import raw_pages, schema
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ class Profile:
             meta[_META_PREFIX + name.encode()] = base64.b64encode(blob)
             meta[_META_PREFIX + name.encode() + _DIGEST] = _digest(blob)
         with atomic_path(path) as tmp:
-            if path.suffix.lower() in (".parquet", ".pq"):
+            if path.suffix.lower() in PARQUET_SUFFIXES:
                 self.metrics.write_parquet(
                     tmp,
                     compression="zstd",
