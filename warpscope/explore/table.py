@@ -14,6 +14,7 @@ import polars as pl
 
 from warpscope.analysis import SEVERITY_RANK
 from warpscope.explore.stated import StatedMetrics
+from warpscope.model import schema
 from warpscope.model.catalog import BY_ID as CATALOG
 from warpscope.model.profile import Profile
 from warpscope.report.escape import visible
@@ -213,7 +214,7 @@ def _pivot(metrics: pl.DataFrame, ids: tuple[str, ...]) -> pl.DataFrame:
         pl.col("metric").is_in(ids)
         & pl.col("value").is_not_null()
         & pl.col("value").is_finite()
-        & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
+        & schema.single_value()
     ).select("launch_id", pl.col("metric").cast(pl.String), "value")
     if rows.is_empty():
         return pl.DataFrame(schema={"launch_id": pl.Int64})
