@@ -108,10 +108,9 @@ def main() -> None:
         r = run_import(path, out)
         if r["rc"] != 0:
             raise SystemExit(f"import failed ({r['rc']}): {r['stderr'][-2000:]}")
-        progress = [line for line in r["stderr"].splitlines() if line.startswith("importing:")]
         print(
             f"{path.name:24} {path.stat().st_size / 1e9:7.2f}GB {r['wall_s']:7.1f}s {r['peak_mib']:8.0f}MiB  "
-            f"{table_rows(out)}; {len(progress)} progress lines"
+            f"{table_rows(out)}"
         )
         full = r
     # Ctrl-C halfway through the big one

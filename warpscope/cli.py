@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from warpscope.errors import InputError
+from warpscope.files import is_profile_path
 
 if TYPE_CHECKING:
     from warpscope.explore.workspace import Workspace
@@ -63,29 +64,32 @@ def _load(files: list[Path], via_ncu: bool = False):
     from warpscope.report.escape import visible
 
     try:
-        return import_files(files, _ImportProgress(), via_ncu=via_ncu)
+        return import_files(files, _import_progress, via_ncu=via_ncu)
     except InputError as e:
         _fail(visible(str(e)))
 
 
-class _ImportProgress:
-    """Progress of a large (streamed) import on stderr: an updating line on a terminal,
-    a line per tenth of the file otherwise (logs, CI)."""
+def _progress(text: str, last: bool) -> None:
+    """Progress on stderr, one updating line (ended after the ``last``), only where a person
+    watches (a terminal): quiet in logs, pipes and CI."""
+    if not sys.stderr.isatty():
+        return
+    sys.stderr.write(f"\r\x1b[2K{text}{chr(10) if last else ''}")
+    sys.stderr.flush()
 
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.shown = -1
 
-    def __call__(self, done: int, total: int) -> None:
-        tenth = 10 * done // max(total, 1)
-        if not self.tty and tenth == self.shown:
-            return
-        self.shown = tenth
-        text = f"importing: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB ({100 * done // max(total, 1)}%)"
-        sys.stderr.write(f"\r\x1b[2K{text}" if self.tty else f"{text}\n")
-        if self.tty and done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+def _import_progress(done: int, total: int) -> None:
+    """Bytes read of a large (streamed) import."""
+    share = 100 * done // max(total, 1)
+    _progress(f"importing: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB ({share}%)", done >= total)
+
+
+def _emulate_progress(done: int, total: int, what: str) -> None:
+    """Launches emulated, and the kernel now running."""
+    from warpscope.report.escape import visible
+
+    count = f"{done}/{total}" if total else str(done)
+    _progress(f"{count} {visible(what)[:60]}", bool(total) and done >= total)
 
 
 @app.command("import")
@@ -97,7 +101,7 @@ def import_cmd(
     via_ncu: ViaNcu = False,
 ) -> None:
     """Import exports into one saved Profile (Parquet or Arrow IPC)."""
-    if output.suffix.lower() not in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
+    if not is_profile_path(output):
         _fail(f"{output}: unknown output type, expected .parquet or .arrow")
     profile = _load(files, via_ncu)
     profile.save(output)
@@ -259,9 +263,9 @@ def emulate(
     settings = Settings(arch=arch, registers=registers, budget=budget, timing=timing, policy=policy)
     try:
         profile = (
-            emulate_file(file, settings, _progress_line)
+            emulate_file(file, settings, _emulate_progress)
             if file is not None
-            else emulate_workload(workload or "", settings, scale, _progress_line)
+            else emulate_workload(workload or "", settings, scale, _emulate_progress)
         )
     except EmulatorError as e:
         _fail(visible(str(e)))
@@ -275,7 +279,7 @@ def emulate(
 
         events = write_trace(profile, str(trace))
         sys.stderr.write(f"{visible(str(trace))}: {events} warp-state events (open in ui.perfetto.dev)\n")
-    if output is not None and output.suffix.lower() in (".parquet", ".pq", ".arrow", ".ipc", ".feather"):
+    if output is not None and is_profile_path(output):
         profile.save(output)
         sys.stderr.write(f"{visible(str(output))}: {profile.launches.height} emulated launches\n")
         return
@@ -284,18 +288,6 @@ def emulate(
     else:
         from warpscope.report.markdown import render
     _write(render(profile, views), output)
-
-
-def _progress_line(done: int, total: int, what: str) -> None:
-    """Progress on stderr, one updating line, only where a person watches (a terminal)."""
-    if not sys.stderr.isatty():
-        return
-    from warpscope.report.escape import visible
-
-    count = f"{done}/{total}" if total else str(done)
-    end = "\n" if total and done >= total else ""
-    sys.stderr.write(f"\r\x1b[2K{count} {visible(what)[:60]}{end}")
-    sys.stderr.flush()
 
 
 def _run_app(

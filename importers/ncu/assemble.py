@@ -159,7 +159,7 @@ def assemble(
     metrics = schema.conform("metrics", metrics)
     wide = _canonical(metrics)
     metrics = pl.concat([metrics, _derived(wide)], how="vertical")
-    single = rows["stat"].is_null() | (rows["stat"] == "avg")
+    single = rows.select(schema.single_value()).to_series()
     stalls = pl.DataFrame(
         {
             "launch_id": rows["launch_id"],
@@ -235,7 +235,7 @@ def _canonical(metrics: pl.DataFrame) -> pl.DataFrame:
     the launch columns read (the single value)."""
     # the columns first: a filter copies every column it is given
     single = metrics.select("launch_id", "metric", "stat", "value").filter(
-        pl.col("metric").is_in(_READ_WIDE) & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
+        pl.col("metric").is_in(_READ_WIDE) & schema.single_value()
     )
     if single.is_empty():
         return pl.DataFrame(schema={"launch_id": pl.Int64})

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from warpscope.model import schema
 from warpscope.model.profile import Profile
 from warpscope.model.units import to_base
 
@@ -47,9 +48,7 @@ class StatedMetrics:
     def values(self, name: str) -> pl.DataFrame:
         """launch_id and ``value`` (Float64, base units) of the metric exported as ``name``."""
         rows = self.metrics.filter(
-            (pl.col("name").cast(pl.String) == name)
-            & pl.col("value").is_not_null()
-            & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
+            (pl.col("name").cast(pl.String) == name) & pl.col("value").is_not_null() & schema.single_value()
         )
         if not rows.is_empty():
             return rows.group_by("launch_id", maintain_order=True).agg(pl.col("value").first())

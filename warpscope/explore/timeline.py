@@ -13,21 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-#: warp states in the order the legend lists them (Nsight Compute's names)
-STATES = (
-    "selected",
-    "not_selected",
-    "long_scoreboard",
-    "short_scoreboard",
-    "wait",
-    "barrier",
-    "math_pipe_throttle",
-    "mio_throttle",
-    "lg_throttle",
-    "branch_resolving",
-    "no_instruction",
-    "drain",
-)
+from warpscope.model.stalls import WARP_STATES
+
+#: warp states, in the order the legend lists them and cells code them
+STATES = WARP_STATES
 NONE = -1  # no warp resident in the slot
 
 

@@ -14,7 +14,8 @@ import polars as pl
 
 from warpscope.explore.names import labels
 from warpscope.explore.query import compile_filter
-from warpscope.explore.table import BY_ID, COLUMNS, KernelTable, file_totals, with_time_share
+from warpscope.explore.table import BY_ID, COLUMNS, KernelTable
+from warpscope.report.kernel_groups import file_totals, with_time_share
 
 Mode = Literal["kernels", "launches"]
 

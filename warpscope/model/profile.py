@@ -15,7 +15,6 @@ import base64
 import hashlib
 import io
 import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from warpscope.files import PARQUET_SUFFIXES, atomic_path
 from warpscope.model import raw_pages, schema
 
 if TYPE_CHECKING:
@@ -142,10 +142,8 @@ class Profile:
         for name, blob in blobs.items():
             meta[_META_PREFIX + name.encode()] = base64.b64encode(blob)
             meta[_META_PREFIX + name.encode() + _DIGEST] = _digest(blob)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
-        os.close(fd)
-        try:
-            if path.suffix.lower() in (".parquet", ".pq"):
+        with atomic_path(path) as tmp:
+            if path.suffix.lower() in PARQUET_SUFFIXES:
                 self.metrics.write_parquet(
                     tmp,
                     compression="zstd",
@@ -159,12 +157,8 @@ class Profile:
                 # one chunk, one dictionary per column: the IPC file format allows no replacements
                 body = self.metrics.rechunk().to_arrow().unify_dictionaries().combine_chunks()
                 body = body.replace_schema_metadata({**(body.schema.metadata or {}), **meta})
-                with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, body.schema) as writer:
+                with pa.OSFile(str(tmp), "wb") as sink, ipc.new_file(sink, body.schema) as writer:
                     writer.write_table(body)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Profile:

@@ -220,3 +220,9 @@ def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
         else:
             cols.append(pl.lit(None, dtype=dtype).alias(name))
     return frame.select(cols)
+
+
+def single_value() -> pl.Expr:
+    """Whether a ``metrics`` row is its launch's one value of the metric: a plain value, or
+    the average where the file aggregates launches (``stat`` min/max/avg), never min or max."""
+    return pl.col("stat").is_null() | (pl.col("stat") == "avg")

@@ -6,6 +6,7 @@ import math
 
 import polars as pl
 
+from warpscope.model import schema
 from warpscope.model.catalog import CATALOG
 from warpscope.model.profile import Profile
 
@@ -16,9 +17,7 @@ def canonical_values(profile: Profile, ordered: bool = True) -> dict[int, dict[s
     """launch_id -> {canonical id: value}, single values (or averages) only; in catalog order
     unless ``ordered`` is False (rules look values up and need no order)."""
     rows = profile.metrics.filter(
-        pl.col("metric").is_not_null()
-        & pl.col("value").is_not_null()
-        & (pl.col("stat").is_null() | (pl.col("stat") == "avg"))
+        pl.col("metric").is_not_null() & pl.col("value").is_not_null() & schema.single_value()
     ).select("launch_id", pl.col("metric").cast(pl.String), "value")
     if ordered:  # sorting here (stable: the first of repeated values wins) beats a sort per launch
         rows = rows.sort(pl.col("metric").replace_strict(_ORDER, default=len(_ORDER)), maintain_order=True)

@@ -151,7 +151,7 @@ def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     stated = (
         metrics.lazy()
         .select("launch_id", "metric", "stat", "value", "text")
-        .filter(pl.col("metric").is_in(wanted) & (pl.col("stat").is_null() | (pl.col("stat") == "avg")))
+        .filter(pl.col("metric").is_in(wanted) & schema.single_value())
         .select("launch_id", pl.col("metric").cast(pl.String), "value", "text")
     )
     long = pl.concat(

@@ -1,4 +1,5 @@
-"""Launches grouped into kernels (same name and launch configuration): what reports show.
+"""Launches grouped into kernels (``kernel_groups``: same name and launch configuration in one
+file on one device): what reports show.
 
 A profile of 10,000 launches of five kernels reads as five kernels: metrics are averaged
 over a kernel's launches, durations summed, and each finding is shown once with the
@@ -14,10 +15,11 @@ from typing import Any
 
 import polars as pl
 
-from warpscope.analysis import SEVERITY_RANK, rank_key
+from warpscope.analysis import SEVERITY_RANK
 from warpscope.analysis.views import LaunchView, launch_views
 from warpscope.model.profile import Profile
 from warpscope.occupancy import occupancy_limiter
+from warpscope.report.kernel_groups import group_kernels, launch_frame, with_worst_findings
 
 
 @dataclass
@@ -40,22 +42,24 @@ class Kernel:
     findings: list[dict[str, Any]] = field(default_factory=list)  # warpscope + uncovered ncu
     covered: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # warpscope rule -> ncu rows
 
+    worst: dict[str, Any] | None = None  # findings row of the worst finding (``kernel_groups``)
+
     @property
     def limiter(self) -> str | None:
         return occupancy_limiter(self.metrics)
 
-    @property
-    def worst(self) -> dict[str, Any] | None:
-        ranked = sorted(
-            self.findings, key=lambda f: rank_key(f["severity"], f["estimated_speedup_pct"], f["rule_id"])
-        )
-        return ranked[0] if ranked else None
-
 
 def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Kernel]:
-    """The profile's kernels, the most time first (then in launch order)."""
+    """The profile's kernels, the most time first (then in launch order).
+
+    Which launches make a kernel, its worst finding and its time share are
+    ``kernel_groups``' (as in the TUI's kernel table). The time share is of the kernel time of
+    the kernel's own file and device, the TUI's default: a report on several files (an export
+    and its emulation, say) gives each file's kernels their own 100%, never one pooled 100%."""
     views_by_id = {v.launch_id: v for v in (launch_views(profile) if views is None else views)}
-    groups: dict[tuple, Kernel] = {}
+    frame = with_worst_findings(launch_frame(profile), profile.findings)
+    grouped = group_kernels(frame).select("group", "launch_id", "duration_ns", "time_share_pct", "worst_row")
+    members = dict(frame.group_by("group", maintain_order=True).agg("launch_id").iter_rows())
     cols = (
         "launch_id",
         "kernel",
@@ -71,34 +75,36 @@ def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Ker
         "block_y",
         "block_z",
     )
-    for row in profile.launches.sort("launch_id").select(cols).iter_rows(named=True):
-        grid = (row["grid_x"], row["grid_y"], row["grid_z"])
-        block = (row["block_x"], row["block_y"], row["block_z"])
-        key = (row["source_file"], row["kernel"], grid, block, row["device"])
-        k = groups.get(key)
-        if k is None:
-            k = groups[key] = Kernel(
-                row["kernel"] or "",
-                row["kernel_short"] or "",
-                row["source_file"] or "",
-                row["device_name"] or row["device"],
-                row["compute_capability"],
-                grid,
-                block,
-            )
-        k.launch_ids.append(row["launch_id"])
-        k.views.append(views_by_id[row["launch_id"]])
-    out = list(groups.values())
-    for k in out:
+    first_ids = grouped["launch_id"]
+    firsts = {
+        row["launch_id"]: row
+        for row in profile.launches.filter(pl.col("launch_id").is_in(first_ids.implode()))
+        .select(cols)
+        .iter_rows(named=True)
+    }
+    out = []
+    for group, first, total_ns, share, worst_row in grouped.iter_rows():
+        row = firsts[first]
+        ids = members[group]
+        k = Kernel(
+            row["kernel"] or "",
+            row["kernel_short"] or "",
+            row["source_file"] or "",
+            row["device_name"] or row["device"],
+            row["compute_capability"],
+            (row["grid_x"], row["grid_y"], row["grid_z"]),
+            (row["block_x"], row["block_y"], row["block_z"]),
+            launch_ids=ids,
+            views=[views_by_id[i] for i in ids],
+            total_ns=total_ns,
+            time_share_pct=share,
+            worst=None if worst_row is None else profile.findings.row(worst_row, named=True),
+        )
         k.metrics = _mean(v.metrics for v in k.views)
         k.stalls = _mean(v.stalls for v in k.views)
-        durations = [d for v in k.views if (d := v.get("duration_ns")) is not None]
-        k.total_ns = sum(durations) if durations else None
-    total = sum(k.total_ns for k in out if k.total_ns)
-    for k in out:
-        k.time_share_pct = 100 * k.total_ns / total if total and k.total_ns is not None else None
+        out.append(k)
     _attach_findings(profile.findings, out)
-    return sorted(out, key=lambda k: (-(k.total_ns or -1.0), k.launch_ids[0]))
+    return out
 
 
 def _mean(dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:

@@ -24,8 +24,9 @@ from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.timing.memory import MemorySystem
 from warpscope.emulator.timing.params import Timing
 from warpscope.emulator.trace import WarpStream
+from warpscope.model.stalls import WARP_STATES
 
-# warp states, in Nsight Compute's names (smsp__average_warps_issue_stalled_<state>)
+# warp state codes: indices into WARP_STATES, in its order
 (
     SELECTED,
     NOT_SELECTED,
@@ -40,20 +41,7 @@ from warpscope.emulator.trace import WarpStream
     NO_INSTRUCTION,
     DRAIN,
 ) = range(12)
-STATES = (
-    "selected",
-    "not_selected",
-    "wait",
-    "long_scoreboard",
-    "short_scoreboard",
-    "barrier",
-    "math_pipe_throttle",
-    "mio_throttle",
-    "lg_throttle",
-    "branch_resolving",
-    "no_instruction",
-    "drain",
-)
+STATES = WARP_STATES
 NOT_RESIDENT = len(STATES)  # timeline only
 NEVER = 1 << 62
 POLICIES = ("gty", "gto", "lrr")
