@@ -140,3 +140,24 @@ def test_the_default_report_fits_a_github_comment_and_full_gives_everything(tmp_
     default = run_cli("report", str(big)).stdout
     assert len(default) <= 65_536 < len(out.read_text())
     assert out.read_text() == run_cli("report", str(big), "--full").stdout
+
+
+def test_a_cut_report_of_several_files_says_the_share_left_out_of_all_the_time():
+    """Time shares are per file and device; what a cut report leaves out is said as a share of
+    all the kernel time of every file (summing per-file shares would pass 100%)."""
+    import re
+
+    import warpscope
+    from warpscope.analysis import analyze
+    from warpscope.report.kernels import kernels
+    from warpscope.report.markdown import render
+
+    profile = analyze(warpscope.load([H100 / "seed_full_raw.csv", CNN_STEP / "cnn_full_raw_base.csv.gz"]))
+    groups = kernels(profile)
+    assert sum(k.time_share_pct for k in groups) == pytest.approx(200)  # 100% of each file
+    text = render(profile, budget=20_000)
+    left, pct = re.search(r"… and (\d+) more kernels \(([\d.]+)% of the time\)", text).groups()
+    rest = groups[len(groups) - int(left) :]
+    total = sum(k.total_ns for k in groups)
+    assert float(pct) == pytest.approx(100 * sum(k.total_ns for k in rest) / total, abs=0.05)
+    assert float(pct) < 100

@@ -95,7 +95,9 @@ def _within(
         shown += 1
     table = table[:4] + rows[:shown] + [""]
     if shown < len(groups):
-        rest = sum(k.time_share_pct or 0.0 for k in groups[shown:])
+        # of all the kernel time (time shares are per file and device: summed over files, >100%)
+        total = sum(k.total_ns or 0.0 for k in groups)
+        rest = 100 * sum(k.total_ns or 0.0 for k in groups[shown:]) / total if total else 0.0
         table = table[:-1] + ["", f"… and {len(groups) - shown} more kernels ({pct(rest)} of the time).", ""]
     roof = _roofline(groups[:shown], roofline_figure)
     if _size(table) + _size(roof) > left:
