@@ -772,3 +772,20 @@ async def test_source_page_beside_its_report_fills_a_source_tab_in_order(size):
         await pilot.pause()
         caption = _text(screen.query_one("#source-caption", Static))
         assert "no per-line counter locates" in caption and "the hottest line" in caption
+
+
+def test_memory_tab_shows_local_traffic_only_where_a_kernel_spills():
+    """The cuDNN dgrad kernel of the PyTorch step spills: the Memory tab gives its local loads
+    and stores (requests, sectors, sectors per request) as the raw page states them; a kernel
+    without local traffic shows no local table."""
+    from warpscope.tui.screens import kernel_tabs
+
+    workspace = Workspace(warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz"))
+    ids = dict(zip(workspace.profile.launches["profiler_launch_id"], workspace.profile.launches["launch_id"]))
+    text = _text(Static(kernel_tabs.memory(workspace.detail([ids["60"]]))))
+    table = text.split("Local memory (spills, local arrays)", 1)[1]
+    assert [line.split() for line in table.strip().splitlines()[1:3]] == [
+        ["loads", "6,250", "25,000", "4"],
+        ["stores", "2,640", "10,560", "4"],
+    ]
+    assert "Local memory" not in _text(Static(kernel_tabs.memory(workspace.detail([ids["0"]]))))
