@@ -789,3 +789,32 @@ def test_memory_tab_shows_local_traffic_only_where_a_kernel_spills():
         ["stores", "2,640", "10,560", "4"],
     ]
     assert "Local memory" not in _text(Static(kernel_tabs.memory(workspace.detail([ids["0"]]))))
+
+
+async def test_y_copies_every_kernel_tab_even_an_empty_one(monkeypatch):
+    """`y` copies what each tab shows, on every tab, also where the tab has nothing to list (a
+    trace: no source lines, no findings); the tabs are labelled with their keys."""
+    from textual.widgets import Tab
+
+    from warpscope.tui.screens.kernel import NO_FINDINGS, NO_SOURCE
+
+    app = _app(PUBLIC_NVPROF / "magus_vectorAdd_gputrace.csv")
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, KernelScreen)
+        assert not screen.detail.kernel.findings and screen.detail.listing.is_empty()
+        labels = [str(tab.label) for tab in screen.query_one(TabbedContent).query(Tab)]
+        assert labels == [f"{i} {tab.capitalize()}" for i, tab in enumerate(TABS, 1)]
+        for number, tab in enumerate(TABS, 1):
+            await pilot.press(str(number), "y")
+            await pilot.pause()
+            assert len(copied) == number, tab
+        copy = dict(zip(TABS, copied))
+        assert copy["source"] == NO_SOURCE + "\n" and copy["findings"] == NO_FINDINGS + "\n"
+        assert copy["overview"].startswith("device ") and "GeForce GTX 1080 Ti" in copy["overview"]
+        assert copy["memory"].startswith("Global memory")
