@@ -413,7 +413,7 @@ def test_help_and_docs_name_every_key():
                     continue
                 shown = names.get(key, key)
                 if key.isdigit():
-                    shown = "`1`–`7`"
+                    shown = f"`1`–`{len(TABS)}`"
                 elif not shown.startswith("`"):
                     shown = f"`{shown}`"
                 assert shown in HELP, (screen.__name__, key)
@@ -789,6 +789,28 @@ def test_memory_tab_shows_local_traffic_only_where_a_kernel_spills():
         ["stores", "2,640", "10,560", "4"],
     ]
     assert "Local memory" not in _text(Static(kernel_tabs.memory(workspace.detail([ids["0"]]))))
+
+
+def test_every_kernel_tab_has_its_key_glossary_entry_help_and_docs():
+    """A tab of the kernel view is reached by its digit (1 to the number of tabs, in order),
+    opens a glossary entry with `g` (or none, said so), and is named in `?` and docs/tui.md:
+    in the keys (`1`–`N` and the names in order) and described in the Kernel view paragraph."""
+    from tests.conftest import ROOT
+    from warpscope.tui.screens.help import HELP
+    from warpscope.tui.screens.kernel import TAB_METRIC
+
+    digits = [(b.key, b.action) for b in KernelScreen.BINDINGS if b.key.isdigit()]
+    assert digits == [(str(i), f"tab('{tab}')") for i, tab in enumerate(TABS, 1)]
+    assert list(TAB_METRIC) == list(TABS)
+    assert [tab for tab, entry in TAB_METRIC.items() if entry is not None and lookup(entry) is None] == []
+    names = ", ".join(tab.capitalize() for tab in TABS)
+    keys = f"`1`–`{len(TABS)}`"
+    help_text = " ".join(HELP.split())
+    assert f"**Kernel view** — {keys} tabs ({names})" in help_text
+    doc = " ".join((ROOT / "docs" / "tui.md").read_text().split())
+    assert f"| kernel view | {keys} {names} ·" in doc
+    paragraph = doc.split("**Kernel view.**", 1)[1].split("**", 1)[0]
+    assert [tab for tab in TABS if f"{tab.capitalize()} (" not in paragraph] == []
 
 
 async def test_y_copies_every_kernel_tab_even_an_empty_one(monkeypatch):
