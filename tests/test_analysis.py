@@ -414,3 +414,26 @@ def test_few_resident_warps_counts_per_sm_that_has_work(analysed):
     tiny = rows.filter(pl.col("kernel_short") == "tinyBlocks")["message"][0]
     assert "1 block and 1 warp on each of the 40 SMs with a block (the other 92 have none)" in tiny
     assert "under the floor of 6 warps and 2 blocks per SM" in tiny
+
+
+def test_the_rules_tables_name_only_real_rules_categories_and_metrics():
+    """The tables beside the rules are keyed by name, so a misspelt or renamed name does
+    nothing, silently: what a finding follows from (impact.FOLLOWS_FROM), the categories that
+    are the caller's or the library's (impact), the per-line counters `j` jumps by
+    (FINDING_COUNTERS), and the canonical metrics graded exact, qualified or modelled
+    (evidence) must each name a registered rule, a category, a stall reason or a catalog id."""
+    from warpscope.analysis import evidence, impact
+    from warpscope.analysis.bottleneck import STALLS
+    from warpscope.explore.source_view import FINDING_COUNTERS
+    from warpscope.model.catalog import BY_ID
+
+    def known(key: str) -> bool:
+        reason = key.removeprefix("stall_reason:")
+        return reason in STALLS if reason != key else key in RULES
+
+    named = [*impact.FOLLOWS_FROM, *(r for causes in impact.FOLLOWS_FROM.values() for r in causes)]
+    assert [key for key in named if not known(key)] == []
+    categories = [*impact.LAUNCH_CATEGORIES, *impact.LIBRARY_INFO_CATEGORIES, *FINDING_COUNTERS]
+    assert [c for c in categories if c not in CATEGORIES] == []
+    graded = evidence._EXACT | evidence.QUALIFIED | evidence._MODELLED
+    assert sorted(m for m in graded if m not in BY_ID) == []

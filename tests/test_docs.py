@@ -1,10 +1,13 @@
-"""docs/schema.md lists exactly the columns the code defines."""
+"""The docs list exactly what the code defines: docs/schema.md the columns, docs/checklist.md
+the rules, docs/emulator.md the functions a kernel can call."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
+
+import numpy as np
 
 from tests.conftest import ROOT
 from warpscope.model import schema
@@ -69,3 +72,61 @@ def test_checklist_gives_every_rule_its_evidence_threshold_and_severity():
     ]
     assert [tuple(c.strip() for c in row) for row in rows] == expected
     assert all(r.evidence and r.threshold and r.severity for r in RULES.values())
+
+
+def _documented_in_the_kernel_language() -> tuple[set[str], set[str], str]:
+    """docs/emulator.md's "The kernel language": the ``cuda.`` names it lists (``a/b/c`` after a
+    prefix expanded: ``cuda.atomic.add/sub`` is ``atomic.add`` and ``atomic.sub``), the prefixes
+    it lists with ``*`` (``cuda.threadfence*``, ``math.*``), and the text of its code spans."""
+    doc = (ROOT / "docs" / "emulator.md").read_text()
+    section = doc.split("## The kernel language", 1)[1].split("\n## ", 1)[0]
+    spans = " ".join(re.findall(r"`([^`]+)`", section))
+    names: set[str] = set()
+    prefixes: set[str] = set()
+    for module, listed, star in re.findall(r"\b(cuda|math)\.([\w.]+(?:/[\w.]+)*)(\*?)", spans):
+        first, *others = listed.split("/")
+        head = first.rsplit(".", 1)[0] + "." if "." in first else ""
+        for name in [first, *(head + o for o in others)]:
+            (prefixes if star else names).add(f"{module}.{name}")
+    prefixes |= {f"{m}." for m in re.findall(r"\b(math)\.\*", spans)}
+    return names, prefixes, spans
+
+
+def test_emulator_doc_lists_every_intrinsic_a_kernel_can_call():
+    """Every function the emulator compiles from ``cuda.*``, ``math`` or Python's builtins is
+    named in docs/emulator.md's kernel language, and every ``cuda`` function a kernel can name
+    compiles (a placeholder in ``device_api`` without a builder would be a name that only fails)."""
+    import builtins
+    import math
+
+    from warpscope.emulator import device_api
+    from warpscope.emulator.intrinsics.registry import BUILDERS
+
+    names, prefixes, spans = _documented_in_the_kernel_language()
+    public: dict[str, object] = {}
+    for name, value in device_api.NAMES.items():
+        if isinstance(value, device_api.Namespace):
+            public.update({f"cuda.{name}.{k}": v for k, v in vars(value).items() if not k.startswith("_")})
+        elif callable(value) and not isinstance(value, device_api.Dim3Index):
+            public[f"cuda.{name}"] = value
+    assert [name for name, fn in public.items() if fn not in BUILDERS] == []
+    called: list[str] = []
+    for fn in BUILDERS:
+        name = getattr(fn, "__name__", "")
+        if getattr(fn, "__module__", None) == device_api.__name__:
+            called.append(f"cuda.{name}")  # the placeholders are named as a kernel names them
+        elif getattr(math, name, None) is fn:
+            called.append(f"math.{name}")
+        elif getattr(builtins, name, None) is fn:
+            called.append(name)
+        else:  # numpy scalar types: the doc's casts (`np.float32(x)`), any dtype alike
+            assert isinstance(fn, type) and issubclass(fn, np.generic), fn
+    undocumented = [
+        name
+        for name in called
+        if name not in names
+        and not any(name.startswith(p) for p in prefixes)
+        and not re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", spans)
+    ]
+    assert undocumented == []
+    assert "cuda.atomic.cas" in called and "math.sqrt" in called and "min" in called

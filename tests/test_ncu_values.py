@@ -307,3 +307,38 @@ def test_raw_page_keeps_every_cell_once(name):
                 assert (lid, c) not in long
             checked += 1
     assert checked == len(data) * len(columns) and len(data) == 22
+
+
+def test_local_memory_sectors_of_the_spilling_cudnn_kernels():
+    """Local-memory traffic (register spills) reaches `local_load_sectors` / `local_store_sectors`
+    as the raw page states it: the two cuDNN dgrad kernels of the PyTorch step that spill
+    (168 registers per thread), and an exact 0 where nothing spills."""
+    from tests.conftest import CNN_STEP
+    from tests.reference import number, rows
+
+    path = CNN_STEP / "cnn_full_raw_base.csv.gz"
+    table = rows(path)
+    col = {name: i for i, name in enumerate(table[0])}
+    assert table[1][col["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"]] == "sector"
+    in_file = {
+        int(row[col["ID"]]): (
+            number(row[col["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"]]),
+            number(row[col["l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"]]),
+        )
+        for row in table[2:]
+    }
+    assert {i: v for i, v in in_file.items() if v != (0, 0)} == {60: (25_000, 10_560), 74: (12_544, 12_800)}
+    profile = warpscope.load(path)
+    values = canonical_values(profile)
+    ids = dict(zip(profile.launches["profiler_launch_id"].cast(pl.Int64), profile.launches["launch_id"]))
+    assert len(ids) == len(in_file) == 90
+    for file_id, (loads, stores) in in_file.items():
+        stored = values[ids[file_id]]
+        assert (stored["local_load_sectors"], stored["local_store_sectors"]) == (loads, stores), file_id
+    spilling = profile.launches.filter(pl.col("profiler_launch_id").is_in(["60", "74"]))
+    assert spilling["kernel"].str.starts_with("sm90_xmma_dgrad_implicit_gemm").all()
+    assert set(spilling["registers_per_thread"]) == {168}
+    # the seed kernels never spill: an exact zero, stated, not a missing value
+    seed = warpscope.load(H100 / "seed_full_raw.csv")
+    heavy = seed.launches.filter(pl.col("kernel_short") == "heavyRegisters")["launch_id"].item()
+    assert canonical_values(seed)[heavy]["local_load_sectors"] == 0.0

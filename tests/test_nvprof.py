@@ -38,6 +38,8 @@ CHECKED = {
     "ipc": ("ipc_active", 1.0),
     "executed_ipc": ("ipc_active", 1.0),
     "gld_transactions": ("global_load_sectors", 1.0),
+    "local_load_transactions": ("local_load_sectors", 1.0),
+    "local_store_transactions": ("local_store_sectors", 1.0),
 }
 
 

@@ -415,7 +415,7 @@ def test_help_and_docs_name_every_key():
                     continue
                 shown = names.get(key, key)
                 if key.isdigit():
-                    shown = "`1`–`7`"
+                    shown = f"`1`–`{len(TABS)}`"
                 elif not shown.startswith("`"):
                     shown = f"`{shown}`"
                 assert shown in HELP, (screen.__name__, key)
@@ -774,3 +774,71 @@ async def test_source_page_beside_its_report_fills_a_source_tab_in_order(size):
         await pilot.pause()
         caption = _text(screen.query_one("#source-caption", Static))
         assert "no per-line counter locates" in caption and "the hottest line" in caption
+
+
+def test_memory_tab_shows_local_traffic_only_where_a_kernel_spills():
+    """The cuDNN dgrad kernel of the PyTorch step spills: the Memory tab gives its local loads
+    and stores (requests, sectors, sectors per request) as the raw page states them; a kernel
+    without local traffic shows no local table."""
+    from warpscope.tui.screens import kernel_tabs
+
+    workspace = Workspace(warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz"))
+    ids = dict(zip(workspace.profile.launches["profiler_launch_id"], workspace.profile.launches["launch_id"]))
+    text = _text(Static(kernel_tabs.memory(workspace.detail([ids["60"]]))))
+    table = text.split("Local memory (spills, local arrays)", 1)[1]
+    assert [line.split() for line in table.strip().splitlines()[1:3]] == [
+        ["loads", "6,250", "25,000", "4"],
+        ["stores", "2,640", "10,560", "4"],
+    ]
+    assert "Local memory" not in _text(Static(kernel_tabs.memory(workspace.detail([ids["0"]]))))
+
+
+def test_every_kernel_tab_has_its_key_glossary_entry_help_and_docs():
+    """A tab of the kernel view is reached by its digit (1 to the number of tabs, in order),
+    opens a glossary entry with `g` (or none, said so), and is named in `?` and docs/tui.md:
+    in the keys (`1`–`N` and the names in order) and described in the Kernel view paragraph."""
+    from tests.conftest import ROOT
+    from warpscope.tui.screens.help import HELP
+    from warpscope.tui.screens.kernel import TAB_METRIC
+
+    digits = [(b.key, b.action) for b in KernelScreen.BINDINGS if b.key.isdigit()]
+    assert digits == [(str(i), f"tab('{tab}')") for i, tab in enumerate(TABS, 1)]
+    assert list(TAB_METRIC) == list(TABS)
+    assert [tab for tab, entry in TAB_METRIC.items() if entry is not None and lookup(entry) is None] == []
+    names = ", ".join(tab.capitalize() for tab in TABS)
+    keys = f"`1`–`{len(TABS)}`"
+    help_text = " ".join(HELP.split())
+    assert f"**Kernel view** — {keys} tabs ({names})" in help_text
+    doc = " ".join((ROOT / "docs" / "tui.md").read_text().split())
+    assert f"| kernel view | {keys} {names} ·" in doc
+    paragraph = doc.split("**Kernel view.**", 1)[1].split("**", 1)[0]
+    assert [tab for tab in TABS if f"{tab.capitalize()} (" not in paragraph] == []
+
+
+async def test_y_copies_every_kernel_tab_even_an_empty_one(monkeypatch):
+    """`y` copies what each tab shows, on every tab, also where the tab has nothing to list (a
+    trace: no source lines, no findings); the tabs are labelled with their keys."""
+    from textual.widgets import Tab
+
+    from warpscope.tui.screens.kernel import NO_FINDINGS, NO_SOURCE
+
+    app = _app(PUBLIC_NVPROF / "magus_vectorAdd_gputrace.csv")
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, KernelScreen)
+        assert not screen.detail.kernel.findings and screen.detail.listing.is_empty()
+        labels = [str(tab.label) for tab in screen.query_one(TabbedContent).query(Tab)]
+        assert labels == [f"{i} {tab.capitalize()}" for i, tab in enumerate(TABS, 1)]
+        for number, tab in enumerate(TABS, 1):
+            await pilot.press(str(number), "y")
+            await pilot.pause()
+            assert len(copied) == number, tab
+        copy = dict(zip(TABS, copied))
+        assert copy["source"] == NO_SOURCE + "\n" and copy["findings"] == NO_FINDINGS + "\n"
+        assert copy["overview"].startswith("device ") and "GeForce GTX 1080 Ti" in copy["overview"]
+        assert copy["memory"].startswith("Global memory")

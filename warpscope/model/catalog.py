@@ -684,6 +684,24 @@ CATALOG: tuple[Metric, ...] = (
         nvprof=_n("local_store_requests"),
     ),
     Metric(
+        "local_load_sectors",
+        "sector",
+        "32-byte sectors local-memory loads touched in L1TEX (register spills, indexed local "
+        "arrays): the traffic behind local_load_requests.",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+        ncu=_n("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"),
+        nvprof=_n("local_load_transactions"),
+    ),
+    Metric(
+        "local_store_sectors",
+        "sector",
+        "32-byte sectors local-memory stores touched in L1TEX (register spills, indexed local "
+        "arrays): the traffic behind local_store_requests.",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+        ncu=_n("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"),
+        nvprof=_n("local_store_transactions"),
+    ),
+    Metric(
         "barrier_instructions",
         "inst",
         "Block barriers (__syncthreads) executed, per warp.",

@@ -35,6 +35,13 @@ TAB_METRIC = {
     "findings": None,
 }
 
+#: what the Source and Findings tabs show (and `y` copies) when there is nothing to list
+NO_SOURCE = (
+    "No per-line counters: they come from Nsight Compute's source page "
+    "(ncu --page source --csv) or from the emulator."
+)
+NO_FINDINGS = "No findings for this kernel."
+
 
 class KernelScreen(WarpscopeScreen):
     """Everything about one kernel; Escape goes back to the table."""
@@ -92,13 +99,7 @@ class KernelScreen(WarpscopeScreen):
             yield _scroll_pane("memory", 5, kernel_tabs.memory(d))
             with TabPane("6 Source", id="source"):
                 if d.listing.is_empty():
-                    yield Static(
-                        Text(
-                            "No per-line counters: they come from Nsight Compute's source page "
-                            "(ncu --page source --csv) or from the emulator."
-                        ),
-                        classes="empty",
-                    )
+                    yield Static(Text(NO_SOURCE), classes="empty")
                 else:
                     yield Static(self._source_caption(), id="source-caption")
                     yield Grid(
@@ -114,7 +115,7 @@ class KernelScreen(WarpscopeScreen):
     def _findings(self) -> OptionList | Static:
         k = self.detail.kernel
         if not k.findings:
-            return Static(Text("No findings for this kernel."), classes="empty")
+            return Static(Text(NO_FINDINGS), classes="empty")
         options = [
             Option(
                 kernel_tabs.finding(
@@ -236,15 +237,18 @@ class KernelScreen(WarpscopeScreen):
     def action_copy(self) -> None:
         tab = self.query_one(TabbedContent).active
         k = self.detail.kernel
+        listing = self.detail.listing
         if tab == "findings" and k.findings:
             index = self.query_one("#finding-list", OptionList).highlighted or 0
             text = kernel_tabs.finding_text(k.findings[index])
+        elif tab == "findings":
+            text = NO_FINDINGS + "\n"
+        elif tab == "source" and not listing.is_empty():
+            text = listing.table(self.source_order).write_csv(separator="\t")
+        elif tab == "source":
+            text = NO_SOURCE + "\n"
         else:
-            text = (
-                _plain(getattr(kernel_tabs, tab)(self.detail))
-                if tab != "source"
-                else self.detail.listing.table(self.source_order).write_csv(separator="\t")
-            )
+            text = _plain(getattr(kernel_tabs, tab)(self.detail))
         self.app.copy_to_clipboard(text)
         self.notify(f"{tab.capitalize()} copied to the clipboard (OSC 52).", title="Copy")
 

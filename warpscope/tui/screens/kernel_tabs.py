@@ -273,7 +273,11 @@ def memory(d: KernelDetail) -> RenderableType:
         "conflicts take n.",
         style="italic",
     )
-    parts: list[RenderableType] = [table, Text(""), shared, Text(""), notes]
+    parts: list[RenderableType] = [table, Text(""), shared]
+    local = _local_memory(m)
+    if local is not None:
+        parts += [Text(""), local]
+    parts += [Text(""), notes]
     lines = _per_line(
         d,
         (
@@ -288,6 +292,28 @@ def memory(d: KernelDetail) -> RenderableType:
     if lines is not None:
         parts += [_heading("Per source line"), lines]
     return Group(*parts)
+
+
+def _local_memory(m: dict[str, float]) -> Table | None:
+    """Local-memory loads and stores (register spills, indexed local arrays), where the kernel has any."""
+    keys = [f"local_{op}_{what}" for op in ("load", "store") for what in ("requests", "sectors")]
+    if not any(m.get(k) for k in keys):
+        return None
+    table = Table(
+        box=None,
+        header_style="bold",
+        pad_edge=False,
+        title="Local memory (spills, local arrays)",
+        title_justify="left",
+        title_style="bold underline",
+    )
+    for name in ("", "requests", "sectors", "sectors/request"):
+        table.add_column(name, justify="left" if not name else "right")
+    for op in ("load", "store"):
+        req, sec = m.get(f"local_{op}_requests"), m.get(f"local_{op}_sectors")
+        per = sec / req if sec is not None and req else None
+        table.add_row(op + "s", n(req, 0), n(sec, 0), n(per))
+    return table
 
 
 def finding_text(f: dict) -> str:
