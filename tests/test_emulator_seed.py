@@ -23,8 +23,9 @@ SASS = H100 / "seed_sass_counters_raw.csv"
 #   reduceSingleThread: thread 0's loop over temp[0..255] becomes LDS.128: 64 loads, not 256;
 #   reduceStridedIndex: for s = 1, sd[2t] and sd[2t+1] merge into one LDS.64: 21 loads per block, not 25.
 # Every other counter of these kernels, and every counter of the others, must be equal.
-#: the seed program at its real sizes takes most of the suite's emulation time
-pytestmark = pytest.mark.slow
+#: the seed program at its real sizes takes most of the suite's emulation time: run once, on one
+#: xdist worker (``--dist loadgroup``)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("seed_full_size")]
 
 VECTORISED_SHARED_LOADS = {"matmulTiled<16, 0>", "reduceSingleThread", "reduceStridedIndex"}
 

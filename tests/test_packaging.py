@@ -15,6 +15,8 @@ import pytest
 import warpscope
 from tests.conftest import H100, ROOT, run_entry_point
 
+#: the wheel is built in the source tree (setuptools' build/ and egg-info): one xdist worker builds it
+WHEEL = pytest.mark.xdist_group("wheel")
 #: a wheel of source, the demo's export and two small tables is well under this
 WHEEL_BUDGET = 1_500_000
 
@@ -33,6 +35,7 @@ def wheel(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
+@WHEEL
 def test_wheel_holds_one_package_with_its_data_and_nothing_else(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
@@ -52,6 +55,7 @@ def test_wheel_holds_one_package_with_its_data_and_nothing_else(wheel):
 
 
 @pytest.mark.slow
+@WHEEL
 def test_the_unpacked_wheel_reports_and_finds_its_demo_from_anywhere(wheel, tmp_path):
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
