@@ -60,6 +60,28 @@ def test_checklist_carries_the_seed_pairs_as_measured():
     assert out in doc
 
 
+def test_checklist_carries_the_calibration_suite_as_measured():
+    """docs/checklist.md's calibration table is what benchmarks/advice_calibration.py prints now,
+    on the suite's H100 exports and event timings."""
+    from tests.conftest import load_benchmark
+
+    calibration = load_benchmark("advice_calibration")
+    assert calibration.markdown(calibration.rows()) in (ROOT / "docs" / "checklist.md").read_text()
+
+
+def test_the_calibration_suite_is_whole():
+    """Every pair's two kernels were profiled and timed, each launch took >= 30 us (events), and
+    the suite has the pairs the calibration needs: >= 24 where the fix gains, >= 6 where it
+    does not."""
+    from tests.conftest import load_benchmark
+
+    calibration = load_benchmark("advice_calibration")
+    times = calibration.event_times()
+    rows = calibration.rows()
+    assert len(rows) >= 30 and min(times.values()) >= 27  # p03's after: 27 us
+    assert sum(r.gain for r in rows) >= 24 and sum(not r.gain for r in rows) >= 6
+
+
 def test_checklist_gives_every_rule_its_evidence_threshold_and_severity():
     from warpscope.analysis import CATEGORIES, RULES
 

@@ -1,0 +1,211 @@
+"""Estimated gains against fixes measured on the H100: the calibration suite.
+
+Each pair of ``tools/gpu/calibration_pairs.csv`` is a kernel and the same kernel with one fix of
+docs/checklist.md applied (same result, checked on the GPU's host). The suite was timed with CUDA
+events outside the profiler (``calibration_timings.csv``: two rounds of 25 launches after warm-up,
+medians) and profiled with ``ncu --set full`` (``sample_traces/h100/calibration/``). Per pair:
+
+- measured: the time the fix saved, in points of the "before" kernel's time (events, boost
+  clocks; ncu's own durations, at base clocks with caches flushed, beside it);
+- named: the estimate of warpscope's finding that names the applied fix (0 where none does);
+- top: what warpscope's top advice for the kernel is (its largest Fix-first entry, else its most
+  severe finding) and its estimate;
+- ncu: the largest estimate among Nsight Compute's own rules that report the same problem.
+
+A pair whose fix saves >= 5% is a gain pair; below that the fix is tempting but worthless (a
+null pair). The summary: median and mean |named - measured|, the share within 5 points, the
+gain pairs whose top advice names the fix, and false claims (on a null pair, a finding naming
+the fix at severity >= medium or with an estimate >= 10%; on any "after" kernel, a finding of
+the fixed category at severity >= medium).
+
+    python benchmarks/advice_calibration.py [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+import warpscope
+from warpscope.analysis import analyze
+from warpscope.analysis.finding import RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "sample_traces" / "h100" / "calibration"
+PAIRS = ROOT / "tools" / "gpu" / "calibration_pairs.csv"
+GAIN = 5.0  # points: a fix that saves less is a null pair
+SEVERITY = {"info": 0, "low": 1, "medium": 2, "high": 3}
+
+
+@dataclass(frozen=True)
+class Row:
+    pair: str
+    rule: str
+    fix: str
+    measured: float  # points of the before kernel's time, CUDA events
+    measured_ncu: float  # the same from ncu's durations
+    named: float  # estimate of the finding naming the fix (0: none)
+    named_severity: str
+    top_rule: str
+    top: float
+    ncu: float | None  # Nsight Compute's estimate for the same problem
+    after_claims: int  # findings >= medium of the fixed category on the after kernel
+
+    @property
+    def gain(self) -> bool:
+        return self.measured >= GAIN
+
+    @property
+    def error(self) -> float:
+        return abs(self.named - self.measured)
+
+    @property
+    def false_claim(self) -> bool:
+        claimed = SEVERITY.get(self.named_severity, 0) >= 2 or self.named >= 10
+        return (not self.gain and claimed) or self.after_claims > 0
+
+
+def event_times() -> dict[str, float]:
+    """kernel -> mean of its two rounds' medians, microseconds."""
+    rounds: dict[str, list[float]] = {}
+    with (SUITE / "calibration_timings.csv").open() as f:
+        for r in csv.DictReader(f):
+            rounds.setdefault(r["kernel"], []).append(float(r["median_us"]))
+    return {k: statistics.mean(v) for k, v in rounds.items()}
+
+
+def rows() -> list[Row]:
+    profile = analyze(
+        warpscope.load([SUITE / "calibration_raw_base.csv.gz", SUITE / "calibration_details.csv.gz"])
+    )
+    launches = profile.launches.select("launch_id", "kernel_short", "duration_ns")
+    by_kernel = {k: (lid, d) for lid, k, d in launches.iter_rows()}
+    findings = profile.findings.join(launches, on="launch_id")
+    times = event_times()
+    out = []
+    with PAIRS.open() as f:
+        for p in csv.DictReader(f):
+            before, after = p["before"], p["after"]
+            lid, ncu_before = by_kernel[before]
+            _, ncu_after = by_kernel[after]
+            ours = findings.filter((pl.col("launch_id") == lid) & (pl.col("origin") == "warpscope"))
+            named = ours.filter(pl.col("rule_id") == p["rule"]).sort("estimated_speedup_pct", descending=True)
+            top = _top(ours)
+            rule = RULES.get(p["rule"])
+            theirs = findings.filter(
+                (pl.col("launch_id") == lid)
+                & (pl.col("origin") != "warpscope")
+                & pl.col("rule_id").is_in(list(rule.ncu) if rule else [])
+            )["estimated_speedup_pct"].drop_nulls()
+            after_claims = findings.filter(
+                (pl.col("kernel_short") == after)
+                & (pl.col("origin") == "warpscope")
+                & (pl.col("category") == (rule.category if rule else ""))
+                & pl.col("severity").is_in(["medium", "high"])
+            ).height
+            out.append(
+                Row(
+                    pair=p["pair"],
+                    rule=p["rule"],
+                    fix=p["fix"],
+                    measured=100 * (1 - times[after] / times[before]),
+                    measured_ncu=100 * (1 - ncu_after / ncu_before),
+                    named=float(named["estimated_speedup_pct"].fill_null(0.0)[0]) if named.height else 0.0,
+                    named_severity=named["severity"][0] if named.height else "",
+                    top_rule=top[0],
+                    top=top[1],
+                    ncu=float(theirs.max()) if theirs.len() else None,  # type: ignore[arg-type]
+                    after_claims=after_claims,
+                )
+            )
+    return out
+
+
+def _top(ours: pl.DataFrame) -> tuple[str, float]:
+    """The kernel's top advice: its largest Fix-first entry, else its most severe finding."""
+    entries = ours.filter(
+        (pl.col("severity") != "info")
+        & (pl.col("category") != "stalls")
+        & pl.col("est_saved_ns").is_not_null()
+    ).sort("est_saved_ns", descending=True)
+    if entries.height:
+        return entries["rule_id"][0], float(entries["estimated_speedup_pct"][0] or 0.0)
+    ranked = ours.with_columns(pl.col("severity").replace_strict(SEVERITY, default=0).alias("_s")).sort(
+        "_s", descending=True
+    )
+    if ranked.height:
+        return ranked["rule_id"][0], float(ranked["estimated_speedup_pct"].fill_null(0.0)[0])
+    return "", 0.0
+
+
+def summary(rs: list[Row]) -> dict[str, float]:
+    gains = [r for r in rs if r.gain]
+    errors = [r.error for r in rs]
+    ncu_errors = [abs(r.ncu - r.measured) for r in rs if r.ncu is not None]
+    return {
+        "pairs": len(rs),
+        "gain_pairs": len(gains),
+        "median_error": statistics.median(errors),
+        "mean_error": statistics.mean(errors),
+        "gain_within_5": sum(r.error <= 5 for r in gains) / len(gains),
+        "top_names_fix": sum(r.top_rule == r.rule for r in gains),
+        "false_claims": sum(r.false_claim for r in rs),
+        "ncu_pairs": len(ncu_errors),
+        "ncu_median_error": statistics.median(ncu_errors) if ncu_errors else float("nan"),
+    }
+
+
+def markdown(rs: list[Row]) -> str:
+    lines = [
+        "| pair | fix | rule | measured (events) | measured (ncu) | named estimate | top advice | ncu's estimate |",
+        "|---|---|---|---:|---:|---:|---|---:|",
+    ]
+    for r in rs:
+        ncu = "–" if r.ncu is None else f"{r.ncu:.1f}"
+        named = f"{r.named:.1f}" + (f" ({r.named_severity})" if r.named_severity else " (none)")
+        top = f"`{r.top_rule}` {r.top:.1f}" if r.top_rule else "–"
+        lines.append(
+            f"| {r.pair} | {r.fix} | `{r.rule}` | {r.measured:.1f} | {r.measured_ncu:.1f} | {named} | {top} | {ncu} |"
+        )
+    s = summary(rs)
+    lines += [
+        "",
+        f"{s['pairs']} pairs, {s['gain_pairs']} where the fix saves ≥ {GAIN:.0f}%: |named − measured| "
+        f"median {s['median_error']:.1f} points, mean {s['mean_error']:.1f}; gain pairs within 5 points "
+        f"{100 * s['gain_within_5']:.0f}%; top advice names the fix on {s['top_names_fix']} of "
+        f"{s['gain_pairs']} gain pairs; {s['false_claims']} false claims. Nsight Compute's own estimates "
+        f"(on the {s['ncu_pairs']} pairs where a rule of its reports the problem): median "
+        f"|estimate − measured| {s['ncu_median_error']:.1f} points.",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--markdown", action="store_true", help="the table docs/checklist.md carries")
+    args = parser.parse_args()
+    rs = rows()
+    if args.markdown:
+        print(markdown(rs))
+        return
+    print(
+        f"{'pair':5} {'rule':30} {'meas':>6} {'ncu-d':>6} {'named':>6} {'top rule':30} {'top':>6} {'ncu':>6}"
+    )
+    for r in rs:
+        ncu = "" if r.ncu is None else f"{r.ncu:6.1f}"
+        flag = " FALSE" if r.false_claim else ""
+        print(
+            f"{r.pair:5} {r.rule:30} {r.measured:6.1f} {r.measured_ncu:6.1f} {r.named:6.1f} "
+            f"{r.top_rule:30} {r.top:6.1f} {ncu:>6}{flag}"
+        )
+    for k, v in summary(rs).items():
+        print(f"{k}: {v:.2f}" if isinstance(v, float) else f"{k}: {v}")
+
+
+if __name__ == "__main__":
+    main()
