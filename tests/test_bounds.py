@@ -36,13 +36,14 @@ def test_emulated_metrics_are_within_their_definitions(emulated_seed):
 
 
 def _is_export(path: Path) -> bool:
-    """Profiles with launches: not the notes, sources, logs, session pages and the error-only
-    file that lie beside them."""
+    """Profiles with launches: not the notes, sources, logs, session pages, timings and the
+    error-only file that lie beside them."""
     return (
         path.is_file()
         and path.suffix not in (".md", ".txt", ".cu", ".py")
         and "_session" not in path.name
         and "error_only" not in path.name
+        and "_timings" not in path.name  # the calibration suite's CUDA-event timings
     )
 
 

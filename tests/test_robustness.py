@@ -111,7 +111,10 @@ def _real_samples() -> list:
     files = [
         p
         for p in sorted(H100.rglob("*"))
-        if p.is_file() and p.suffix not in (".md", ".cu", ".txt") and "_session." not in p.name
+        if p.is_file()
+        and p.suffix not in (".md", ".cu", ".txt")
+        and "_session." not in p.name
+        and "_timings" not in p.name
     ]
     files += [p for p in public_samples() if p.suffix != ".md" and "error_only" not in p.name]
     return files
@@ -261,6 +264,7 @@ def test_a_damaged_saved_profile_never_takes_the_process_down():
 
 def _real_ncu_samples() -> list[Path]:
     found = sorted((ROOT / "sample_traces").rglob("*.csv")) + sorted((ROOT / "sample_traces").rglob("*.log"))
+    found = [p for p in found if "_timings" not in p.name]  # CUDA-event timings, not an export
     shipped = {p.name for p in found}
     unshipped = UNSHIPPED / "ncu"
     return found + sorted(p for p in unshipped.glob("*") if p.name not in shipped)

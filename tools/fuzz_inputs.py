@@ -57,7 +57,11 @@ def samples() -> dict[str, list[tuple[str, bytes]]]:
     from warpscope.errors import InputError
 
     h100 = ROOT / "sample_traces" / "h100"
-    files = sorted(p for p in h100.rglob("*") if p.is_file() and "cnn_step" not in p.parts)
+    files = sorted(
+        p
+        for p in h100.rglob("*")
+        if p.is_file() and "cnn_step" not in p.parts and "calibration" not in p.parts
+    )
     files += sorted(p for p in (ROOT / "sample_traces" / "public").rglob("*") if p.is_file())
     shipped = {p.name for p in files}
     if SHARED.is_dir():  # the public exports the repository may not ship
