@@ -274,8 +274,7 @@ def latency_bound(v: LaunchView) -> Finding | None:
     "stalls",
     ncu=("CPIStall",),
     checklist=("C6", "C7", "C8", "C12"),
-    speedup="min(cycles in this reason / all warp cycles per issued instruction, "
-    "1 − issue-slot utilization, 1 − busiest throughput / 90%) × 100: an upper bound",
+    speedup="none: a stall is a symptom; the finding that names its cause carries the gain",
     evidence="warp cycles per issued instruction and per stall reason, issue slots, the throughput of the unit waited on",
     threshold="one reason ≥ 30% of warp cycles, issue slots < 80% busy",
     severity="low; info where the unit it waits on is at ≥ 80% of peak (a symptom, never above low)",
@@ -325,7 +324,6 @@ def stall_reason(v: LaunchView) -> list[Finding]:
                 fix=fix[0].upper() + fix[1:] + ".",
                 threshold="one reason ≥ 30% of warp cycles, issue slots < 80% busy",
                 evidence=evidence,
-                estimated_speedup_pct=100 * v.latency_gain(share),
             )
         )
     return out

@@ -110,6 +110,13 @@ def fold_symptoms(found: list[Finding]) -> list[Finding]:
     return out
 
 
+def _floored(f: Finding, ceiling: float) -> Finding:
+    """``f`` with its estimate no larger than the launch floor leaves (``ceiling``: 0..1)."""
+    if f.estimated_speedup_pct is None or f.estimated_speedup_pct <= 100 * ceiling:
+        return f
+    return replace(f, estimated_speedup_pct=100 * ceiling)
+
+
 def cap(severity: str, ceiling: str) -> str:
     """The milder of ``severity`` and ``ceiling``."""
     return severity if _RANK[severity] >= _RANK[ceiling] else ceiling
@@ -117,13 +124,13 @@ def cap(severity: str, ceiling: str) -> str:
 
 def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: float) -> list[Finding]:
     """``found`` (one launch's findings) graded, weighed against the program, and capped."""
-    found = fold_symptoms(found)
+    found = [_floored(f, view.floor_ceiling) for f in fold_symptoms(found)]
     duration = view.get("duration_ns")
     gains = [min(1.0, max(0.0, (f.estimated_speedup_pct or 0.0) / 100)) for f in found]
     combined = 1.0
     for g in gains:
         combined *= 1.0 - g
-    combined = 1.0 - combined
+    combined = min(1.0 - combined, view.floor_ceiling)  # fixes together still leave the floor
     scale = combined / sum(gains) if sum(gains) > 0 else 0.0
     kernel_share = 100.0 * kernel_ns / total_ns if total_ns > 0 else None
     out = []

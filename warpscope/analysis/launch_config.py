@@ -166,7 +166,9 @@ def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
     "launch_config",
     ncu=("LaunchConfiguration", "SOLBottleneck"),
     checklist=("C3",),
-    speedup="(SMs − blocks) / SMs × 100: the share of SMs left with nothing to run",
+    speedup="(1 − blocks × warps per block / (SMs × resident warps per SM)) × 100, at most "
+    "1 − busiest throughput / 90%: the warps the GPU could hold that the grid leaves empty, up to "
+    "the roof (without the occupancy: the share of SMs left with nothing to run)",
     evidence="grid size, SM count, block size",
     threshold="blocks < SMs",
     severity="high: half the SMs idle or more; medium: a fifth; else low",
@@ -202,8 +204,21 @@ def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
         fix=fix,
         threshold="blocks < SMs (high: half the SMs idle or more; medium: a fifth)",
         evidence=evidence,
-        estimated_speedup_pct=100.0 * (sms - grid) / sms,
+        estimated_speedup_pct=100.0 * _parallelism_gain(v, grid, sms, idle),
     )
+
+
+def _parallelism_gain(v: LaunchView, grid: int, sms: int, idle_sms: float) -> float:
+    """The time (0..1) more blocks could save: the resident warps the GPU could hold against the
+    ones this grid brings (all of its blocks resident at once), no more than the busiest unit's
+    distance to its roof. Without the occupancy, the idle SMs' share."""
+    warps = v.warps_per_block
+    occ = v.occupancy
+    if not warps or occ is None or not occ.active_warps_per_sm:
+        return idle_sms
+    raw = max(0.0, 1.0 - grid * warps / (sms * occ.active_warps_per_sm))
+    headroom = v.roof_headroom
+    return raw if headroom is None else min(raw, headroom)
 
 
 @rule(
@@ -211,6 +226,8 @@ def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
     "launch_config",
     ncu=("LaunchConfiguration",),
     checklist=("C3",),
+    speedup="while every block is resident at once (under 0.9 of a wave): (1 − blocks × warps per "
+    "block / (SMs × resident warps per SM)) × 100, at most 1 − busiest throughput / 90%",
     evidence="grid size, SM count, waves per SM",
     threshold="1–4 blocks per SM",
     severity="medium: < 2 per SM and under 0.9 of a wave; else low",
@@ -233,6 +250,7 @@ def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
         fix=f"Aim for {2 * sms}–{4 * sms} blocks or more (2–4 × {sms} SMs): smaller blocks or less work per block.",
         threshold="blocks < 2 × SMs and under 0.9 of a wave (medium), < 4 × SMs (low)",
         evidence={"grid_size": grid, "sm_count": sms},
+        estimated_speedup_pct=100.0 * _parallelism_gain(v, grid, sms, 0.0) if not fills else None,
     )
 
 
@@ -250,17 +268,20 @@ def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
 def tail_effect(v: LaunchView) -> Finding | None:
     """A partial last wave: for its whole duration most SMs have nothing to do."""
     waves = v.get("waves_per_sm")
+    grid, sms = v.grid_size, v.sm_count
+    if grid and sms and v.occupancy and v.occupancy.active_blocks_per_sm:
+        # exactly, from the grid: a file rounds waves (1.00 for one wave and one block)
+        waves = grid / (int(sms) * v.occupancy.active_blocks_per_sm)
     if waves is None or waves < 1:
         return None
     whole = math.floor(waves)
     part = waves - whole
-    if part < 0.01:
+    if part < 1e-6:
         return None
     gain = 100.0 * (1.0 - part) / (whole + 1)
     if gain < 5:
         return None
     evidence: dict[str, float] = {"waves_per_sm": waves}
-    grid, sms = v.grid_size, v.sm_count
     fix = "Size the grid to whole waves, or make more, shorter waves (more blocks with less work each)."
     if grid and v.occupancy and sms:
         per_wave = int(sms) * v.occupancy.active_blocks_per_sm

@@ -57,6 +57,10 @@ def _pattern_fix(op: str, spr: float, ideal: float) -> str:
     )
 
 
+#: what a coalescing fix leaves to do: the SM's instructions (fewer sectors, the same arithmetic)
+COALESCING_LEAVES = ("sm_throughput_pct",)
+#: what padding a shared tile leaves to do: the DRAM traffic (fewer wavefronts, the same bytes)
+PADDING_LEAVES = ("dram_throughput_pct",)
 #: what to collect when sectors per request cannot tell strided access from wide vectors
 COLLECT_COALESCING = (
     "collect `--section MemoryWorkloadAnalysis_Tables` (excess sectors) or "
@@ -71,7 +75,8 @@ COLLECT_COALESCING = (
     checklist=("C7", "C8"),
     speedup="memory throughput % × excess sectors / all sectors; excess from Nsight Compute's exact "
     "count (derived__memory_l2_theoretical_sectors_global_excessive), else from bytes per sector, "
-    "else at least the sectors beyond 16 per request",
+    "else at least the sectors beyond 16 per request; at most 1 − SM throughput / 90%: the "
+    "instructions stay",
     evidence="excess sectors (exact), bytes per sector, sectors and requests per operation, memory throughput",
     threshold="excess sectors ≥ 10% of the sectors moved; from sectors per request alone > 16 (≤ 16: info, can't tell the width)",
     severity="high: ≥ 50% of sectors excess; medium: ≥ 25%; else low; at most medium from sectors per request alone",
@@ -115,7 +120,8 @@ def _coalescing_from_excess(v: LaunchView, ops: dict[str, GlobalOp], total: floa
         fix=_pattern_fix(worst_op, spr, IDEAL_SECTORS),
         threshold="excess sectors ≥ 10% of the sectors moved",
         evidence=evidence,
-        estimated_speedup_pct=(mem if mem is not None else 100.0) * share,
+        estimated_speedup_pct=100
+        * v.within_untouched_roofs((mem if mem is not None else 100.0) * share / 100, *COALESCING_LEAVES),
         confidence="high",
     )
 
@@ -173,7 +179,14 @@ def _coalescing_from_ratio(
     mem = v.get("memory_throughput_pct")
     if mem is not None:
         evidence["memory_throughput_pct"] = mem
-    gain = (mem if mem is not None else 100.0) * excess / total if total else None
+    gain = (
+        100
+        * v.within_untouched_roofs(
+            (mem if mem is not None else 100.0) * excess / total / 100, *COALESCING_LEAVES
+        )
+        if total
+        else None
+    )
     parts = [
         f"global {op}s {num(x[0], 2)} sectors per request (ideal {num(x[1], 0)})" for op, x in bad.items()
     ]
@@ -218,7 +231,8 @@ def _near_power_of_two(x: float) -> int | None:
     checklist=("C6",),
     speedup="conflict wavefronts / (SMs × elapsed SM cycles) × 100: the cycles the SMs' shared-memory "
     "pipes spend on replays (one wavefront per cycle per SM) as a share of the launch; without "
-    "cycle counts, conflict share × L1TEX throughput % (Nsight Compute's estimate)",
+    "cycle counts, conflict share × L1TEX throughput % (Nsight Compute's estimate); at most "
+    "1 − DRAM throughput / 90%: the DRAM traffic stays",
     evidence="excess shared wavefronts (exact), wavefronts, requests and conflict counters per operation, elapsed SM cycles, SM count",
     threshold="bank conflicts ≥ 10% of shared wavefronts",
     severity="high: ≥ 8-way or ≥ 50% of wavefronts; medium: ≥ 25%; else low; low confidence on the hardware counter alone",
@@ -308,8 +322,15 @@ def shared_bank_conflicts(v: LaunchView) -> Finding | None:
         fix=fix,
         threshold="bank conflicts ≥ 10% of shared wavefronts",
         evidence=evidence,
-        estimated_speedup_pct=_replay_share(v, excess if excess is not None else all_conf)
-        or share * (l1 if l1 is not None else 100.0),
+        estimated_speedup_pct=100
+        * v.within_untouched_roofs(
+            (
+                _replay_share(v, excess if excess is not None else all_conf)
+                or share * (l1 if l1 is not None else 100.0)
+            )
+            / 100,
+            *PADDING_LEAVES,
+        ),
     )
 
 

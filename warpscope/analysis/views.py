@@ -29,6 +29,10 @@ _FROM_LAUNCH = (
 #: the share of peak the best streaming kernels reach on real hardware (H100, warpscope's probe
 #: kernels in sample_traces/h100/advice_full_raw_base.csv.gz: 88.7–91.5% of DRAM peak), the roof in practice
 PRACTICAL_ROOF_PCT = 90.0
+#: the launch floor: what Nsight Compute measures for the shortest launch (an empty kernel took
+#: 2.24-2.43 us on the H100, tools/gpu/measured/h100_launch_floor.txt); no fix takes a launch
+#: below it. Measured on sm_90 only; other architectures are assumed alike.
+LAUNCH_FLOOR_NS = 2240.0
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,24 @@ class LaunchView:
         a kernel faster than its busiest unit allows."""
         busiest = self.busiest_pct
         return None if busiest is None else max(0.0, 1.0 - busiest / PRACTICAL_ROOF_PCT)
+
+    @property
+    def floor_ceiling(self) -> float:
+        """The largest gain (0..1) any fix can bring: the launch cannot end before the launch floor."""
+        duration = self.get("duration_ns")
+        if not duration:
+            return 1.0
+        return max(0.0, 1.0 - LAUNCH_FLOOR_NS / duration)
+
+    def within_untouched_roofs(self, fraction: float, *untouched: str) -> float:
+        """A gain (0..1) no larger than the units a fix leaves alone allow: with ``untouched``
+        throughputs (% of peak) still to deliver, the kernel cannot run faster than the busiest
+        of them at the practical roof (coalescing leaves the SM's instructions, padding the DRAM
+        traffic)."""
+        known = [x for x in (self.get(m) for m in untouched) if x is not None]
+        if not known:
+            return fraction
+        return min(fraction, max(0.0, 1.0 - max(known) / PRACTICAL_ROOF_PCT))
 
     def latency_gain(self, fraction: float) -> float:
         """A latency-hiding gain (0..1) capped by the idle issue slots and the roof headroom."""
