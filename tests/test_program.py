@@ -199,3 +199,30 @@ def test_the_reports_show_the_step():
     text = render(profile)
     assert "a step of 141 launches repeated 2 times" in text
     assert "| GEMM and attention | 35 |" in text
+
+
+def test_fix_first_never_pools_two_programs(emulated_seed):
+    """The H100 export and the emulated seed workload open together (the demo): a kernel of both
+    has an entry per file, each a share of its own file's kernel time."""
+    from warpscope.report.opportunities import opportunities
+
+    profile = analyze(
+        warpscope.load([ROOT / "sample_traces" / "h100" / "seed_full_raw.csv", emulated_seed[0]])
+    )
+    entries = opportunities(profile)
+    files = {e["source_file"] for e in entries}
+    assert len(files) == 2
+    both = [
+        e
+        for e in entries
+        if e["kernel_short"] == "transposeShared<0>" and e["rule"] == "shared_bank_conflicts"
+    ]
+    assert (
+        len(both) == 2 and {e["source_file"] for e in both} == files and all(e["launches"] == 1 for e in both)
+    )
+    for source in files:
+        kernel_ns = profile.launches.filter(pl.col("source_file") == source)["duration_ns"].sum()
+        mine = [e for e in entries if e["source_file"] == source and e["est_saved_ns"] is not None]
+        assert sum(e["est_saved_ns"] for e in mine) <= kernel_ns
+        for e in mine:
+            assert e["program_share_pct"] == pytest.approx(100 * e["est_saved_ns"] / kernel_ns)

@@ -111,3 +111,10 @@ def test_whole_run(snap_compare, size, no_color):
     # a profiled training loop (H100): its step, the time by family, the advice about the program
     profile = warpscope.load(H100 / "trainloop" / "trainloop_fused_raw_base.csv.gz")
     assert snap_compare(WarpscopeApp(Workspace(profile)), terminal_size=size, run_before=_then("w"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_fix_first_keeps_the_h100_and_the_emulator_apart(snap_compare, size, no_color, emulated_seed):
+    # the demo's two programs: the H100 export and the emulated seed workload, one row each
+    profile = warpscope.load([H100 / "seed_full_raw.csv", emulated_seed[0]])
+    assert snap_compare(WarpscopeApp(Workspace(profile)), terminal_size=size, run_before=_then("x"))

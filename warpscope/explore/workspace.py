@@ -120,9 +120,13 @@ class Workspace:
         )
         return run_records(profile, min_launches=0), findings, copies
 
-    def launches_of_kernel(self, kernel_short: str) -> list[int]:
-        """The launches of the kernel-table row that holds ``kernel_short``'s first launch."""
-        ids = self.profile.launches.filter(pl.col("kernel_short") == kernel_short)["launch_id"]
+    def launches_of_kernel(self, kernel_short: str, source_file: str | None = None) -> list[int]:
+        """The launches of the kernel-table row that holds ``kernel_short``'s first launch (in
+        ``source_file``, where given)."""
+        named = pl.col("kernel_short") == kernel_short
+        if source_file is not None:
+            named &= pl.col("source_file") == source_file
+        ids = self.profile.launches.filter(named)["launch_id"]
         return self.launches_of(self.group_of(int(ids[0]))) if len(ids) else []
 
     def markdown_report(self) -> str:

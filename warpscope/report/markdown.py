@@ -8,6 +8,7 @@ ordered by estimated gain, each with why, fix, evidence and Nsight Compute's mat
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -132,10 +133,13 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
         "| # | kernel | problem | severity | confidence | launches | kernel time | est. saved | of program |",
         "|---:|---|---|---|---|---:|---:|---:|---:|",
     ]
+    several = len({e["source_file"] for e in entries}) > 1  # an export and its emulation: apart
     for i, e in enumerate(entries[:FIX_FIRST_ROWS], 1):
         kernel = md_cell(e["kernel_short"] or e["kernel"]) + (
             f" ({md_cell(e['library'])})" if e["library"] else ""
         )
+        if several:
+            kernel += f" · {md_cell(Path(e['source_file'] or '').name)}"
         out.append(
             f"| {i} | {kernel} | {md_code(e['rule'])} | {e['severity']} | {e['confidence']} | {e['launches']} "
             f"| {us(e['time_ns'])} | {DASH if e['est_saved_ns'] is None else us(e['est_saved_ns'])} "

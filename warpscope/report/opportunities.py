@@ -14,12 +14,14 @@ from warpscope.model.profile import Profile
 
 
 def opportunities(profile: Profile) -> list[dict[str, Any]]:
-    """Entries with ``kernel``, ``kernel_short``, ``library``, ``rule``, ``category``, ``severity``,
+    """Entries with ``kernel``, ``kernel_short``, ``source_file``, ``library``, ``rule``, ``category``, ``severity``,
     ``confidence``, ``launches``, ``time_ns`` (the kernel's total time), ``est_saved_ns``,
     ``program_share_pct`` and ``fix``; largest saving first.
 
     An entry never saves more than its kernel takes, nor do a kernel's entries together:
     ``analyze`` splits each launch's combined gain (1 − Π(1 − gᵢ)) among its findings.
+    Launches of different files are different programs (an H100 export and its emulation):
+    their entries stay apart, each ``program_share_pct`` a share of its own file's kernel time.
     Findings of severity ``info``, ones with no estimate, and stall reasons (symptoms: the
     finding that names their cause carries the fix) are not opportunities.
 
@@ -27,9 +29,13 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
     it is launched and whatever its estimates: its entries lead the list, or, where it has none
     (a library kernel, whose launch findings are only info), a ``dominant_kernel`` entry does.
     """
-    launches = profile.launches.select("launch_id", "kernel", "kernel_short", "duration_ns")
-    total = launches["duration_ns"].sum() or 0.0
-    kernel_time = launches.group_by("kernel_short").agg(pl.col("duration_ns").sum().alias("time_ns"))
+    launches = profile.launches.select("launch_id", "source_file", "kernel", "kernel_short", "duration_ns")
+    # each file is a program of its own (an H100 export and its emulation, a baseline run):
+    # its kernels' entries and shares are never pooled with another file's
+    file_total = launches.group_by("source_file").agg(pl.col("duration_ns").sum().alias("_file_ns"))
+    kernel_time = launches.group_by("source_file", "kernel_short").agg(
+        pl.col("duration_ns").sum().alias("time_ns")
+    )
     found = (
         profile.findings.filter(
             (pl.col("origin") == "warpscope")
@@ -55,7 +61,7 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
     if found.is_empty():
         return lead
     grouped = (
-        found.group_by("kernel_short", "rule_id")
+        found.group_by("source_file", "kernel_short", "rule_id")
         .agg(
             pl.col("kernel").first(),
             pl.col("category").first(),
@@ -65,13 +71,17 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
             pl.col("est_saved_ns").sum(),
             pl.col("fix").sort_by("est_saved_ns", descending=True).first(),
         )
-        .join(kernel_time, on="kernel_short")
-        .sort(["est_saved_ns", "kernel_short", "rule_id"], descending=[True, False, False])
+        .join(kernel_time, on=["source_file", "kernel_short"])
+        .join(file_total, on="source_file")
+        .sort(
+            ["est_saved_ns", "source_file", "kernel_short", "rule_id"], descending=[True, False, False, False]
+        )
     )
     entries = [
         {
             "kernel": r["kernel"],
             "kernel_short": r["kernel_short"],
+            "source_file": r["source_file"],
             "library": library_of(r["kernel_short"]),
             "rule": r["rule_id"],
             "category": r["category"],
@@ -80,7 +90,7 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
             "launches": r["launches"],
             "time_ns": r["time_ns"],
             "est_saved_ns": r["est_saved_ns"],
-            "program_share_pct": 100.0 * r["est_saved_ns"] / total if total else None,
+            "program_share_pct": 100.0 * r["est_saved_ns"] / r["_file_ns"] if r["_file_ns"] else None,
             "fix": r["fix"],
         }
         for r in grouped.iter_rows(named=True)
@@ -105,6 +115,7 @@ def _dominant_entries(profile: Profile, dominant: pl.DataFrame, has_entry: set[s
             {
                 "kernel": named["kernel"][0],
                 "kernel_short": r["kernel_short"],
+                "source_file": named["source_file"][0],
                 "library": library_of(r["kernel_short"]),
                 "rule": "dominant_kernel",
                 "category": "program",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -30,7 +31,9 @@ class FixFirstScreen(WarpscopeScreen):
     def compose(self) -> ComposeResult:
         self.entries: list[dict[str, Any]] = self.workspace.opportunities()
         saved = sum(e["est_saved_ns"] or 0.0 for e in self.entries)
-        share = sum(e["program_share_pct"] or 0.0 for e in self.entries)
+        kernel_time = float(self.workspace.profile.launches["duration_ns"].sum() or 0.0)
+        share = 100 * saved / kernel_time if kernel_time else None
+        files = {e["source_file"] for e in self.entries}
         title = Text("Fix first", style="bold")
         title.append(
             f" · {len(self.entries)} (kernel, problem) pairs; together they may save {t(saved)}"
@@ -52,7 +55,7 @@ class FixFirstScreen(WarpscopeScreen):
             "Kernel time",
         )
         for i, e in enumerate(self.entries, 1):
-            table.add_row(*_cells(i, e), key=str(i - 1))
+            table.add_row(*_cells(i, e, with_file=len(files) > 1), key=str(i - 1))
         yield table
         yield Footer()
 
@@ -71,7 +74,7 @@ class FixFirstScreen(WarpscopeScreen):
             return
         from warpscope.tui.screens.kernel import KernelScreen
 
-        ids = self.workspace.launches_of_kernel(entry["kernel_short"])
+        ids = self.workspace.launches_of_kernel(entry["kernel_short"], entry["source_file"])
         if ids:
             self.app.push_screen(KernelScreen(ids, tab="findings"))
 
@@ -87,10 +90,12 @@ class FixFirstScreen(WarpscopeScreen):
         self.notify("Entry and its fix copied to the clipboard (OSC 52).", title="Copy")
 
 
-def _cells(i: int, e: dict[str, Any]) -> list[Text | str]:
+def _cells(i: int, e: dict[str, Any], *, with_file: bool) -> list[Text | str]:
     kernel = literal(one_line(e["kernel_short"], 60))
     if e["library"]:
         kernel.append(f" ({e['library']})", style="dim")
+    if with_file:  # an H100 export and its emulation: the same kernel, two programs
+        kernel.append(f" · {one_line(Path(e['source_file'] or '').name, 40)}", style="dim")
     return [
         str(i),
         Text(t(e["est_saved_ns"]), justify="right"),
