@@ -103,6 +103,13 @@ MEMORY_STALLS = frozenset({"long_scoreboard", "lg_throttle", "drain", "tex_throt
 PIPE_STALLS = frozenset({"math_pipe_throttle", "mio_throttle", "short_scoreboard", "wait", "dispatch_stall"})
 
 
+def _mostly_shared(v: LaunchView) -> bool:
+    """More shared-memory wavefronts than global sectors: the L1 traffic is shared memory."""
+    shared = sum(v.get(f"shared_{op}_wavefronts") or 0.0 for op in ("load", "store"))
+    global_ = sum(v.get(f"global_{op}_sectors") or 0.0 for op in ("load", "store"))
+    return shared > global_ > 0
+
+
 @rule(
     "memory_bound",
     "memory_bound",
@@ -111,7 +118,7 @@ PIPE_STALLS = frozenset({"math_pipe_throttle", "mio_throttle", "short_scoreboard
     speedup="below the roof: 1 − memory throughput / 90% (the practical roof) × 100",
     evidence="DRAM, L1 and L2 throughput, memory and SM throughput, arithmetic intensity, the top stall",
     threshold="memory ≥ 80%, or ≥ 60% and 10 points above compute",
-    severity="low at the DRAM roof; medium at a cache roof (≥ 80%) with DRAM far below; below the roof medium when waiting on loads and worth ≥ 20%; else low",
+    severity="low at the DRAM roof; medium at a cache roof (≥ 80%) with DRAM far below, low where the cache traffic is mostly shared memory (already tiled); below the roof medium when waiting on loads and worth ≥ 20%; else low",
 )
 def memory_bound(v: LaunchView) -> Finding | None:
     """Memory throughput ≥ 60% of peak and well above compute: bytes bound the kernel.
@@ -146,6 +153,14 @@ def memory_bound(v: LaunchView) -> Finding | None:
         fix = (
             "Only fewer bytes make it faster: fuse kernels that pass data through DRAM, use narrower "
             "types, skip data that is not needed. The access pattern itself is already as good as DRAM allows."
+        )
+    elif in_caches and _mostly_shared(v):
+        # the reuse is already staged in shared memory (a tiled kernel): tiling again is no fix
+        severity, title = "low", "shared-memory-bound" + (" (at the roof)" if mem >= 80 else "")
+        fix = (
+            "The traffic is shared memory the kernel stages on purpose. Make each shared load feed "
+            "more arithmetic: register tiling (each thread computes a 2×2 or 4×4 block of outputs "
+            "from values held in registers), wider shared loads (float4), or tensor cores."
         )
     elif in_caches:
         severity = "medium" if mem >= 80 else "low"

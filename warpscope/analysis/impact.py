@@ -55,7 +55,14 @@ _MEMORY_ROOTS = ("uncoalesced_global_access", "shared_bank_conflicts")
 #: a finding (rule, or ``stall_reason:<reason>``) and the findings that explain it when they
 #: fire on the same launch: one problem, one finding (the symptom is kept, as info, saying so)
 FOLLOWS_FROM: dict[str, tuple[str, ...]] = {
-    "achieved_occupancy_gap": (*_LAUNCH_ROOTS, "tail_effect", "serial_reduction", "memory_bound"),
+    "achieved_occupancy_gap": (
+        *_LAUNCH_ROOTS,
+        "block_size_not_warp_multiple",
+        "block_size_outside_128_256",
+        "tail_effect",
+        "serial_reduction",
+        "memory_bound",
+    ),
     "few_resident_warps": (*_LAUNCH_ROOTS, "occupancy_limited"),
     "latency_bound": (
         *_LAUNCH_ROOTS,
