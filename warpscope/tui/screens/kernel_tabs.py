@@ -224,16 +224,21 @@ def stalls(d: KernelDetail) -> RenderableType:
     return Group(*parts)
 
 
-def memory(d: KernelDetail) -> RenderableType:
-    m = d.kernel.metrics
-    table = Table(
+def _titled_table(title: str) -> Table:
+    """A borderless table under an underlined title (the Memory tab's sections)."""
+    return Table(
         box=None,
         header_style="bold",
         pad_edge=False,
-        title="Global memory",
+        title=title,
         title_justify="left",
         title_style="bold underline",
     )
+
+
+def memory(d: KernelDetail) -> RenderableType:
+    m = d.kernel.metrics
+    table = _titled_table("Global memory")
     for name in ("", "requests", "sectors", "sectors/request", "efficiency", "excess sectors"):
         table.add_column(name, justify="left" if not name else "right")
     excess_total = m.get("global_excess_sectors")  # ncu states it for loads and stores together
@@ -246,14 +251,7 @@ def memory(d: KernelDetail) -> RenderableType:
         )
     if excess_total is not None:
         table.add_row("both", "", "", "", "", n(excess_total, 0))
-    shared = Table(
-        box=None,
-        header_style="bold",
-        pad_edge=False,
-        title="Shared memory",
-        title_justify="left",
-        title_style="bold underline",
-    )
+    shared = _titled_table("Shared memory")
     for name in ("", "requests", "wavefronts", "wavefronts/request", "bank conflicts", "conflict share"):
         shared.add_column(name, justify="left" if not name else "right")
     for op in ("load", "store"):
@@ -299,14 +297,7 @@ def _local_memory(m: dict[str, float]) -> Table | None:
     keys = [f"local_{op}_{what}" for op in ("load", "store") for what in ("requests", "sectors")]
     if not any(m.get(k) for k in keys):
         return None
-    table = Table(
-        box=None,
-        header_style="bold",
-        pad_edge=False,
-        title="Local memory (spills, local arrays)",
-        title_justify="left",
-        title_style="bold underline",
-    )
+    table = _titled_table("Local memory (spills, local arrays)")
     for name in ("", "requests", "sectors", "sectors/request"):
         table.add_column(name, justify="left" if not name else "right")
     for op in ("load", "store"):
