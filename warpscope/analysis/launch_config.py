@@ -122,8 +122,9 @@ def block_size_outside_128_256(v: LaunchView) -> Finding | None:
     "launch_config",
     ncu=("TheoreticalOccupancy",),
     checklist=("C2", "C11"),
-    speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization) × 100: "
-    "warp slots the block-slot limit leaves empty, counted only while issue slots idle",
+    speedup="min(1 − achieved (else theoretical) occupancy / 100, 1 − issue-slot utilization, "
+    "1 − busiest throughput / 90%) × 100: warp slots the tiny blocks leave empty, counted only "
+    "while issue slots idle and up to the roof",
     evidence="block size, the block-slot limit, theoretical occupancy",
     threshold="block-slot limit binds and theoretical occupancy < 100% (never with fewer blocks than SMs)",
     severity="high: theoretical occupancy ≤ 50%; else medium",
@@ -157,8 +158,15 @@ def blocks_too_small_for_sm(v: LaunchView) -> Finding | None:
             "block_limit_blocks": occ.block_limit_blocks,
             "theoretical_occupancy_pct": round(occ.occupancy_pct, 2),
         },
-        estimated_speedup_pct=100 * v.capped(1 - occ.occupancy_pct / 100),
+        estimated_speedup_pct=100 * v.latency_gain(1 - _resident_pct(v, occ.occupancy_pct) / 100),
     )
+
+
+def _resident_pct(v: LaunchView, theoretical: float) -> float:
+    """The warp slots a launch keeps filled: achieved occupancy where measured (tiny blocks also
+    start slowly, so it falls below the theoretical), else the theoretical."""
+    achieved = v.get("achieved_occupancy_pct")
+    return min(achieved, theoretical) if achieved is not None else theoretical
 
 
 @rule(
