@@ -132,7 +132,11 @@ def test_seed_lessons_are_still_found(seed_raw):
     assert found("heavyRegisters", "occupancy")
     assert found("bigShared", "occupancy", "medium")
     assert found("tinyBlocks", "launch_config", "medium")
-    assert found("reduceInterleaved", "divergence", "medium")
+    # the notes' lesson (divergent % in the tree) is still said, as a symptom of the shared-memory
+    # tree whose fix (shuffles) comes first: on the H100 their "fix", the strided index, was
+    # 17.9% slower (8.58 -> 10.11 us) while shuffles saved 27% (docs/checklist.md, seed pairs)
+    assert found("reduceInterleaved", "divergence", "info")
+    assert found("reduceInterleaved", "reduction", "medium")
     assert found("reduceStridedIndex", "bank_conflicts", "medium")
 
 

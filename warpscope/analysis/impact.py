@@ -73,7 +73,7 @@ FOLLOWS_FROM: dict[str, tuple[str, ...]] = {
         "warp_divergence",
         "serial_reduction",
     ),
-    "warp_divergence": ("serial_reduction",),
+    "warp_divergence": ("serial_reduction", "shared_memory_tree_reduction"),
     "memory_bound": _MEMORY_ROOTS,
     "compute_bound": ("warp_divergence",),
     "stall_reason:long_scoreboard": (
