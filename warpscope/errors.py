@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import re
 
-_LINE_BREAKS = re.compile(r"\s*[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+\s*")
+#: a line break and the white space after it. A match starts only at a break, so the pattern is
+#: linear in the text (a leading ``\s*`` rescans a long run of spaces from each of its characters)
+_BREAK_RUN = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
+
+
+def one_line(text: str) -> str:
+    """``text`` with each run of white space that holds a line break made one space."""
+    return " ".join(part.rstrip() for part in _BREAK_RUN.sub("\n", text).split("\n")).strip()
 
 
 class InputError(Exception):
@@ -17,7 +24,7 @@ class InputError(Exception):
         self.path = path
         self.line = line
         # one line, whatever the cause said (a parser's message may quote the file's line breaks)
-        self.message = _LINE_BREAKS.sub(" ", message).strip()
+        self.message = one_line(message)
         super().__init__(self.__str__())
 
     def __str__(self) -> str:

@@ -14,7 +14,9 @@ from warpscope.model.devices import compute_capability
 from warpscope.model.kernels import short_name
 from warpscope.model.stalls import NVPROF_STALLS
 
-_DEVICE = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
+#: "GeForce GTX 950 (0)": the name and the device number. Greedy, so a name is scanned once (a
+#: lazy name followed by ``\s*`` rescans long runs of spaces: quadratic); the name is stripped after
+_DEVICE = re.compile(r"^(.*)\((\d+)\)\s*$")
 
 NAMES = alias_map("nvprof")
 
@@ -30,7 +32,7 @@ def split_device(device: str | None) -> tuple[str | None, str | None]:
     if not device:
         return None, None
     match = _DEVICE.match(device)
-    return (match[2], match[1]) if match else (None, device)
+    return (match[2], match[1].rstrip()) if match else (None, device)
 
 
 @dataclass
