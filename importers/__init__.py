@@ -13,6 +13,7 @@ from warpscope.errors import InputError
 from warpscope.importers import _input, ncu
 from warpscope.importers.ncu import direct, stream, text_page
 from warpscope.importers.pages import attach_source_pages, merge_pages
+from warpscope.model import store
 from warpscope.model.profile import Profile, is_saved_profile
 from warpscope.occupancy.profile_check import check as occupancy_check
 
@@ -40,6 +41,8 @@ def import_file(
 
 def _import(path: str | os.PathLike[str], progress: stream.Progress | None, via_ncu: bool) -> Profile:
     name = str(path)
+    if os.path.isdir(path):
+        return _import_folder(name)
     if is_saved_profile(path):
         try:
             return Profile.load(path)
@@ -75,6 +78,18 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None, via_
     if nvprof.looks_like_nvprof(data[: 1 << 16]):
         return _with_occupancy(nvprof.import_nvprof(name, _input.decode(name, data)))
     raise _unknown(name, data)
+
+
+def _import_folder(path: str) -> Profile:
+    """A saved profile folder, or a dataset's newest run."""
+    if store.is_profile_folder(path):
+        return store.load_folder(path)
+    if store.is_dataset(path):
+        try:
+            return store.load_run(path, store.select_run(path))
+        except KeyError as e:
+            raise InputError(path, e.args[0]) from None
+    raise InputError(path, "a folder that is neither a saved warpscope profile nor a dataset")
 
 
 def _with_occupancy(profile: Profile) -> Profile:

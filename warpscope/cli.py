@@ -96,17 +96,72 @@ def _emulate_progress(done: int, total: int, what: str) -> None:
 def import_cmd(
     files: Annotated[list[Path], typer.Argument(help="Exports to read (any supported format).")],
     output: Annotated[
-        Path, typer.Option("-o", "--output", help="Profile to write: .parquet, or .arrow/.ipc for Arrow IPC.")
-    ],
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Where to save: a folder of Parquet tables (one per table, any engine reads them), "
+            "or one file: .parquet, or .arrow/.ipc for Arrow IPC.",
+        ),
+    ] = None,
+    into: Annotated[
+        Path | None,
+        typer.Option(
+            "--into", help="Append as one run to this dataset (hive-partitioned Parquet; created if absent)."
+        ),
+    ] = None,
+    labels: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--label",
+            help="KEY=VALUE to record with the run, e.g. commit=abc123 (repeatable; also from "
+            "WARPSCOPE_LABELS=commit=abc123,branch=main).",
+        ),
+    ] = None,
+    findings: Annotated[
+        bool,
+        typer.Option(
+            "--findings/--no-findings",
+            help="Save warpscope's findings beside the profiler's (folders and datasets).",
+        ),
+    ] = True,
     via_ncu: ViaNcu = False,
 ) -> None:
-    """Import exports into one saved Profile (Parquet or Arrow IPC)."""
-    if not is_profile_path(output):
-        _fail(f"{output}: unknown output type, expected .parquet or .arrow")
-    profile = _load(files, via_ncu)
-    profile.save(output)
+    """Import exports into a saved profile (a folder of Parquet tables, or one file) or a dataset."""
+    from warpscope.model import store
+    from warpscope.model.runs import file_entries, parse_labels
     from warpscope.report.escape import visible
 
+    if output is None and into is None:
+        _fail("say where to save: -o PROFILE (a folder, .parquet or .arrow) or --into DATASET")
+    if output is not None and output.suffix and not is_profile_path(output):
+        _fail(f"{output}: unknown output type, expected a folder (no suffix), .parquet or .arrow")
+    try:
+        run_labels = parse_labels(labels or ())
+    except ValueError as e:
+        _fail(visible(str(e)))
+    profile = _load(files, via_ncu)
+    formats = dict(profile.sources.select("path", "format").iter_rows())
+    profile = store.with_run(profile, labels=run_labels, files=file_entries([str(f) for f in files], formats))
+    if findings and (into is not None or (output is not None and not output.suffix)):
+        from warpscope.analysis import analyze
+
+        profile = analyze(profile)
+    try:
+        if output is not None:
+            if output.suffix:
+                profile.save(output)
+            else:
+                store.save_folder(profile, output)
+        if into is not None:
+            if into.exists() and not store.is_dataset(into) and any(into.iterdir()):
+                _fail(f"{visible(str(into))}: exists and is not a warpscope dataset")
+            store.append_run(profile, into)
+    except FileExistsError as e:
+        _fail(visible(str(e)))
+    except OSError as e:
+        _fail(visible(f"{e.filename or output or into}: cannot write: {e.strerror or e}"))
+    run_id = profile.runs["run_id"][0]
     for src in profile.sources.iter_rows(named=True):
         sys.stderr.write(
             f"{visible(src['path'])}: {src['format']}, {src['launches']} launches, "
@@ -114,6 +169,8 @@ def import_cmd(
         )
         for note in src["notes"] or ():
             sys.stderr.write(f"  {visible(note)}\n")
+    if into is not None:
+        sys.stderr.write(f"{visible(str(into))}: run {run_id} added\n")
 
 
 @app.command()
@@ -301,22 +358,39 @@ def _run_app(
     """The terminal UI on ``files``: on screen at once, the files loaded in its thread (pages
     of one report become one set of launches, as in ``import_files``: ``combine``); a file that cannot be
     read ends the app and is reported in one line, exit 2."""
+    from warpscope.model import store
     from warpscope.report.escape import visible
     from warpscope.tui import WarpscopeApp
 
-    for path in [*files, *([baseline] if baseline is not None else [])]:
+    dataset = files[0] if len(files) == 1 and store.is_dataset(files[0]) else None
+    named_run = dataset is not None and baseline is not None and not baseline.exists()
+    for path in [*files, *([baseline] if baseline is not None and not named_run else [])]:
+        if path.is_dir():
+            continue
         try:  # the usual mistake (a mistyped name), said before the screen is taken over
             with open(path, "rb"):
                 pass
         except OSError as e:
             _fail(f"{visible(str(path))}: cannot read: {e.strerror or e}")
+    base_run = None
+    if dataset is not None and (baseline is None or named_run):
+        try:  # the newest run is opened; the one before it (or the one named) is the baseline
+            base_run = store.select_run(dataset, str(baseline) if named_run else None, offset=1)
+        except KeyError as e:
+            if named_run:
+                _fail(visible(f"{dataset}: --baseline {baseline}: {e.args[0]}"))
 
     def load(progress: Callable[[int, int], None]) -> Workspace:
         from warpscope.explore.workspace import Workspace
         from warpscope.importers import combine, import_files
 
         profiles = [import_files([path], progress, via_ncu=via_ncu) for path in files]
-        base = import_files([baseline], progress, via_ncu=via_ncu) if baseline is not None else None
+        if base_run is not None and dataset is not None:
+            base = store.load_run(dataset, base_run)
+        elif baseline is not None:
+            base = import_files([baseline], progress, via_ncu=via_ncu)
+        else:
+            base = None
         return Workspace(combine(profiles), base)
 
     shown = what or ", ".join(path.name for path in files)
@@ -334,7 +408,12 @@ def open_cmd(
         list[Path], typer.Argument(help="Exports or saved profiles (several merge into one view).")
     ],
     baseline: Annotated[
-        Path | None, typer.Option("--baseline", help="A profile to compare with (press c in the app).")
+        Path | None,
+        typer.Option(
+            "--baseline",
+            help="A profile to compare with (press c in the app); for a dataset, a run id or "
+            "KEY=VALUE label (default: the run before the newest).",
+        ),
     ] = None,
     via_ncu: ViaNcu = False,
 ) -> None:
@@ -422,6 +501,134 @@ def diff_cmd(
         )
     if result.regression:
         raise typer.Exit(1)
+
+
+@app.command()
+def trend(
+    dataset: Annotated[
+        Path, typer.Argument(help="A dataset made with `warpscope import ... --into DATASET`.")
+    ],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option("--metric", "-m", help="Canonical metric to follow (repeatable; default duration_ns)."),
+    ] = None,
+    kernel: Annotated[
+        str | None, typer.Option("--kernel", "-k", help="Only kernels whose name contains this.")
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="A label key (e.g. commit): runs sharing its value are one point."),
+    ] = None,
+    last: Annotated[int | None, typer.Option("--last", help="Only the newest N points.")] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="From this run id (or KEY=VALUE label) on.")
+    ] = None,
+    min_change: Annotated[
+        float, typer.Option("--min-change", help="Smallest change point reported, % of the metric.")
+    ] = 3.0,
+    fail_on: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when a change point crosses it: METRIC OP [+-]NUMBER[%], e.g. 'duration_ns>+5%'.",
+        ),
+    ] = None,
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="md (default) or json.")
+    ] = ReportFormat.md,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+    ] = None,
+) -> None:
+    """Kernels over the runs of a dataset: change points, the counters that moved; exit 1 past --fail-on."""
+    from warpscope.model.catalog import BY_ID
+    from warpscope.report.diff import Threshold
+    from warpscope.report.escape import visible
+    from warpscope.report.trend import dataset_path
+    from warpscope.report.trend import trend as follow
+    from warpscope.report.trend_report import render_json, render_markdown
+
+    try:
+        root = dataset_path(dataset)
+        thresholds = [Threshold.parse(t) for t in fail_on or ()]
+        metrics = list(metric or ["duration_ns"])
+        for m in metrics:
+            if m not in BY_ID:
+                raise ValueError(f"--metric {m}: not a canonical metric (see `warpscope metrics`)")
+        for t in thresholds:
+            if t.metric not in metrics:
+                metrics.append(t.metric)
+        result = follow(
+            root,
+            metrics,
+            kernel=kernel,
+            by=by,
+            last=last,
+            since=since,
+            min_change_pct=min_change,
+            thresholds=thresholds,
+        )
+    except ValueError as e:
+        _fail(visible(str(e)))
+    _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result), output)
+    for c in result.crossings:
+        sys.stderr.write(
+            visible(
+                f"warpscope: {c['kernel']} {c['metric']} changed {c['change_pct']:+.1f}% at {c['at']}, "
+                f"crossing {c['threshold']}"
+            )
+            + "\n"
+        )
+    if result.regression:
+        raise typer.Exit(1)
+
+
+class QueryFormat(str, Enum):
+    md = "md"
+    csv = "csv"
+    json = "json"
+
+
+@app.command()
+def query(
+    source: Annotated[
+        Path, typer.Argument(help="A dataset, a saved profile (folder or file), or an export.")
+    ],
+    sql: Annotated[
+        str, typer.Argument(help="SQL (DuckDB) over the tables: runs, launches, metrics, findings, ...")
+    ],
+    fmt: Annotated[
+        QueryFormat, typer.Option("--format", "-f", help="md (a markdown table, default), csv or json.")
+    ] = QueryFormat.md,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+    ] = None,
+) -> None:
+    """Run SQL over profiles with DuckDB: every table is a view, every row has its run_id."""
+    import duckdb
+
+    from warpscope.model import store
+    from warpscope.report import sql as sql_views
+    from warpscope.report.escape import visible
+
+    if store.is_dataset(source):
+        con = sql_views.connect_dataset(source, sql)
+    elif store.is_profile_folder(source):
+        con = sql_views.connect_folder(source, sql)
+    else:
+        con = sql_views.connect_profile(_load([source]), sql)
+    try:
+        frame = sql_views.run(con, sql)
+    except duckdb.Error as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        _fail(visible(f"query: {first}"))
+    if fmt is QueryFormat.csv:
+        text = frame.write_csv()
+    elif fmt is QueryFormat.json:
+        text = sql_views.as_json(frame)
+    else:
+        text = sql_views.as_markdown(frame)
+    _write(text, output)
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -57,6 +57,8 @@ class Profile:
     #: raw pages read whole keep those columns as compressed text instead (``raw_pages.py``);
     #: ``raw_cells`` reads both
     raw_pages: pl.DataFrame = field(default_factory=lambda: schema.empty("raw_pages"))
+    #: the runs the tables came from (``warpscope.model.runs``): one row per run once saved
+    runs: pl.DataFrame = field(default_factory=lambda: schema.empty("runs"))
 
     @staticmethod
     def table_names() -> list[str]:

@@ -177,6 +177,28 @@ RAW_PAGES: dict[str, pl.DataType] = {
     "text": pl.Binary(),  # the page's text (header, units row, data rows), zstd
 }
 
+LABEL = pl.Struct({"key": pl.String(), "value": pl.String()})
+FILE = pl.Struct({"path": pl.String(), "format": pl.String(), "sha256": pl.String(), "bytes": pl.Int64()})
+
+RUNS: dict[str, pl.DataType] = {
+    "run_id": pl.String(),  # sortable: the import time (UTC, to the microsecond), then a random suffix
+    "imported_at": pl.Datetime("us", "UTC"),
+    "commit": pl.String(),  # the label `commit`, where given
+    "branch": pl.String(),  # the label `branch`, where given
+    "labels": pl.List(LABEL),  # every --label / WARPSCOPE_LABELS pair, in the order given
+    "files": pl.List(FILE),  # the exports read: path as given, format, SHA-256, size
+    "gpu": pl.String(),  # device names the launches ran on, " + "-joined
+    "compute_capability": pl.String(),
+    "sm_count": pl.Int64(),
+    "driver": pl.String(),  # where the export says (.ncu-rep), else null
+    "profiler": pl.String(),  # ncu, nvprof or emulator
+    "profiler_version": pl.String(),  # where the export says (.ncu-rep), else null
+    "host": pl.String(),
+    "launches": pl.Int64(),
+    "kernel_time_ns": pl.Float64(),  # sum of launch durations
+    "warpscope_version": pl.String(),
+}
+
 REJECTED: dict[str, pl.DataType] = {
     "path": pl.String(),
     "line": pl.Int64(),
@@ -197,6 +219,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "raw_metrics": RAW_METRICS,
     "raw_units": RAW_UNITS,
     "raw_pages": RAW_PAGES,
+    "runs": RUNS,
 }
 
 
