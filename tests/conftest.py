@@ -228,3 +228,23 @@ def load_benchmark(name: str):  # type: ignore[no-untyped-def]
     sys.modules[name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+#: the real PyTorch step, raw page and details page of one Nsight Compute run
+CNN_FILES = [CNN_STEP / "cnn_full_raw_base.csv.gz", CNN_STEP / "cnn_full_details.csv.gz"]
+#: the kernel the fleet fixture's planted regression slows (the step's longest launch)
+FLEET_KERNEL = "cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, 1, 1>"
+FLEET_RUNS, FLEET_REGRESSION = 30, 20
+
+
+@pytest.fixture(scope="session")
+def fleet_dataset(tmp_path_factory) -> Path:
+    """A dataset of 30 runs of the real PyTorch step (2% run-to-run jitter, commits c0000…c0029),
+    with a compiler regression planted on ``FLEET_KERNEL`` from commit c0020 on: 32 more
+    registers per thread, a third less occupancy, 30% slower (``tools/fleet_runs.py``)."""
+    import warpscope
+    from tools.fleet_runs import build_dataset
+
+    folder = tmp_path_factory.mktemp("fleet") / "ds"
+    build_dataset(warpscope.load(CNN_FILES), str(folder), FLEET_RUNS, FLEET_REGRESSION, FLEET_KERNEL)
+    return folder

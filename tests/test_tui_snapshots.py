@@ -118,3 +118,13 @@ def test_fix_first_keeps_the_h100_and_the_emulator_apart(snap_compare, size, no_
     # the demo's two programs: the H100 export and the emulated seed workload, one row each
     profile = warpscope.load([H100 / "seed_full_raw.csv", emulated_seed[0]])
     assert snap_compare(WarpscopeApp(Workspace(profile)), terminal_size=size, run_before=_then("x"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_trend(snap_compare, size, no_color, fleet_dataset):
+    from warpscope.model import store
+
+    profile = warpscope.load(fleet_dataset)
+    base = store.load_run(fleet_dataset, store.select_run(fleet_dataset, offset=1))
+    app = WarpscopeApp(Workspace(profile, base, dataset=fleet_dataset))
+    assert snap_compare(app, terminal_size=size, run_before=_then("T"))

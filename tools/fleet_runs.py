@@ -64,7 +64,6 @@ def build_dataset(
 
     from warpscope.analysis import analyze
     from warpscope.model import store
-    from warpscope.model.runs import new_run_id
 
     rng = np.random.default_rng(seed)
     variants = [analyze(base), analyze(with_register_regression(base, kernel_short))]
@@ -72,7 +71,7 @@ def build_dataset(
     ids = []
     for i in range(runs):
         profile = jittered(variants[i >= regress_at], rng)
-        run_id = new_run_id(start + timedelta(seconds=i))
+        run_id = f"{start + timedelta(seconds=i):%Y%m%dT%H%M%S%f}Z-{i:06x}"  # reproducible
         labels = {"commit": f"c{i:04d}", "branch": "main"}
         ids.append(store.append_run(store.with_run(profile, run_id=run_id, labels=labels), dataset))
     return ids

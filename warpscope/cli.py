@@ -154,7 +154,7 @@ def import_cmd(
             else:
                 store.save_folder(profile, output)
         if into is not None:
-            if into.exists() and not store.is_dataset(into) and any(into.iterdir()):
+            if not store.may_append_to(into):
                 _fail(f"{visible(str(into))}: exists and is not a warpscope dataset")
             store.append_run(profile, into)
     except FileExistsError as e:
@@ -391,7 +391,7 @@ def _run_app(
             base = import_files([baseline], progress, via_ncu=via_ncu)
         else:
             base = None
-        return Workspace(combine(profiles), base)
+        return Workspace(combine(profiles), base, dataset=dataset)
 
     shown = what or ", ".join(path.name for path in files)
     tui = WarpscopeApp(load, job=job, loading=shown)

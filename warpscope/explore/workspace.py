@@ -9,6 +9,7 @@ no findings column and the kernel view analyses just the kernel it opens.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import polars as pl
 
@@ -25,6 +26,8 @@ class Workspace:
     profile: Profile
     baseline: Profile | None = None
     analysed: bool = False
+    #: the dataset the profile is the newest run of (``warpscope open DATASET``), for its trend
+    dataset: Path | None = None
     table: KernelTable = field(init=False)
     view: TableView = field(init=False)
     _compared: tuple[Profile, Profile] | None = field(default=None, init=False, repr=False)

@@ -84,8 +84,6 @@ def run_row(
     profiler_version: str | None = None,
 ) -> pl.DataFrame:
     """The one-row ``runs`` table of a profile of ``launches`` read from ``sources``."""
-    from warpscope import __version__
-
     labels = dict(labels or {})
     run_id = run_id or new_run_id()
     stamp = datetime.strptime(run_id[:21], "%Y%m%dT%H%M%S%f").replace(tzinfo=UTC)
@@ -110,9 +108,18 @@ def run_row(
         "host": _joined(launches, "host"),
         "launches": launches.height,
         "kernel_time_ns": launches["duration_ns"].sum() if launches.height else None,
-        "warpscope_version": __version__,
+        "warpscope_version": _warpscope_version(),
     }
     return pl.DataFrame([row], schema=schema.RUNS)
+
+
+def _warpscope_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:  # as warpscope.__version__ reads it (importing the package from here would be a cycle)
+        return version("warpscope")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def _joined(launches: pl.DataFrame, column: str) -> str | None:

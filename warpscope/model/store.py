@@ -46,6 +46,15 @@ def is_dataset(path: str | os.PathLike[str]) -> bool:
     return (Path(path) / "runs").is_dir()
 
 
+def may_append_to(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` can take a run: absent, or a folder holding nothing but a dataset's
+    tables and staging area (another writer may be creating it this very moment)."""
+    folder = Path(path)
+    if not folder.exists():
+        return True
+    return folder.is_dir() and all(p.name in TABLES or p.name == STAGING for p in folder.iterdir())
+
+
 def with_run(profile: Profile, **identity: Any) -> Profile:
     """``profile`` with exactly one ``runs`` row: its own where it has one, else a new one
     (``identity``: ``run_id``, ``labels``, ``files``, ... as ``run_row`` takes them)."""

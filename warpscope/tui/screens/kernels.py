@@ -40,6 +40,7 @@ class KernelsScreen(WarpscopeScreen):
         Binding("x", "fix_first", "Fix first"),
         Binding("c", "compare", "Compare"),
         Binding("t", "timeline", "Timeline"),
+        Binding("T", "trend", "Trend"),
         Binding("w", "whole_run", "Run"),
         Binding("r", "roofline", "Roofline"),
         Binding("g", "glossary", "Glossary"),
@@ -295,6 +296,24 @@ class KernelsScreen(WarpscopeScreen):
         from warpscope.tui.screens.compare import CompareScreen
 
         self.app.push_screen(CompareScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Trend is offered (in the footer too) only where a dataset is open."""
+        if action == "trend":
+            return self.workspace.dataset is not None
+        return True
+
+    def action_trend(self) -> None:
+        if self.workspace.dataset is None:
+            self.notify(
+                "Open a dataset (warpscope open DATASET, made with warpscope import --into) to see "
+                "its kernels over runs.",
+                title="Trend",
+            )
+            return
+        from warpscope.tui.screens.trend import TrendScreen
+
+        self.app.push_screen(TrendScreen(self.workspace.dataset))
 
     def action_timeline(self) -> None:
         ids = self._launch_ids()
