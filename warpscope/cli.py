@@ -541,7 +541,6 @@ def trend(
     ] = None,
 ) -> None:
     """Kernels over the runs of a dataset: change points, the counters that moved; exit 1 past --fail-on."""
-    from warpscope.model.catalog import BY_ID
     from warpscope.report.diff import Threshold
     from warpscope.report.escape import visible
     from warpscope.report.trend import dataset_path
@@ -552,9 +551,6 @@ def trend(
         root = dataset_path(dataset)
         thresholds = [Threshold.parse(t) for t in fail_on or ()]
         metrics = list(metric or ["duration_ns"])
-        for m in metrics:
-            if m not in BY_ID:
-                raise ValueError(f"--metric {m}: not a canonical metric (see `warpscope metrics`)")
         for t in thresholds:
             if t.metric not in metrics:
                 metrics.append(t.metric)

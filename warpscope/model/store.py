@@ -125,8 +125,26 @@ def runs(dataset: str | os.PathLike[str]) -> pl.DataFrame:
     files = partition_files(Path(dataset), "runs")
     if not files:
         return schema.empty("runs")
-    frame = pl.concat([pl.read_parquet(f) for f in files], how="vertical")
-    return schema.conform("runs", frame).sort("run_id")
+    return schema.conform("runs", read_files(files)).sort("run_id")
+
+
+def read_files(
+    files: list[Path], columns: list[str] | None = None, where: pl.Expr | None = None
+) -> pl.DataFrame:
+    """Partition files as one frame, with ``run_id`` from their paths: ``columns`` of the rows
+    ``where`` holds. One scan over the list (1,000 runs' launches in ~0.1 s; a read per file
+    costs several times that)."""
+    frame = pl.scan_parquet(files, hive_partitioning=True, hive_schema={"run_id": pl.String})
+    if where is not None:
+        frame = frame.filter(where)
+    return (frame.select(columns) if columns else frame).collect()
+
+
+def committed_files(dataset: str | os.PathLike[str], table: str, only: list[str] | None = None) -> list[Path]:
+    """The partition files of ``table`` of the committed runs (or of those of ``only``)."""
+    root = Path(dataset)
+    wanted = set(only) if only is not None else set(run_ids(root))
+    return [f for f in partition_files(root, table) if f.parent.name.removeprefix("run_id=") in wanted]
 
 
 def run_ids(dataset: str | os.PathLike[str]) -> list[str]:
@@ -175,9 +193,7 @@ def load_run(dataset: str | os.PathLike[str], run_id: str) -> Profile:
 
 def scan(dataset: str | os.PathLike[str], table: str, only: list[str] | None = None) -> pl.LazyFrame:
     """``table`` over the committed runs of ``dataset`` (or those of ``only``), with ``run_id``."""
-    root = Path(dataset)
-    wanted = set(only) if only is not None else set(run_ids(root))
-    files = [f for f in partition_files(root, table) if f.parent.name.removeprefix("run_id=") in wanted]
+    files = committed_files(dataset, table, only)
     if not files:
         return schema.empty(table).with_columns(pl.lit(None, pl.String).alias("run_id")).lazy()
     return pl.scan_parquet(files, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")

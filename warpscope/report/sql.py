@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from warpscope.model import store
+from warpscope.model import schema, store
 from warpscope.model.profile import Profile
 
 if TYPE_CHECKING:
@@ -34,24 +34,27 @@ def _named(sql: str) -> list[str]:
 
 
 def connect_dataset(root: Path, sql: str) -> duckdb.DuckDBPyConnection:
-    """A connection with a view per table of dataset ``root`` that ``sql`` names."""
+    """A connection with a view per table of dataset ``root`` that ``sql`` names: each reads the
+    partition files of the committed runs, listed (a glob would also read a run being written)."""
     import duckdb
 
     con = duckdb.connect()
-    hive = "hive_partitioning = true, hive_types = {'run_id': 'VARCHAR'}, union_by_name = true"
-    runs = root / "runs" / "*" / store.PART
-    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet({_quoted(runs)}, {hive})")
+    committed = set(store.run_ids(root))
     for table in _named(sql):
-        if table == "runs":
-            continue
-        files = store.partition_files(root, table)
+        files = [
+            f
+            for f in store.partition_files(root, table)
+            if f.parent.name.removeprefix("run_id=") in committed
+        ]
         if not files:  # no run has rows in it: an empty view of its columns
             _register(con, table, _empty(table))
             continue
-        glob = root / table / "*" / store.PART
+        listed = "[" + ", ".join(_quoted(f) for f in files) + "]"
+        # every run writes the same columns but the raw page's, which differ by export
+        union = ", union_by_name = true" if table in schema.WIDE_TABLES else ""
         con.execute(
-            f"CREATE VIEW {table} AS SELECT * FROM read_parquet({_quoted(glob)}, {hive}) "
-            "WHERE run_id IN (SELECT run_id FROM runs)"
+            f"CREATE VIEW {table} AS SELECT * FROM read_parquet({listed}, hive_partitioning = true, "
+            f"hive_types = {{'run_id': 'VARCHAR'}}{union})"
         )
     return con
 
@@ -87,8 +90,6 @@ def connect_profile(profile: Profile, sql: str) -> duckdb.DuckDBPyConnection:
 
 
 def _empty(table: str) -> pl.DataFrame:
-    from warpscope.model import schema
-
     return store.portable(schema.empty(table)).with_columns(pl.lit(None, pl.String).alias("run_id"))
 
 

@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from warpscope.model import schema, store
+from warpscope.model.catalog import BY_ID
 from warpscope.report.diff import Threshold
 
 #: a change must stand this many noise units above the spread of a series (binary segmentation
@@ -84,6 +85,9 @@ def trend(
     (``commit``): runs sharing its value are one point. ``last``: only the newest points.
     ``since``: from the run with this id, or the first run labelled ``KEY=VALUE``, on."""
     metrics = list(dict.fromkeys(metrics or ["duration_ns"]))
+    for m in metrics:
+        if m not in BY_ID:
+            raise ValueError(f"--metric {m}: not a canonical metric (see `warpscope metrics`)")
     thresholds = thresholds or []
     runs = store.runs(dataset)
     points = _points(runs, by)
@@ -91,8 +95,7 @@ def trend(
     if last is not None:
         points = points[-last:] if last > 0 else []
     run_point = {r: i for i, p in enumerate(points) for r in p["run_ids"]}
-    values = _values(dataset, list(run_point), metrics, kernel)
-    series = _series(values, run_point, len(points), metrics)
+    series = _values(dataset, run_point, len(points), metrics, kernel)
     for s in series:
         s.changes = change_points(s.values, min_change_pct)
     _attach_moved(dataset, points, series)
@@ -149,20 +152,21 @@ def _since(points: list[dict[str, Any]], since: str) -> list[dict[str, Any]]:
 
 
 def _values(
-    dataset: str | os.PathLike[str], run_ids: list[str], metrics: list[str], kernel: str | None
-) -> pl.DataFrame:
-    """run_id, kernel, metric, value: one row per launch and metric."""
-    launches = store.scan(dataset, "launches", run_ids).select(
-        "run_id", "launch_id", pl.col("kernel_short").alias("kernel"), "duration_ns"
+    dataset: str | os.PathLike[str], run_point: dict[str, int], n: int, metrics: list[str], kernel: str | None
+) -> list[Series]:
+    """Per kernel and metric, the median over each point's launches."""
+    launches = store.committed_files(dataset, "launches", list(run_point))
+    if not launches:
+        return []
+    frame = store.read_files(launches, ["run_id", "launch_id", "kernel_short", "duration_ns"]).rename(
+        {"kernel_short": "kernel"}
     )
     if kernel:
-        launches = launches.filter(
-            pl.col("kernel").str.to_lowercase().str.contains(kernel.lower(), literal=True)
-        )
+        frame = frame.filter(pl.col("kernel").str.to_lowercase().str.contains(kernel.lower(), literal=True))
     parts = []
     if "duration_ns" in metrics:
         parts.append(
-            launches.select(
+            frame.select(
                 "run_id",
                 "kernel",
                 pl.lit("duration_ns").alias("metric"),
@@ -170,36 +174,41 @@ def _values(
             )
         )
     others = [m for m in metrics if m != "duration_ns"]
-    if others:
-        rows = (
-            store.scan(dataset, "metrics", run_ids)
-            .filter(pl.col("metric").is_in(others) & pl.col("value").is_not_null() & schema.single_value())
-            .select("run_id", "launch_id", pl.col("metric").cast(pl.String), "value")
+    files = store.committed_files(dataset, "metrics", list(run_point)) if others else []
+    if files:
+        rows = store.read_files(
+            files,
+            ["run_id", "launch_id", "metric", "value"],
+            pl.col("metric").is_in(others) & pl.col("value").is_not_null() & schema.single_value(),
         )
         parts.append(
-            rows.join(launches, on=["run_id", "launch_id"]).select("run_id", "kernel", "metric", "value")
+            rows.join(frame, on=["run_id", "launch_id"]).select("run_id", "kernel", "metric", "value")
         )
     if not parts:
-        return pl.DataFrame(
-            schema={"run_id": pl.String, "kernel": pl.String, "metric": pl.String, "value": pl.Float64}
-        )
-    return pl.concat([p.collect() for p in parts]).filter(pl.col("value").is_finite())
+        return []
+    values = pl.concat(parts).filter(pl.col("value").is_finite())
+    return _series(values, run_point, n, metrics)
 
 
 def _series(values: pl.DataFrame, run_point: dict[str, int], n: int, metrics: list[str]) -> list[Series]:
+    points = pl.DataFrame(
+        {"run_id": list(run_point), "point": list(run_point.values())},
+        schema={"run_id": pl.String, "point": pl.Int64},
+    )
     per_point = (
-        values.with_columns(pl.col("run_id").replace_strict(run_point, return_dtype=pl.Int64).alias("point"))
+        values.join(points, on="run_id")
         .group_by("kernel", "metric", "point")
         .agg(pl.col("value").median(), pl.len().alias("launches"))
-        .sort("kernel", "metric", "point")
+        .group_by("kernel", "metric")
+        .agg("point", "value", "launches")
     )
     order = {m: i for i, m in enumerate(metrics)}
     out = []
-    for (kernel, metric), rows in per_point.group_by("kernel", "metric", maintain_order=True):
+    for kernel, metric, where, value, count in per_point.iter_rows():
         vals: list[float | None] = [None] * n
         counts = [0] * n
-        for point, value, count in rows.select("point", "value", "launches").iter_rows():
-            vals[point], counts[point] = value, count
+        for i, v, c in zip(where, value, count, strict=True):
+            vals[i], counts[i] = v, c
         out.append(Series(str(kernel), str(metric), vals, counts))
     return sorted(out, key=lambda s: (order.get(s.metric, len(order)), s.kernel))
 
