@@ -292,3 +292,14 @@ async def test_the_trend_screen_lists_the_changed_kernel_first(fleet_dataset):
             f"(+{change.change_pct:.1f}%) at commit c{FLEET_REGRESSION:04d}; moved with it: registers_per_thread +100%"
             in detail
         )
+
+
+def test_the_engine_snippets_of_docs_fleet_md_run_as_written(fleet_dataset, tmp_path, monkeypatch):
+    """The DuckDB, Polars and pyarrow code of docs/fleet.md, run as a user pastes it."""
+    doc = (ROOT / "docs" / "fleet.md").read_text()
+    code = doc.split("# DuckDB\n", 1)[1].split("\n# Spark", 1)[0]
+    (tmp_path / "perf-ds").symlink_to(fleet_dataset)
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(compile("# DuckDB\n" + code, "docs/fleet.md", "exec"), scope)
+    assert scope["launches"].num_rows == 90 * FLEET_RUNS  # the pyarrow dataset, last assigned
