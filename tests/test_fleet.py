@@ -303,3 +303,30 @@ def test_the_engine_snippets_of_docs_fleet_md_run_as_written(fleet_dataset, tmp_
     scope: dict = {}
     exec(compile("# DuckDB\n" + code, "docs/fleet.md", "exec"), scope)
     assert scope["launches"].num_rows == 90 * FLEET_RUNS  # the pyarrow dataset, last assigned
+
+
+def test_open_on_a_dataset_loads_the_newest_run_against_the_one_before(fleet_dataset, monkeypatch):
+    """`warpscope open DS` (and `--baseline commit=…`): the app is handed the newest run, the
+    baseline and the dataset (its trend screen)."""
+    import warpscope.tui
+
+    loaded = []
+
+    class App:  # stands in for the Textual app: loads as it would, shows nothing
+        load_error = None
+
+        def __init__(self, load, **kwargs):
+            self.load = load
+
+        def run(self):
+            loaded.append(self.load(lambda done, total: None))
+
+    monkeypatch.setattr(warpscope.tui, "WarpscopeApp", App)
+    ids = store.run_ids(fleet_dataset)
+    assert run_cli("open", str(fleet_dataset)).returncode == 0
+    assert run_cli("open", str(fleet_dataset), "--baseline", "commit=c0003").returncode == 0
+    (newest, previous), (_, third) = [(ws.profile.runs, ws.baseline.runs) for ws in loaded]
+    assert newest["run_id"].to_list() == [ids[-1]] and previous["run_id"].to_list() == [ids[-2]]
+    assert third["commit"].to_list() == ["c0003"] and loaded[0].dataset == fleet_dataset
+    missing = run_cli("open", str(fleet_dataset), "--baseline", "commit=nope")
+    assert missing.returncode == 2 and "no run labelled commit=nope" in missing.stderr
