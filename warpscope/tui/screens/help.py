@@ -18,7 +18,7 @@ clicking a header sorts too) · `/` find by name · `f` filter by expression, e.
 parentheses) · `Escape` close or clear the filters · `Space` show or hide a kernel's launches ·
 `l` kernels or every launch · `%` Time% of each file (and device) or of all files open · `x` fix first: every (kernel, problem) pair ranked by the time its fix
 saves · `w` whole run: the repeated step, time by family of work, host-device copies and the
-advice about the whole program · `r` roofline: every kernel as a point under the DRAM and compute roofs · `c` compare two files (or `--baseline`) · `t` emulator timeline ·
+advice about the whole program · `r` roofline: every kernel as a point under the DRAM and compute roofs · `c` compare two files (or `--baseline`) · `t` emulator timeline · `T` trend: every kernel over a dataset's runs (`warpscope open DATASET`) ·
 `g` glossary of the column · `e` export the markdown report · `y` copy the row
 
 **Kernel view** — `1`–`7` tabs (Overview, Divergence, Occupancy, Stalls, Memory, Source,
