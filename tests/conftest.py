@@ -78,6 +78,7 @@ SMOKE_MODULES = {
     "test_diff.py",
     "test_emulator_memory.py",
     "test_packaging.py",
+    "test_fleet.py",
 }
 SMOKE_CORPUS = ("c01_", "c04_", "c21_")  # numba.cuda files using popc, clz, brev and the votes
 
