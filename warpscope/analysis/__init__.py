@@ -8,6 +8,7 @@ in ``covered_by``, so nothing is counted twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import polars as pl
@@ -28,7 +29,7 @@ from warpscope.analysis.views import LaunchView, launch_views, run_views
 from warpscope.model import schema
 from warpscope.model.profile import Profile
 
-__all__ = ["CATEGORIES", "RULES", "SEVERITIES", "Finding", "Rule", "analyze", "findings_for"]
+__all__ = ["CATEGORIES", "RULES", "SEVERITIES", "Finding", "Rule", "analyze", "findings_for", "run_findings"]
 
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
@@ -44,10 +45,19 @@ def findings_for(view: LaunchView) -> list[Finding]:
     return sorted(found, key=lambda f: rank_key(f.severity, f.estimated_speedup_pct, f.rule))
 
 
-def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
+#: launches analysed between two progress reports
+PROGRESS_EVERY = 500
+
+
+def analyze(
+    profile: Profile,
+    views: list[LaunchView] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Profile:
     """The profile with warpscope's findings added (earlier warpscope findings replaced).
 
-    ``views`` are the profile's ``launch_views`` when the caller has them already.
+    ``views`` are the profile's ``launch_views`` when the caller has them already;
+    ``progress(done, total)`` hears of the launches analysed (a UI shows it).
     """
     rows: list[tuple[int | None, Finding]] = []
     fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
@@ -58,16 +68,14 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
             view.get("duration_ns") or 0.0
         )
     total_ns = sum(kernel_ns.values())
-    for view in views:
+    for done, view in enumerate(views):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, len(views))
         for f in impact.assess(view, findings_for(view), total_ns, kernel_ns[view.kernel_short]):
             rows.append((view.launch_id, f))
             for ncu_rule in RULES[f.rule].ncu:
                 fired.setdefault((view.launch_id, ncu_rule), []).append((f.category, f.rule))
-    runs = run_views(profile)
-    for run in runs:
-        for r in RULES.values():
-            if r.scope == "run":
-                rows.extend((None, _about(f, run.source, len(runs) > 1)) for f in r.run(run))
+    rows.extend(_run_rows(profile))
     libraries = {v.launch_id: v.library for v in views if v.library}
     roots = {(launch_id, f.rule) for launch_id, f in rows if launch_id is not None and f.severity != "info"}
     theirs = _grade_ncu(
@@ -80,6 +88,23 @@ def analyze(profile: Profile, views: list[LaunchView] | None = None) -> Profile:
             "launch_id", nulls_last=True, maintain_order=True
         ),
     )
+
+
+def run_findings(profile: Profile) -> pl.DataFrame:
+    """Only the findings about whole runs (no launch): quick where ``analyze`` is not, for a view
+    that needs them before every launch is analysed."""
+    return schema.conform("findings", findings_frame(_run_rows(profile)))
+
+
+def _run_rows(profile: Profile) -> list[tuple[int | None, Finding]]:
+    runs = run_views(profile)
+    return [
+        (None, _about(f, run.source, len(runs) > 1))
+        for run in runs
+        for r in RULES.values()
+        if r.scope == "run"
+        for f in r.run(run)
+    ]
 
 
 def _about(f: Finding, source: str, several: bool) -> Finding:

@@ -28,6 +28,8 @@ class Workspace:
     analysed: bool = False
     #: the dataset the profile is the newest run of (``warpscope open DATASET``), for its trend
     dataset: Path | None = None
+    #: launches analysed so far, of how many, while ``analyse`` runs (in another thread)
+    analysis_progress: tuple[int, int] = (0, 0)
     table: KernelTable = field(init=False)
     view: TableView = field(init=False)
     _compared: tuple[Profile, Profile] | None = field(default=None, init=False, repr=False)
@@ -38,8 +40,14 @@ class Workspace:
 
     # -- changes -----------------------------------------------------------------
     def analyse(self) -> None:
-        """Run every rule over every launch and put each launch's worst finding in the table."""
-        self.profile = analyze(self.profile)
+        """Run every rule over every launch and put each launch's worst finding in the table
+        (``analysis_progress`` says how far it got, for screens that wait for it)."""
+
+        def progress(done: int, total: int) -> None:
+            self.analysis_progress = (done, total)
+
+        self.analysis_progress = (0, self.profile.launches.height)
+        self.profile = analyze(self.profile, progress=progress)
         self.table = self.table.with_findings(self.profile.findings)
         self.view.set_table(self.table)
         self.analysed = True
@@ -108,10 +116,13 @@ class Workspace:
         """The whole run: its steps and families (``report.runs``), its findings about the whole
         program (no launch: launch overhead, transfers, a dominant kernel), and its host-device
         copies by kind (count, bytes, time)."""
+        from warpscope.analysis import run_findings
         from warpscope.report.runs import run_records
 
-        profile = self.profile if self.analysed else analyze(self.profile)
-        findings = profile.findings.filter(pl.col("launch_id").is_null())
+        profile = self.profile  # the run's own findings need no launch analysed
+        findings = (
+            profile.findings.filter(pl.col("launch_id").is_null()) if self.analysed else run_findings(profile)
+        )
         copies = (
             profile.transfers.group_by("kind")
             .agg(

@@ -29,19 +29,8 @@ class FixFirstScreen(WarpscopeScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        self.entries: list[dict[str, Any]] = self.workspace.opportunities()
-        saved = sum(e["est_saved_ns"] or 0.0 for e in self.entries)
-        kernel_time = float(self.workspace.profile.launches["duration_ns"].sum() or 0.0)
-        share = 100 * saved / kernel_time if kernel_time else None
-        files = {e["source_file"] for e in self.entries}
-        title = Text("Fix first", style="bold")
-        title.append(
-            f" · {len(self.entries)} (kernel, problem) pairs; together they may save {t(saved)}"
-            f" ({p(share)} of the kernel time). Enter opens the kernel's findings."
-            if self.entries
-            else " · no finding with an estimated saving."
-        )
-        yield Static(title, id="fix-first-title")
+        self.entries: list[dict[str, Any]] = []
+        yield Static(Text("Fix first", style="bold"), id="fix-first-title")
         table: DataTable[Text | str] = DataTable(id="fix-first", cursor_type="row", zebra_stripes=True)
         table.add_columns(
             "#",
@@ -54,13 +43,47 @@ class FixFirstScreen(WarpscopeScreen):
             "Launches",
             "Kernel time",
         )
-        for i, e in enumerate(self.entries, 1):
-            table.add_row(*_cells(i, e, with_file=len(files) > 1), key=str(i - 1))
         yield table
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
+        if self.workspace.analysed:
+            self._fill()
+        else:  # the rules still run in their thread: say how far, fill in when they are done
+            self._waiting()
+            self._poll = self.set_interval(0.2, self._waiting)
+
+    def _waiting(self) -> None:
+        if self.workspace.analysed:
+            self._poll.stop()
+            self._fill()
+            return
+        done, total = self.workspace.analysis_progress
+        title = Text("Fix first", style="bold")
+        title.append(
+            f" · the findings are being analysed: {done:,} of {total:,} launches. The list fills in "
+            "when they are done; Escape goes back meanwhile."
+        )
+        self.query_one("#fix-first-title", Static).update(title)
+
+    def _fill(self) -> None:
+        self.entries = self.workspace.opportunities()
+        saved = sum(e["est_saved_ns"] or 0.0 for e in self.entries)
+        kernel_time = float(self.workspace.profile.launches["duration_ns"].sum() or 0.0)
+        share = 100 * saved / kernel_time if kernel_time else None
+        files = {e["source_file"] for e in self.entries}
+        title = Text("Fix first", style="bold")
+        title.append(
+            f" · {len(self.entries)} (kernel, problem) pairs; together they may save {t(saved)}"
+            f" ({p(share)} of the kernel time). Enter opens the kernel's findings."
+            if self.entries
+            else " · no finding with an estimated saving."
+        )
+        self.query_one("#fix-first-title", Static).update(title)
+        table = self.query_one(DataTable)
+        for i, e in enumerate(self.entries, 1):
+            table.add_row(*_cells(i, e, with_file=len(files) > 1), key=str(i - 1))
 
     def _entry(self) -> dict[str, Any] | None:
         table = self.query_one(DataTable)
