@@ -25,8 +25,10 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     transfers,
 )
 from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame
+from warpscope.analysis.groups import launch_groups
 from warpscope.analysis.views import LaunchView, launch_views, run_views
 from warpscope.model import schema
+from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 
 __all__ = ["CATEGORIES", "RULES", "SEVERITIES", "Finding", "Rule", "analyze", "findings_for", "run_findings"]
@@ -53,41 +55,93 @@ def analyze(
     profile: Profile,
     views: list[LaunchView] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    grouped: bool = True,
+    groups: pl.DataFrame | None = None,
 ) -> Profile:
     """The profile with warpscope's findings added (earlier warpscope findings replaced).
 
     ``views`` are the profile's ``launch_views`` when the caller has them already;
-    ``progress(done, total)`` hears of the launches analysed (a UI shows it).
+    ``progress(done, total)`` hears of the launches analysed (a UI shows it). Launches the
+    rules cannot tell apart (``groups.launch_groups``) are analysed once; ``grouped=False``
+    runs the rules on every launch (the same findings, slower: tests compare the two);
+    ``groups`` are the profile's ``launch_groups`` when the caller has them already.
     """
+    if not grouped:
+        groups = None
+    elif groups is None:
+        groups = launch_groups(profile)
+    reps = set(groups["rep"]) if groups is not None else None
+    if views is None:
+        views = launch_views(profile if reps is None else profile.subset(sorted(reps)))
+    elif reps is not None:
+        views = [v for v in views if v.launch_id in reps]
+    kernel_ns = _kernel_time(profile)
+    total_ns = sum(kernel_ns.values())
     rows: list[tuple[int | None, Finding]] = []
     fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    views = launch_views(profile) if views is None else views
-    kernel_ns: dict[str, float] = {}
-    for view in views:
-        kernel_ns[view.kernel_short] = kernel_ns.get(view.kernel_short, 0.0) + (
-            view.get("duration_ns") or 0.0
-        )
-    total_ns = sum(kernel_ns.values())
     for done, view in enumerate(views):
         if progress is not None and done % PROGRESS_EVERY == 0:
             progress(done, len(views))
-        for f in impact.assess(view, findings_for(view), total_ns, kernel_ns[view.kernel_short]):
+        for f in impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0)):
             rows.append((view.launch_id, f))
             for ncu_rule in RULES[f.rule].ncu:
                 fired.setdefault((view.launch_id, ncu_rule), []).append((f.category, f.rule))
     rows.extend(_run_rows(profile))
-    libraries = {v.launch_id: v.library for v in views if v.library}
+    rep_of = dict(groups.iter_rows()) if groups is not None else None
+    libraries = {
+        launch_id: library
+        for launch_id, short in profile.launches.select("launch_id", "kernel_short").iter_rows()
+        if (library := library_of(short))
+    }
     roots = {(launch_id, f.rule) for launch_id, f in rows if launch_id is not None and f.severity != "info"}
     theirs = _grade_ncu(
-        _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired), libraries, roots
+        _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired, rep_of),
+        libraries,
+        roots,
+        rep_of,
     )
-    ours = findings_frame(_credit_ncu(rows, theirs))
+    ours = schema.conform("findings", findings_frame(_credit_ncu(rows, theirs)))
+    if groups is not None:
+        ours = _to_members(ours, groups)
     return replace(
         profile,
-        findings=pl.concat([schema.conform("findings", ours), theirs]).sort(
-            "launch_id", nulls_last=True, maintain_order=True
-        ),
+        findings=pl.concat([ours, theirs]).sort("launch_id", nulls_last=True, maintain_order=True),
     )
+
+
+def _kernel_time(profile: Profile) -> dict[str, float]:
+    """Per kernel (short name), its launches' time: each launch's canonical duration where the
+    profile states one, else the launch row's (as a LaunchView reads it)."""
+    stated = (
+        profile.metrics.filter(
+            (pl.col("metric") == "duration_ns") & pl.col("value").is_finite() & schema.single_value()
+        )
+        .group_by("launch_id", maintain_order=True)
+        .agg(pl.col("value").first().alias("stated"))
+    )
+    times = (
+        profile.launches.select("launch_id", "kernel_short", "duration_ns")
+        .join(stated, on="launch_id", how="left")
+        .sort("launch_id")
+        .select(pl.col("kernel_short").fill_null(""), pl.coalesce("stated", "duration_ns").fill_null(0.0))
+    )
+    out: dict[str, float] = {}
+    for kernel, ns in times.iter_rows():  # summed in launch order, as the per-launch views did
+        out[kernel] = out.get(kernel, 0.0) + ns
+    return out
+
+
+def _to_members(ours: pl.DataFrame, groups: pl.DataFrame) -> pl.DataFrame:
+    """Each representative's findings copied to every launch of its group, in the same order."""
+    launch_rows = ours.filter(pl.col("launch_id").is_not_null()).with_row_index("_order")
+    copied = (
+        launch_rows.join(groups.rename({"launch_id": "_member"}), left_on="launch_id", right_on="rep")
+        .sort("_member", "_order")
+        .with_columns(pl.col("_member").alias("launch_id"))
+        .drop("_member", "_order")
+    )
+    return pl.concat([copied, ours.filter(pl.col("launch_id").is_null())])
 
 
 def run_findings(profile: Profile) -> pl.DataFrame:
@@ -158,7 +212,12 @@ NCU_SYMPTOMS = {
 }
 
 
-def _grade_ncu(ncu: pl.DataFrame, libraries: dict[int, str], roots: set[tuple[int, str]]) -> pl.DataFrame:
+def _grade_ncu(
+    ncu: pl.DataFrame,
+    libraries: dict[int, str],
+    roots: set[tuple[int, str]],
+    rep_of: dict[int, int] | None = None,
+) -> pl.DataFrame:
     """Nsight Compute's rule results graded as warpscope grades its own: severity capped by the
     rule's own estimated speedup (below 5% low, below 20% at most medium: a 0.5% "OPT" is not a
     medium problem) and by ``NCU_RULE_CEILING``; a symptom (latency-bound, stalls) whose cause
@@ -188,7 +247,8 @@ def _grade_ncu(ncu: pl.DataFrame, libraries: dict[int, str], roots: set[tuple[in
     graded = pl.max_horizontal(severity, ceiling, by_rule)
     # a symptom whose cause warpscope reports on the same launch: one finding per problem
     explained = [
-        launch_id is not None and any((launch_id, r) in roots for r in NCU_SYMPTOMS.get(category or "", ()))
+        launch_id is not None
+        and any((_rep(launch_id, rep_of), r) in roots for r in NCU_SYMPTOMS.get(category or "", ()))
         for launch_id, category in ncu.select("launch_id", "category").iter_rows()
     ]
     follows = pl.Series(explained, dtype=pl.Boolean)
@@ -202,12 +262,21 @@ def _grade_ncu(ncu: pl.DataFrame, libraries: dict[int, str], roots: set[tuple[in
     )
 
 
-def _mark_covered(ncu: pl.DataFrame, fired: dict[tuple[int, str], list[tuple[str, str]]]) -> pl.DataFrame:
+def _rep(launch_id: int, rep_of: dict[int, int] | None) -> int:
+    """The launch whose findings stand for ``launch_id``'s (itself when not grouped)."""
+    return launch_id if rep_of is None else rep_of.get(launch_id, launch_id)
+
+
+def _mark_covered(
+    ncu: pl.DataFrame,
+    fired: dict[tuple[int, str], list[tuple[str, str]]],
+    rep_of: dict[int, int] | None = None,
+) -> pl.DataFrame:
     if ncu.is_empty():
         return schema.conform("findings", ncu)
     covered: list[str | None] = []
     for launch_id, rule_id, category in ncu.select("launch_id", "rule_id", "category").iter_rows():
-        candidates = fired.get((launch_id, rule_id), [])
+        candidates = fired.get((_rep(launch_id, rep_of), rule_id), []) if launch_id is not None else []
         same = [r for c, r in candidates if c == category]
         either = same or [r for _, r in candidates]
         covered.append(either[0] if either else None)

@@ -9,13 +9,14 @@ number of launches it fired on (the instance with the largest estimated gain spe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
 from warpscope.analysis import SEVERITY_RANK
+from warpscope.analysis.groups import launch_groups, representatives
 from warpscope.analysis.views import LaunchView, launch_views
 from warpscope.model.profile import Profile
 from warpscope.occupancy import occupancy_limiter
@@ -34,7 +35,10 @@ class Kernel:
     grid: tuple[int | None, ...]
     block: tuple[int | None, ...]
     launch_ids: list[int] = field(default_factory=list)
+    #: one view per group of launches the rules cannot tell apart (``analysis.groups``), the
+    #: first launch's first; ``weights``: how many of the kernel's launches each stands for
     views: list[LaunchView] = field(default_factory=list)
+    weights: list[int] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)  # mean over launches
     stalls: dict[str, float] = field(default_factory=dict)  # mean over launches
     total_ns: float | None = None
@@ -49,14 +53,21 @@ class Kernel:
         return occupancy_limiter(self.metrics)
 
 
-def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Kernel]:
+def kernels(
+    profile: Profile, views: list[LaunchView] | None = None, groups: pl.DataFrame | None = None
+) -> list[Kernel]:
     """The profile's kernels, the most time first (then in launch order).
 
     Which launches make a kernel, its worst finding and its time share are
     ``kernel_groups``' (as in the TUI's kernel table). The time share is of the kernel time of
     the kernel's own file and device, the TUI's default: a report on several files (an export
     and its emulation, say) gives each file's kernels their own 100%, never one pooled 100%."""
-    views_by_id = {v.launch_id: v for v in (launch_views(profile) if views is None else views)}
+    groups = launch_groups(profile) if groups is None else groups
+    rep_of = dict(groups.iter_rows())
+    weight = representatives(groups)
+    if views is None:
+        views = launch_views(profile.subset(sorted(weight)))
+    views_by_id = {v.launch_id: v for v in views if v.launch_id in weight}
     frame = with_worst_findings(launch_frame(profile), profile.findings)
     grouped = group_kernels(frame).select("group", "launch_id", "duration_ns", "time_share_pct", "worst_row")
     members = dict(frame.group_by("group", maintain_order=True).agg("launch_id").iter_rows())
@@ -86,6 +97,7 @@ def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Ker
     for group, first, total_ns, share, worst_row in grouped.iter_rows():
         row = firsts[first]
         ids = members[group]
+        reps = list(dict.fromkeys(rep_of[i] for i in ids))
         k = Kernel(
             row["kernel"] or "",
             row["kernel_short"] or "",
@@ -95,25 +107,27 @@ def kernels(profile: Profile, views: list[LaunchView] | None = None) -> list[Ker
             (row["grid_x"], row["grid_y"], row["grid_z"]),
             (row["block_x"], row["block_y"], row["block_z"]),
             launch_ids=ids,
-            views=[views_by_id[i] for i in ids],
+            views=[views_by_id[r] for r in reps],
+            weights=[weight[r] for r in reps],
             total_ns=total_ns,
             time_share_pct=share,
             worst=None if worst_row is None else profile.findings.row(worst_row, named=True),
         )
-        k.metrics = _mean(v.metrics for v in k.views)
-        k.stalls = _mean(v.stalls for v in k.views)
+        k.metrics = _mean([v.metrics for v in k.views], k.weights)
+        k.stalls = _mean([v.stalls for v in k.views], k.weights)
         out.append(k)
-    _attach_findings(profile.findings, out)
+    _attach_findings(profile.findings, out, weight)
     return out
 
 
-def _mean(dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:
+def _mean(dicts: list[Mapping[str, float]], weights: list[int]) -> dict[str, float]:
+    """Per key, the mean over the launches that have it (each dict stands for ``weights`` launches)."""
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
-    for d in dicts:
+    for d, w in zip(dicts, weights, strict=True):
         for key, value in d.items():
-            sums[key] = sums.get(key, 0.0) + value
-            counts[key] = counts.get(key, 0) + 1
+            sums[key] = sums.get(key, 0.0) + (value * w if w != 1 else value)
+            counts[key] = counts.get(key, 0) + w
     return {key: sums[key] / counts[key] for key in sums}
 
 
@@ -156,11 +170,14 @@ def _one_per_ncu_rule(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
+def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[int, int]) -> None:
+    """Each kernel's findings, one per problem, with the number of launches it fired on; only
+    the representatives' rows are read (a group's members have the same findings)."""
     owner = {lid: k for k in groups for lid in k.launch_ids}
     merged: dict[tuple, dict[str, Any]] = {}
     covered: dict[tuple, dict[str, Any]] = {}
-    for row in findings.filter(pl.col("launch_id").is_not_null()).iter_rows(named=True):
+    rows = findings.filter(pl.col("launch_id").is_in(list(weight)))
+    for row in rows.iter_rows(named=True):
         k = owner.get(row["launch_id"])
         if k is None:
             continue
@@ -169,10 +186,11 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel]) -> None:
         if row["covered_by"]:
             key = (*key, row["covered_by"])
         seen = target.get(key)
+        launches = weight[row["launch_id"]]
         if seen is None:
-            target[key] = {**row, "launches": 1, "kernel": k}
+            target[key] = {**row, "launches": launches, "kernel": k}
             continue
-        seen["launches"] += 1
+        seen["launches"] += launches
         if (row["estimated_speedup_pct"] or 0) > (seen["estimated_speedup_pct"] or 0) or SEVERITY_RANK.get(
             row["severity"], 9
         ) < SEVERITY_RANK.get(seen["severity"], 9):

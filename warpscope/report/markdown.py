@@ -49,14 +49,16 @@ def render(
     views: list[LaunchView] | None = None,
     roofline_figure: str | None = None,
     budget: int | None = None,
+    launch_groups: pl.DataFrame | None = None,
 ) -> str:
     """The report of an analysed profile (``warpscope.analysis.analyze``); ``roofline_figure``:
     the path (relative to the report) of the roofline SVG to show in the Roofline section.
 
     ``budget``: at most this many characters. Sources, the fix-first list and the run always
     come; then the kernel table and the kernels' sections in order of time, as many as fit,
-    and a last line that says what was left out and that ``--full`` gives everything."""
-    groups = kernels(profile, views)
+    and a last line that says what was left out and that ``--full`` gives everything.
+    ``launch_groups``: the profile's ``analysis.groups.launch_groups``, where the caller has them."""
+    groups = kernels(profile, views, launch_groups)
     head = ["# warpscope report", ""] + _sources(profile) + _fix_first(opportunities(profile))
     run = _runs(run_records(profile)) + _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     sections = [_kernel(i, k) for i, k in enumerate(groups, 1)]
