@@ -25,7 +25,7 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     transfers,
 )
 from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame
-from warpscope.analysis.groups import launch_groups
+from warpscope.analysis.groups import launch_groups, representatives
 from warpscope.analysis.views import LaunchView, launch_views, run_views
 from warpscope.model import schema
 from warpscope.model.libraries import library_of
@@ -80,9 +80,12 @@ def analyze(
     total_ns = sum(kernel_ns.values())
     rows: list[tuple[int | None, Finding]] = []
     fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    for done, view in enumerate(views):
-        if progress is not None and done % PROGRESS_EVERY == 0:
-            progress(done, len(views))
+    weight = representatives(groups) if groups is not None else {}
+    done, total = 0, profile.launches.height
+    for i, view in enumerate(views):
+        if progress is not None and i % PROGRESS_EVERY == 0:
+            progress(done, total)  # in launches: a representative stands for its group
+        done += weight.get(view.launch_id, 1)
         for f in impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0)):
             rows.append((view.launch_id, f))
             for ncu_rule in RULES[f.rule].ncu:

@@ -71,6 +71,13 @@ class KernelsScreen(WarpscopeScreen):
         self._mode = "name"
         self._fit_names(self.app.size.width)
         self._show_status()
+        self._ticking = self.set_interval(0.5, self._analysis_tick)
+
+    def _analysis_tick(self) -> None:
+        """The status line follows the rules' progress until they are done."""
+        if self.workspace.analysed:
+            self._ticking.stop()
+        self._show_status()
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_names(event.size.width)
@@ -161,7 +168,10 @@ class KernelsScreen(WarpscopeScreen):
         if view.expression:
             parts.append(f"filter: {view.expression}")
         if not ws.analysed:
-            parts.append("findings: analysing…")
+            done, total = ws.analysis_progress
+            parts.append(
+                f"findings: analysing {done:,} of {total:,} launches…" if total else "findings: analysing…"
+            )
         if extra:
             parts.append(extra)
         self.query_one("#status", Static).update(literal(" · ".join(parts)))
