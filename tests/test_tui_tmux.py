@@ -149,3 +149,60 @@ def test_demo_emulates_beside_the_h100_export_and_quits(seed_cache):
         assert len(list(seed_cache.glob("seed-x64-*.parquet"))) == 1  # read, not emulated again
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def _answer_ms(session: str, key: str, timeout: float = 5.0) -> float:
+    """Milliseconds from sending ``key`` until the terminal shows something else."""
+    before = _screen(session)
+    start = time.perf_counter()
+    _tmux("send-keys", "-t", session, key)
+    while time.perf_counter() - start < timeout:
+        if _screen(session) != before:
+            return (time.perf_counter() - start) * 1000
+        time.sleep(0.005)
+    raise AssertionError(f"{key!r} changed nothing in {timeout} s; the screen was:\n{before}")
+
+
+@pytest.mark.slow
+def test_every_key_answers_while_the_rules_run(tmp_path):
+    """A profile of 18,000 launches no two alike (the real PyTorch step, 2% jitter on every
+    value): the rules run for seconds in their thread, and meanwhile each key repaints within
+    200 ms; Fix first opened meanwhile says how far the analysis got, and fills in after."""
+    import numpy as np
+
+    from tests.conftest import CNN_FILES
+    from tools.fleet_runs import jittered
+    from warpscope.model.profile import Profile
+
+    step = warpscope.load(CNN_FILES)
+    rng = np.random.default_rng(7)
+    profile = Profile.concat([jittered(step, rng) for _ in range(200)])
+    saved = tmp_path / "noisy.parquet"
+    profile.save(saved)
+    session = f"warpscope-{uuid.uuid4().hex[:8]}"
+    command = f"env -u COLUMNS -u LINES '{WARPSCOPE}' open '{saved}'; echo warpscope exited with $?; sleep 30"
+    _tmux(
+        "new-session", "-d", "-s", session, "-x", "120", "-y", "30", "-c", str(tmp_path), "sh", "-c", command
+    )
+    try:
+        _wait_for(session, "findings: analysing")
+        times = {}
+        for key in ("Down", "Down", "s", "x", "Escape", "?", "Escape", "Up", "l", "l"):
+            times[f"{len(times)}:{key}"] = _answer_ms(session, key)
+            if key == "x":
+                _wait_for(session, "the findings are being analysed")
+            time.sleep(0.05)
+        assert "findings: analysing" in _screen(session)  # all of it while the rules ran
+        # on a quiet machine every key but one repaints within 200 ms (docs/robustness.md); the
+        # first switch to every launch loads 18,000 rows into the table widget, ~0.4 s with the
+        # rules idle too. CI runs other tests beside this one on its two cores: the bound here
+        # is the median, and no key may take a second
+        ordered = sorted(times.values())
+        assert ordered[len(ordered) // 2] <= 200 and ordered[-1] <= 1000, times
+        _tmux("send-keys", "-t", session, "x")
+        _wait_for(session, "(kernel, problem) pairs", timeout=120)
+        _tmux("send-keys", "-t", session, "q")
+        screen = _wait_for(session, "warpscope exited with 0")
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
