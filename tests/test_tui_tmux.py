@@ -184,6 +184,7 @@ def test_every_key_answers_while_the_rules_run(tmp_path):
     _tmux(
         "new-session", "-d", "-s", session, "-x", "120", "-y", "30", "-c", str(tmp_path), "sh", "-c", command
     )
+    _tmux("set-option", "-s", "escape-time", "0")  # an Escape and the next key stay two keys
     try:
         _wait_for(session, "findings: analysing")
         times = {}
@@ -191,12 +192,13 @@ def test_every_key_answers_while_the_rules_run(tmp_path):
             times[f"{len(times)}:{key}"] = _answer_ms(session, key)
             if key == "x":
                 _wait_for(session, "the findings are being analysed")
-            time.sleep(0.05)
+            time.sleep(0.3)  # as a person types: a key within 0.1 s of Escape makes it Alt+key
         assert "findings: analysing" in _screen(session)  # all of it while the rules ran
         # on a quiet machine every key but one repaints within 200 ms (docs/robustness.md); the
         # first switch to every launch loads 18,000 rows into the table widget, ~0.4 s with the
         # rules idle too. CI runs other tests beside this one on its two cores: the bound here
         # is the median, and no key may take a second
+        print("key answers (ms):", {k: round(v) for k, v in times.items()})
         ordered = sorted(times.values())
         assert ordered[len(ordered) // 2] <= 200 and ordered[-1] <= 1000, times
         _tmux("send-keys", "-t", session, "x")

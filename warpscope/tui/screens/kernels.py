@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from pathlib import Path
 
@@ -366,6 +368,7 @@ class KernelsScreen(WarpscopeScreen):
         app, workspace = self.wapp, self.workspace
 
         def run() -> None:
+            _yield_to_the_ui()
             workspace.analyse()
             if app.is_running and workspace is app.workspace:
                 app.call_from_thread(self.refresh_rows)
@@ -378,3 +381,11 @@ class KernelsScreen(WarpscopeScreen):
         bar.display = done < total
         bar.update(total=total, progress=done)
         self._show_status(f"{what} {done}/{total}" if done < total else "")
+
+
+def _yield_to_the_ui() -> None:
+    """Lower this (the analysis) thread's scheduling priority: when the machine is busy the OS
+    runs the UI's thread first, so a key is answered while the rules run."""
+    # not Linux (a thread's own nice value is Linux's), or not allowed: the default priority
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
