@@ -129,6 +129,16 @@ async def test_invalid_filter_keeps_the_table_and_says_why():
         assert "unknown name 'occupancy'" in _text(app.screen.query_one("#status", Static))
 
 
+async def test_misspelt_filter_metric_gets_a_did_you_mean():
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(240, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("f", *"achieved_ocupancy_pct < 5", "enter")
+        await pilot.pause()
+        assert len(_names(app)) == 22
+        assert "did you mean achieved_occupancy_pct?" in _text(app.screen.query_one("#status", Static))
+
+
 async def test_expand_kernel_and_launch_mode():
     app = _app(H100 / "seed_full_raw.csv", H100 / "seed_full_raw.csv")
     async with app.run_test(size=(100, 30)) as pilot:

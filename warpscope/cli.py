@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from warpscope.errors import InputError
+from warpscope.errors import InputError, python_file_error
 from warpscope.files import is_profile_path
+from warpscope.version import print_version
 
 if TYPE_CHECKING:
     from warpscope.explore.workspace import Workspace
@@ -30,7 +31,18 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """GPU kernel profiles (Nsight Compute, nvprof), explained in a terminal."""
 
 
 class ReportFormat(str, Enum):
@@ -310,6 +322,8 @@ def _run_app(
                 pass
         except OSError as e:
             _fail(f"{visible(str(path))}: cannot read: {e.strerror or e}")
+        if (error := python_file_error(str(path))) is not None:
+            _fail(visible(str(error)))
 
     def load(progress: Callable[[int, int], None]) -> Workspace:
         from warpscope.explore.workspace import Workspace

@@ -19,6 +19,7 @@ import polars as pl
 
 from warpscope.model.catalog import BY_ID
 from warpscope.model.profile import Profile
+from warpscope.model.suggest import did_you_mean
 from warpscope.model.values import canonical_values
 from warpscope.report.kernels import finding_key
 
@@ -51,7 +52,8 @@ class Threshold:
             raise ValueError(f"--fail-on {text!r}: expected METRIC OP [+-]NUMBER[%], e.g. 'duration_ns>+5%'")
         if m["metric"] not in BY_ID:
             raise ValueError(
-                f"--fail-on {text!r}: {m['metric']} is not a canonical metric (see `warpscope metrics`)"
+                f"--fail-on {text!r}: {m['metric']} is not a canonical metric"
+                f"{did_you_mean(m['metric'], BY_ID)}; see `warpscope metrics`"
             )
         return cls(text, m["metric"], m["op"], float(m["value"]), m["pct"] is not None)
 
