@@ -406,10 +406,17 @@ def diff_cmd(
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
     via_ncu: ViaNcu = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="The whole markdown diff on stdout (by default cut to 65,536 characters)."
+        ),
+    ] = False,
 ) -> None:
     """Compare two profiles launch by launch; exit 1 when a --fail-on threshold is crossed."""
     from warpscope.analysis import analyze
     from warpscope.analysis.views import launch_views
+    from warpscope.report.budget import COMMENT_BUDGET
     from warpscope.report.diff import Threshold, diff
     from warpscope.report.diff_report import render_json, render_markdown
     from warpscope.report.escape import visible
@@ -425,7 +432,8 @@ def diff_cmd(
         sides.append(analyze(profile, views))
         values.append({v.launch_id: dict(v.metrics) for v in views})
     result = diff(sides[0], sides[1], thresholds, (values[0], values[1]))
-    _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result), output)
+    budget = None if full or output is not None else COMMENT_BUDGET
+    _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result, budget), output)
     for c in result.crossings:
         sys.stderr.write(
             visible(

@@ -21,6 +21,9 @@ from warpscope.analysis.text import pct_or_dash as _p
 from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.occupancy.advice import what_would_help
+from warpscope.report.budget import COMMENT_BUDGET as COMMENT_BUDGET
+from warpscope.report.budget import RESERVE, cut_note, fit_sections
+from warpscope.report.budget import size as _size
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
 from warpscope.report.opportunities import opportunities
@@ -38,10 +41,6 @@ def _ids(ids: list[int]) -> str:
 
 def _title(k: Kernel) -> str:
     return md_cell(k.kernel_short or k.kernel)
-
-
-#: what a GitHub comment holds: the default report fits (``render``'s ``budget``)
-COMMENT_BUDGET = 65_536
 
 
 def render(
@@ -71,10 +70,6 @@ def _joined(lines: list[str]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _size(lines: list[str]) -> int:
-    return sum(len(x) + 1 for x in lines)
-
-
 def _within(
     budget: int,
     head: list[str],
@@ -86,8 +81,7 @@ def _within(
 ) -> str:
     """The report cut to ``budget`` characters: the kernels that hold the most time first
     (``table``: the kernel table of every kernel, already rendered)."""
-    reserve = 400  # the closing note
-    left = budget - reserve - _size(head) - _size(run)
+    left = budget - RESERVE - _size(head) - _size(run)
     # the kernel table for as many kernels as fit in half of what is left, then their roofline
     # if it fits too
     rows, shown, size = table[4:-1], 0, _size(table[:4]) + 200
@@ -103,20 +97,14 @@ def _within(
     roof = _roofline(groups[:shown], roofline_figure)
     if _size(table) + _size(roof) > left:
         roof = []
-    out = head + table + roof + run
-    written = 0
-    for section in sections:
-        if _size(out) + _size(section) > budget - reserve:
-            break
-        out += section
-        written += 1
-    out += [
-        "---",
-        "",
-        f"Cut to fit {budget:,} characters (what a GitHub comment holds): {written} of "
-        f"{len(groups)} kernel sections, the kernels with the most time first. "
+    out, written = fit_sections(head + table + roof + run, sections, budget)
+    out += cut_note(
+        budget,
+        written,
+        len(groups),
+        "kernel sections, the kernels with the most time first",
         "`warpscope report --full` (or `-o FILE`) writes the whole report.",
-    ]
+    )
     return _joined(out)
 
 
