@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -179,10 +180,16 @@ def test_differing_launch_counts_warn_and_times_compare_matched_launches():
     text = run_cli("diff", FUSED, LOOP, "--full").stdout
     assert f"- **warning**: {warning}" in text.replace("\\", "")
     assert "| kernel | base | new | change | launches (base → new) |" in text
+    # one matched launch of 3 and 1: its time, not the base's three; names of at most 60 characters
     assert (
-        "| at::\\<unnamed\\>::embedding\\_backward\\_feature\\_kernel\\<float, float, long\\> | 94.56 µs | 95.23 µs"
+        "| at::\\<unnamed\\>::embedding\\_back…ure\\_kernel\\<float, float, long\\> | 94.56 µs | 95.23 µs"
         in text
     )
+    rows = [r for r in text.split("## Changes")[0].splitlines() if r.startswith("| ") and " µs | " in r]
+    names = [re.sub(r"\\(.)", r"\1", r[2:].split(" | ")[0]).replace("&amp;", "&") for r in rows]
+    assert max(len(n) for n in names) == 60
+    full = next(t["kernel"] for t in out["times"] if len(t["kernel"]) > 60)
+    assert full[:29] + "…" + full[-30:] in names
 
 
 def test_equal_launch_counts_give_no_warning():

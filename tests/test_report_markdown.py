@@ -161,3 +161,37 @@ def test_a_cut_report_of_several_files_says_the_share_left_out_of_all_the_time()
     total = sum(k.total_ns for k in groups)
     assert float(pct) == pytest.approx(100 * sum(k.total_ns for k in rest) / total, abs=0.05)
     assert float(pct) < 100
+
+
+def _unescaped(text: str) -> str:
+    """Markdown cell text as written before escaping (backslashes, ``&amp;``)."""
+    return re.sub(r"\\(.)", r"\1", text).replace("&amp;", "&")
+
+
+def test_the_cut_cnn_step_report_keeps_twenty_kernel_sections_and_each_full_name_once():
+    """The PyTorch training step (79 kernels, a CUTLASS name of 3,476 characters): cut to a GitHub
+    comment it still holds at least 20 kernel sections (one line per finding); every table
+    shows names of at most 60 characters, head and tail kept; the full name is in the kernel's
+    own section, once."""
+    import polars as pl
+
+    import warpscope
+
+    files = [str(CNN_STEP / "cnn_full_raw_base.csv.gz"), str(CNN_STEP / "cnn_full_details.csv.gz")]
+    result = run_cli("report", *files)
+    text = result.stdout
+    assert result.returncode == 0 and len(text) <= 65_536
+    sections = re.findall(r"^## (\d+)\. ", text, re.M)
+    assert len(sections) >= 20 and sections == [str(i) for i in range(1, len(sections) + 1)]
+    assert f"{len(sections)} of 79 kernel sections" in text
+    table = text.split("## Kernels", 1)[1].split("\n## ", 1)[0]
+    names = [_unescaped(row.split(" | ")[1]) for row in table.splitlines() if re.match(r"\| \d+ \| ", row)]
+    assert len(names) >= 20 and max(len(n) for n in names) == 60
+    launches = warpscope.load(files[1]).launches
+    cutlass = launches.filter(pl.col("kernel_short").str.len_chars() > 3000).row(0, named=True)
+    short, full = cutlass["kernel_short"], cutlass["kernel"]
+    assert short[:29] + "…" + short[-30:] in names
+    plain = _unescaped(text)
+    assert plain.count(full) == 1
+    heading = plain.split(full, 1)[0].rsplit("\n## ", 1)[1].splitlines()[0]
+    assert heading == f"7. {short[:49]}…{short[-50:]}"

@@ -11,6 +11,7 @@ from warpscope.analysis.text import num, us
 from warpscope.report.budget import cut_note, fit_sections, size
 from warpscope.report.diff import NOISE_PCT, NOISE_POINTS, Diff, Pair, within_noise
 from warpscope.report.escape import md_cell, md_code
+from warpscope.report.names import HEADING_WIDTH, middle
 
 
 def _change(value: float | None, relative: bool = True) -> str:
@@ -50,7 +51,7 @@ def render_markdown(d: Diff, budget: int | None = None) -> str:
             ]
             for c in d.crossings:
                 out.append(
-                    f"| {md_cell(c['kernel'])} | {c['base_launch']} → {c['new_launch']} | "
+                    f"| {md_cell(middle(c['kernel']))} | {c['base_launch']} → {c['new_launch']} | "
                     f"{md_cell(c['threshold'])} | {num(c['base'], 4)} | {num(c['new'], 4)} | "
                     f"{_change(c['change'], c['relative'])} |"
                 )
@@ -87,7 +88,7 @@ def _joined(lines: list[str]) -> str:
 
 def _pair(p: Pair) -> list[str]:
     """One changed launch: its configuration change, metrics beyond noise, findings come and gone."""
-    out = [f"### {md_cell(p.kernel)} (launch {p.base_launch} → {p.new_launch})", ""]
+    out = [f"### {md_cell(middle(p.kernel, HEADING_WIDTH))} (launch {p.base_launch} → {p.new_launch})", ""]
     if p.config:
         grid, block = p.config["grid"], p.config["block"]
         out += [
@@ -122,7 +123,7 @@ def _only(d: Diff) -> list[list[str]]:
         if items:
             section = [f"## {label}", "", "| kernel | launch | grid | block |", "|---|---:|---|---|"]
             section += [
-                f"| {md_cell(i['kernel'])} | {i['launch']} | {'×'.join(map(str, i['grid']))} | "
+                f"| {md_cell(middle(i['kernel'] or ''))} | {i['launch']} | {'×'.join(map(str, i['grid']))} | "
                 f"{'×'.join(map(str, i['block']))} |"
                 for i in items
             ]
@@ -158,7 +159,9 @@ def _time(d: Diff) -> list[str]:
     ]
     for t in d.times[:TIME_ROWS]:
         change = _change(t["change_pct"]) + (" (noise)" if t["within_noise"] else "")
-        row = f"| {md_cell(t['kernel'])} | {_us(t['base_ns'])} | {_us(t['new_ns'])} | {change} |"
+        row = (
+            f"| {md_cell(middle(t['kernel'] or ''))} | {_us(t['base_ns'])} | {_us(t['new_ns'])} | {change} |"
+        )
         if counts:
             row += f" {t['base_launches']:,} → {t['new_launches']:,} |"
         out.append(row)

@@ -26,6 +26,7 @@ from warpscope.report.budget import RESERVE, cut_note, fit_sections
 from warpscope.report.budget import size as _size
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
+from warpscope.report.names import HEADING_WIDTH, TABLE_WIDTH, middle
 from warpscope.report.opportunities import opportunities
 from warpscope.report.runs import run_records
 
@@ -39,8 +40,9 @@ def _ids(ids: list[int]) -> str:
     return f"launches {shown}" + (", …" if len(ids) > 5 else "")
 
 
-def _title(k: Kernel) -> str:
-    return md_cell(k.kernel_short or k.kernel)
+def _title(k: Kernel, width: int = TABLE_WIDTH) -> str:
+    """The kernel's short name, its middle elided past ``width`` characters."""
+    return md_cell(middle(k.kernel_short or k.kernel or "", width))
 
 
 def render(
@@ -63,11 +65,18 @@ def render(
     full = head + table + roof + run + [x for s in sections for x in s]
     if budget is None or _size(full) <= budget:
         return _joined(full)
-    return _within(budget, head, run, groups, sections, table, roofline_figure)
+    briefs = [_kernel(i, k, brief=True) for i, k in enumerate(groups, 1)]
+    return _within(budget, head, run, groups, briefs, table, roofline_figure)
 
 
 def _joined(lines: list[str]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+#: of what a cut report has left after its head and run: the most its kernel table may take
+TABLE_SHARE = 0.2
+#: kernels in a cut report's roofline table (the most time first)
+CUT_ROOFLINE_ROWS = 20
 
 
 def _within(
@@ -85,7 +94,7 @@ def _within(
     # the kernel table for as many kernels as fit in half of what is left, then their roofline
     # if it fits too
     rows, shown, size = table[4:-1], 0, _size(table[:4]) + 200
-    while shown < len(rows) and size + len(rows[shown]) + 1 <= left / 2:
+    while shown < len(rows) and size + len(rows[shown]) + 1 <= left * TABLE_SHARE:
         size += len(rows[shown]) + 1
         shown += 1
     table = table[:4] + rows[:shown] + [""]
@@ -94,7 +103,7 @@ def _within(
         total = sum(k.total_ns or 0.0 for k in groups)
         rest = 100 * sum(k.total_ns or 0.0 for k in groups[shown:]) / total if total else 0.0
         table = table[:-1] + ["", f"… and {len(groups) - shown} more kernels ({pct(rest)} of the time).", ""]
-    roof = _roofline(groups[:shown], roofline_figure)
+    roof = _roofline(groups[: min(shown, CUT_ROOFLINE_ROWS)], roofline_figure)
     if _size(table) + _size(roof) > left:
         roof = []
     out, written = fit_sections(head + table + roof + run, sections, budget)
@@ -102,8 +111,9 @@ def _within(
         budget,
         written,
         len(groups),
-        "kernel sections, the kernels with the most time first",
-        "`warpscope report --full` (or `-o FILE`) writes the whole report.",
+        "kernel sections, the kernels with the most time first, each finding in one line",
+        "`warpscope report --full` (or `-o FILE`) writes the whole report, with each finding's "
+        "why, fix and evidence.",
     )
     return _joined(out)
 
@@ -123,7 +133,7 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
     ]
     several = len({e["source_file"] for e in entries}) > 1  # an export and its emulation: apart
     for i, e in enumerate(entries[:FIX_FIRST_ROWS], 1):
-        kernel = md_cell(e["kernel_short"] or e["kernel"]) + (
+        kernel = md_cell(middle(e["kernel_short"] or e["kernel"] or "")) + (
             f" ({md_cell(e['library'])})" if e["library"] else ""
         )
         if several:
@@ -269,11 +279,12 @@ def _run_findings(rows: pl.DataFrame) -> list[str]:
     return out
 
 
-def _kernel(i: int, k: Kernel) -> list[str]:
+def _kernel(i: int, k: Kernel, brief: bool = False) -> list[str]:
+    """A kernel's section; ``brief``: each finding in one line (a report cut to a budget)."""
     m = k.metrics
     avg = " (averages over the launches)" if len(k.launch_ids) > 1 else ""
-    out = [f"## {i}. {_title(k)}", ""]
-    if k.kernel and k.kernel != k.kernel_short:
+    out = [f"## {i}. {_title(k, HEADING_WIDTH)}", ""]
+    if k.kernel and (k.kernel != k.kernel_short or len(k.kernel) > HEADING_WIDTH):
         out += [f"Full name: {md_cell(k.kernel)}", ""]
     out += ["| | |", "|---|---|"]
     time = f"{us(k.total_ns)}, {_p(k.time_share_pct)} of kernel time" if k.total_ns is not None else DASH
@@ -300,10 +311,9 @@ def _kernel(i: int, k: Kernel) -> list[str]:
     if not k.findings:
         out += ["None.", ""]
     for n, f in enumerate(k.findings, 1):
-        out += _finding(
-            n, f, k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else [], len(k.launch_ids)
-        )
-    return out
+        covered = k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else []
+        out += [_brief_finding(n, f)] if brief else _finding(n, f, covered, len(k.launch_ids))
+    return out + ([""] if brief and k.findings else [])
 
 
 def _launch_line(k: Kernel) -> str:
@@ -379,6 +389,18 @@ def _stalls_line(k: Kernel) -> str:
     return (
         ", ".join(f"{md_code(r)} {num(c, 1)}" for r, c in ranked) + f" cycles per issued instruction{total}"
     )
+
+
+def _brief_finding(n: int, f: dict[str, Any]) -> str:
+    """A finding in one line: severity, rule, title, estimated gain."""
+    ours = f["origin"] == "warpscope"
+    line = f"{n}. **{f['severity']}** {md_code(f['rule_id'] or '(unnamed rule)')}" + (
+        "" if ours else " (ncu)"
+    )
+    if f["title"]:
+        line += f" — {(md_prose if ours else md_cell)(f['title'])}"
+    gain = f["estimated_speedup_pct"]
+    return line + (f" (est. gain {pct(gain)})" if gain is not None else "")
 
 
 def _finding(n: int, f: dict[str, Any], agreeing: list[dict[str, Any]], launches: int = 1) -> list[str]:
