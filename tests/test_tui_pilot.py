@@ -850,5 +850,44 @@ async def test_y_copies_every_kernel_tab_even_an_empty_one(monkeypatch):
             assert len(copied) == number, tab
         copy = dict(zip(TABS, copied))
         assert copy["source"] == NO_SOURCE + "\n" and copy["findings"] == NO_FINDINGS + "\n"
-        assert copy["overview"].startswith("device ") and "GeForce GTX 1080 Ti" in copy["overview"]
+        assert copy["overview"].startswith("name ") and "GeForce GTX 1080 Ti" in copy["overview"]
         assert copy["memory"].startswith("Global memory")
+
+
+async def test_long_names_keep_head_and_tail_and_titles_take_two_rows():
+    """The PyTorch step's CUTLASS kernel (a 3,476-character name): at 160 columns the name column
+    has 72 (not 48), the fix-first, roofline and table names keep their head and tail, and the
+    kernel view's title is two rows at 80 columns, the full name whole on the Overview tab."""
+    from rich.console import Console
+
+    from warpscope.report.names import middle
+
+    path = CNN_STEP / "cnn_full_details.csv.gz"
+    launches = warpscope.load(path).launches
+    cutlass = launches.filter(pl.col("kernel_short").str.len_chars() > 3000).row(0, named=True)
+    app = _app(path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        assert app.screen.workspace.view.name_width == 72
+        assert max(len(name) for name in _names(app)) == 72
+        await pilot.press("x")
+        await pilot.pause()
+        table = app.screen.query_one("#fix-first")
+        kernels = [str(table.get_row_at(r)[3]) for r in range(table.row_count)]
+        assert all(len(k.split(" (")[0]) <= 60 for k in kernels)
+        long = [k for k in kernels if "…" in k]
+        assert long and all(k.split(" (")[0] == middle(k.split(" (")[0], 60) for k in long)
+    app = _app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _ready(pilot)
+        app.push_screen(KernelScreen([cutlass["launch_id"]]))
+        await pilot.pause()
+        title = app.screen.query_one("#kernel-title", Static)
+        sink = Console(width=78, color_system=None, record=True)
+        sink.print(title.content)
+        rows = sink.export_text().rstrip("\n").split("\n")
+        assert len(rows) == 2 and rows[0].startswith("1 launch · cutlass__5x_cudnn::Kernel<")
+        assert rows[0].endswith(cutlass["kernel_short"][-20:]) and "…" in rows[0]
+        assert _text(app.screen.query_one("#overview-text", Static)).replace("\n", "").count(
+            cutlass["kernel"][-40:]
+        ) == 1

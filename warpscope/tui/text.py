@@ -13,8 +13,9 @@ from warpscope.analysis.text import DASH, dims, us
 from warpscope.analysis.text import num_or_dash as n
 from warpscope.analysis.text import pct_or_dash as p
 from warpscope.report.escape import visible
+from warpscope.report.names import middle
 
-__all__ = ["DASH", "dims", "literal", "n", "one_line", "p", "t"]
+__all__ = ["DASH", "dims", "literal", "n", "one_line", "p", "short_name", "t"]
 
 
 def literal(text: object, style: str = "") -> Text:
@@ -26,6 +27,12 @@ def one_line(text: object, limit: int = 200) -> str:
     """Untrusted text on one line, cut to ``limit`` characters."""
     flat = visible(" ".join(str(text or "").split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def short_name(text: object, width: int) -> str:
+    """A kernel name on one line in at most ``width`` characters, its middle elided (the head
+    and the tail, where template arguments differ, kept: ``report/names.py``)."""
+    return middle(visible(" ".join(str(text or "").split())), width)
 
 
 def t(ns: float | None) -> str:

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from warpscope.explore.compare import COMPARED, NOISE_PCT, VERDICT_ORDER
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import DASH, literal, n, one_line
+from warpscope.tui.text import DASH, literal, n, one_line, short_name
 
 #: verdict -> (mark, style): the mark says it without colour
 VERDICTS = {
@@ -174,7 +174,7 @@ def _cells(row: dict) -> list[Text]:
     change = row["duration_change_pct"]
     cells = [
         Text(mark, style=style),
-        literal(one_line(row["kernel"], 40)),
+        literal(short_name(row["kernel"], 40)),
         Text(DASH if change is None else f"{change:+.1f}%", style=style, justify="right"),
     ]
     for metric, _, higher_better in COMPARED:

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Static
 
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, one_line, p, t
+from warpscope.tui.text import literal, one_line, p, short_name, t
 
 #: severity -> mark: the word says it without colour (NO_COLOR)
 SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "", "info": "dim"}
@@ -91,7 +91,7 @@ class FixFirstScreen(WarpscopeScreen):
 
 
 def _cells(i: int, e: dict[str, Any], *, with_file: bool) -> list[Text | str]:
-    kernel = literal(one_line(e["kernel_short"], 60))
+    kernel = literal(short_name(e["kernel_short"], 60))
     if e["library"]:
         kernel.append(f" ({e['library']})", style="dim")
     if with_file:  # an H100 export and its emulation: the same kernel, two programs

@@ -18,7 +18,7 @@ from warpscope.explore.source_view import Order, compact
 from warpscope.report.roofline_points import KernelPoint
 from warpscope.tui.screens import kernel_tabs
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, one_line
+from warpscope.tui.text import literal, short_name
 from warpscope.tui.widgets.grid import Grid
 from warpscope.tui.widgets.occupancy_plot import OccupancyPlot
 from warpscope.tui.widgets.roofline_plot import RooflinePlot
@@ -74,14 +74,7 @@ class KernelScreen(WarpscopeScreen):
 
     def compose(self) -> ComposeResult:
         d = self.detail
-        k = d.kernel
-        count = len(k.launch_ids)
-        title = Text(f"{count} launch{'es' if count > 1 else ''} · ", style="bold")
-        title.append(literal(one_line(k.kernel_short or k.kernel, 100), style="bold"))
-        if k.kernel and k.kernel != k.kernel_short:
-            title.append("\n")
-            title.append(literal(one_line(k.kernel, 400)))
-        yield Static(title, id="kernel-title")
+        yield Static(self._title(self.app.size.width), id="kernel-title")
         with TabbedContent(id="tabs", initial=self.initial_tab):
             with TabPane("1 Overview", id="overview"), VerticalScroll(), Horizontal(id="overview-panes"):
                 yield Static(kernel_tabs.overview(d), id="overview-text")
@@ -153,7 +146,22 @@ class KernelScreen(WarpscopeScreen):
             if focusable:
                 focusable[0].focus()
 
+    def _title(self, width: int) -> Text:
+        """Two rows at most: the launches and the short name, then the full name (each shortened
+        in the middle to the terminal's width; the Overview tab has the full name whole)."""
+        k = self.detail.kernel
+        room = max(width - 2, 20)  # the title's padding
+        count = len(k.launch_ids)
+        head = f"{count} launch{'es' if count != 1 else ''} · "
+        title = Text(head, style="bold")
+        title.append(literal(short_name(k.kernel_short or k.kernel, room - len(head)), style="bold"))
+        if k.kernel and k.kernel != k.kernel_short:
+            title.append("\n")
+            title.append(literal(short_name(k.kernel, room)))
+        return title
+
     def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#kernel-title", Static).update(self._title(event.size.width))
         for grid in self.query("#source-grid").results(Grid):
             grid.max_column_content_width = _code_width(event.size.width)
             grid.show(self._source_table())

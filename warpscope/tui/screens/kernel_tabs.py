@@ -41,6 +41,7 @@ def overview(d: KernelDetail) -> RenderableType:
         timing += f", {p(d.time_share_pct)} of all kernel time"
     config = _facts(
         [
+            ("name", literal(k.kernel or k.kernel_short or DASH)),
             ("device", literal(f"{k.device or DASH} (compute capability {k.compute_capability or DASH})")),
             ("time", timing + (f" (mean {t(k.total_ns / launches)})" if k.total_ns and launches > 1 else "")),
             ("grid", f"{dims(k.grid)} = {n(m.get('grid_size'), 0)} blocks"),

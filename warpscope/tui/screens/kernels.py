@@ -22,6 +22,8 @@ from warpscope.tui.widgets.grid import Grid, content_widths
 
 #: the name column's least width (48 from 107 columns up): the other columns scroll sideways
 MIN_NAME = 32
+#: percent of the terminal's width the name column gets at least (the rest scrolls sideways)
+NAME_SHARE = 45
 
 
 class KernelsScreen(WarpscopeScreen):
@@ -76,13 +78,13 @@ class KernelsScreen(WarpscopeScreen):
 
     def _fit_names(self, width: int) -> None:
         """Give the name column the width the other columns leave, and at least ``MIN_NAME``
-        (48 on a wide terminal), names shortened where they differ least (``explore/names.py``);
-        what does not fit scrolls sideways, the name column frozen."""
+        or ``NAME_SHARE`` of the terminal (72 columns at 160), names shortened where they differ
+        least (``explore/names.py``); what does not fit scrolls sideways, the name column frozen."""
         ws = self.workspace
         display = ws.view.rows()[0]
         widths = content_widths(display.to_arrow())
         others = sum(max(w, len(c)) + 2 for w, c in zip(widths[1:], display.columns[1:]))
-        least = max(MIN_NAME, min(48, width * 45 // 100))
+        least = max(MIN_NAME, width * NAME_SHARE // 100)
         name = max(least, width - others - 4)  # its own padding, the scroll bar
         grid = self.query_one(Grid)
         grid.max_column_content_width = max(name, TEXT_WIDTH)

@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Footer, Static
 from warpscope.analysis.text import si
 from warpscope.report.roofline_points import KernelPoint, kernel_points
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, n, one_line, p
+from warpscope.tui.text import literal, n, p, short_name
 from warpscope.tui.widgets.roofline_plot import RooflinePlot
 
 
@@ -39,7 +39,7 @@ class RooflineScreen(WarpscopeScreen):
             r = point.point
             table.add_row(
                 str(point.number),
-                literal(one_line(point.kernel_short, 24)),
+                literal(short_name(point.kernel_short, 24)),
                 Text(n(r.intensity, 3), justify="right"),
                 Text(si(r.achieved, "").strip(), justify="right"),
                 Text(p(r.pct_of_roof), justify="right"),

@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static
 
 from warpscope.explore.timeline import STATES, Timeline
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, n, one_line
+from warpscope.tui.text import literal, n, short_name
 from warpscope.tui.widgets.bars import bar_chart
 from warpscope.tui.widgets.timeline import CELL_STYLES, GLYPHS, TimelineView
 
@@ -53,7 +53,7 @@ class TimelineScreen(WarpscopeScreen):
     def _update(self, row: int, cycle: int) -> None:
         view = self.query_one(TimelineView)
         title = Text("Timeline · ", style="bold")
-        title.append(literal(one_line(self.kernel, 60), style="bold"))
+        title.append(literal(short_name(self.kernel, 60), style="bold"))
         title.append(
             f" · launch {self.launch_id} · {n(self.timeline.cycles, 0)} cycles · "
             f"{len(self.timeline.rows)} warp slots · {n(view.cycles_per_cell, 0)} "
