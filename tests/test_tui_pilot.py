@@ -888,6 +888,49 @@ async def test_long_names_keep_head_and_tail_and_titles_take_two_rows():
         rows = sink.export_text().rstrip("\n").split("\n")
         assert len(rows) == 2 and rows[0].startswith("1 launch · cutlass__5x_cudnn::Kernel<")
         assert rows[0].endswith(cutlass["kernel_short"][-20:]) and "…" in rows[0]
-        assert _text(app.screen.query_one("#overview-text", Static)).replace("\n", "").count(
-            cutlass["kernel"][-40:]
-        ) == 1
+        assert (
+            _text(app.screen.query_one("#overview-text", Static))
+            .replace("\n", "")
+            .count(cutlass["kernel"][-40:])
+            == 1
+        )
+
+
+def test_occupancy_tab_gives_the_block_limits_the_cli_gives():
+    """matmulTiled<16, 0> on the H100 (sm_90, 256 threads, 32 registers, 2 KB static shared, one
+    barrier): the tab's named-barrier limit is the calculator's 64 (64 barriers per SM, one per
+    block), as `warpscope occupancy` prints it, not Nsight Compute's 32 (capped at the block
+    slots); a kernel without barriers has no barrier limit, as the CLI says for --barriers 0."""
+    import re
+
+    from rich.console import Console
+
+    from tests.conftest import run_cli
+    from warpscope.tui.screens.kernel_tabs import occupancy
+
+    workspace = Workspace(warpscope.load(H100 / "seed_full_raw.csv"))
+
+    def tab(kernel: str) -> tuple[str, dict[str, float]]:
+        launches = workspace.profile.launches.filter(pl.col("kernel_short") == kernel)
+        detail = workspace.detail(launches["launch_id"].to_list())
+        sink = Console(width=120, color_system=None, record=True)
+        sink.print(occupancy(detail))
+        return sink.export_text(), detail.kernel.metrics
+
+    text, metrics = tab("matmulTiled<16, 0>")
+    assert metrics["block_limit_barriers"] == 32 and metrics["barriers_per_block"] == 1  # the file's
+    args = ["--arch", "sm_90", "--block-size", "256", "--registers", "32", "--static-smem", "2048"]
+    cli = run_cli("occupancy", *args, "--barriers", "1").stdout
+    for label in ("named barriers", "registers", "warp slots", "block slots"):
+        ours = re.search(rf"^{label}\s+(\d+)", text, re.M)
+        theirs = re.search(rf"^\s+{label}\s+(\d+)", cli, re.M)
+        assert ours and theirs and ours[1] == theirs[1], label
+    assert re.search(r"^named barriers\s+64", text, re.M)
+    assert "Nsight Compute caps the shared-memory and barrier limits" in " ".join(text.split())
+    text, _ = tab("heavyRegisters")  # no __syncthreads: no barrier limit
+    assert re.search(r"^named barriers\s+no limit", text, re.M)
+    assert re.search(
+        r"^\s+named barriers\s+no limit\s+no barriers",
+        run_cli("occupancy", *args, "--barriers", "0").stdout,
+        re.M,
+    )

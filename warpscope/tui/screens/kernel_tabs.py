@@ -156,13 +156,24 @@ def occupancy(d: KernelDetail) -> RenderableType:
     limits.add_column("blocks", justify="right")
     limits.add_column("")
     limiter = d.kernel.limiter or (occ.limiter if occ else None)
+    capped = False
     for key, label in LIMIT_LABELS.items():
         value = m.get(f"block_limit_{key}")
-        if value is None and occ is not None:
+        if occ is not None:
+            # the calculator's, as `warpscope occupancy` prints: Nsight Compute caps the shared-memory
+            # and barrier limits at the block limit (sm_90: 32, where 64 named barriers allow 64)
+            capped = capped or (value is not None and value != occ.limits.get(key))
             value = occ.limits.get(key)
         mark = Text("◀ binds", style="bold reverse") if key == limiter else Text("")
-        limits.add_row(label, n(value, 0), mark)
+        limits.add_row(label, "no limit" if occ is not None and value is None else n(value, 0), mark)
     parts += [_heading("Blocks per SM each resource allows"), limits]
+    if capped:
+        parts.append(
+            Text(
+                "The occupancy calculator's limits, as `warpscope occupancy` gives them; Nsight Compute "
+                "caps the shared-memory and barrier limits at the block limit."
+            )
+        )
     if occ is not None:
         parts.append(
             Text(
