@@ -75,3 +75,25 @@ def test_a_python_file_is_pointed_to_emulate(command, tmp_path):
     )
     # and the suggestion works: the file runs on the emulator
     assert run_cli("emulate", str(KERNEL_FILE), "--no-timing").returncode == 0
+
+
+def test_one_launch_is_singular(tmp_path):
+    """A public export of one launch: 'import' says '1 launch', not '1 launches'."""
+    path = ROOT / "sample_traces" / "public" / "ncu" / "llmperfopt_rtx50_cublasgemv_metrics_2025.1.csv"
+    result = run_cli("import", str(path), "-o", str(tmp_path / "one.parquet"))
+    assert result.returncode == 0, result.stderr
+    assert f"{path}: ncu-details, 1 launch, " in result.stderr and "1 launches" not in result.stderr
+    many = run_cli("import", SEED, "-o", str(tmp_path / "seed.parquet")).stderr
+    assert ", 22 launches, " in many
+
+
+def test_count_says_one_and_many():
+    from warpscope.analysis.text import count
+
+    assert [count(n, "launch") for n in (0, 1, 2, 10_000)] == [
+        "0 launches",
+        "1 launch",
+        "2 launches",
+        "10,000 launches",
+    ]
+    assert count(1, "time") == "1 time" and count(3, "time") == "3 times"

@@ -117,11 +117,12 @@ def import_cmd(
         _fail(f"{output}: unknown output type, expected .parquet or .arrow")
     profile = _load(files, via_ncu)
     profile.save(output)
+    from warpscope.analysis.text import count
     from warpscope.report.escape import visible
 
     for src in profile.sources.iter_rows(named=True):
         sys.stderr.write(
-            f"{visible(src['path'])}: {src['format']}, {src['launches']} launches, "
+            f"{visible(src['path'])}: {src['format']}, {count(src['launches'], 'launch')}, "
             f"{src['rows_imported']} rows imported, {src['rows_rejected']} rejected\n"
         )
         for note in src["notes"] or ():

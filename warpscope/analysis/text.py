@@ -68,3 +68,10 @@ def pct_or_dash(value: float | None, digits: int = 1) -> str:
 def dims(values: tuple[int | None, ...]) -> str:
     """``32×32×1``, or a dash when a dimension is unknown."""
     return DASH if any(v is None for v in values) else "×".join(str(v) for v in values)
+
+
+def count(n: int | float, noun: str, plural: str | None = None) -> str:
+    """``1 launch``, ``2 launches``, ``1,024 launches``: a whole number (thousands separated)
+    and its noun, singular for exactly one."""
+    many = plural or (noun + "es" if noun.endswith(("s", "sh", "ch", "x")) else noun + "s")
+    return f"{n:,.0f} {noun if n == 1 else many}"

@@ -7,7 +7,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
-from warpscope.analysis.text import num, us
+from warpscope.analysis.text import count, num, us
 from warpscope.report.budget import cut_note, fit_sections, size
 from warpscope.report.diff import NOISE_PCT, NOISE_POINTS, Diff, Pair, within_noise
 from warpscope.report.escape import md_cell, md_code
@@ -32,7 +32,7 @@ def render_markdown(d: Diff, budget: int | None = None) -> str:
         "",
         f"- base: {md_cell(d.base)}",
         f"- new: {md_cell(d.new)}",
-        f"- {len(d.pairs)} launches matched (by kernel name and order), {len(changed)} changed beyond "
+        f"- {count(len(d.pairs), 'launch')} matched (by kernel name and order), {len(changed)} changed beyond "
         f"noise; {len(d.only_in_base)} only in base, {len(d.only_in_new)} only in new",
         *(f"- **warning**: {md_cell(w)}" for w in d.warnings),
         "",

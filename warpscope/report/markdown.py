@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.roofline import roofline
-from warpscope.analysis.text import DASH, num, pct, si, us
+from warpscope.analysis.text import DASH, count, num, pct, si, us
 from warpscope.analysis.text import dims as _dims
 from warpscope.analysis.text import num_or_dash as _n
 from warpscope.analysis.text import pct_or_dash as _p
@@ -248,16 +248,16 @@ def _runs(records: list[dict[str, Any]]) -> list[str]:
         out += ["## The run" + (f": {md_cell(r['source'])}" if len(records) > 1 else ""), ""]
         if steps is None:
             out.append(
-                f"No repeated step: {r['launches']} launches, {us(r['kernel_ns'])} of kernel time, by family of work:"
+                f"No repeated step: {count(r['launches'], 'launch')}, {us(r['kernel_ns'])} of kernel time, by family of work:"
             )
         else:
             warm = (
-                f", after {steps['warmup_launches']} launches of warm-up ({us(steps['warmup_ns'])})"
+                f", after {count(steps['warmup_launches'], 'launch')} of warm-up ({us(steps['warmup_ns'])})"
                 if steps["warmup_launches"]
                 else ""
             )
             out.append(
-                f"{r['launches']} launches: a step of {steps['launches_per_step']} launches repeated "
+                f"{count(r['launches'], 'launch')}: a step of {count(steps['launches_per_step'], 'launch')} repeated "
                 f"{steps['count']} times from launch position {steps['first_launch']}{warm}. One step, "
                 f"{us(step['kernel_ns'])} of kernel time, by family of work:"
             )
