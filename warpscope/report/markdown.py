@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.roofline import roofline
-from warpscope.analysis.text import DASH, count, num, pct, si, us
+from warpscope.analysis.text import DASH, count, num, pct, si, us, waves
 from warpscope.analysis.text import dims as _dims
 from warpscope.analysis.text import num_or_dash as _n
 from warpscope.analysis.text import pct_or_dash as _p
@@ -323,7 +323,7 @@ def _launch_line(k: Kernel) -> str:
         f"block {_dims(k.block)} ({_n(m.get('block_size'))} threads)",
         f"{_n(m.get('registers_per_thread'))} registers per thread",
         f"shared {_n(m.get('static_shared_bytes'))} B static + {_n(m.get('dynamic_shared_bytes'))} B dynamic",
-        f"{_n(m.get('waves_per_sm'))} waves per SM",
+        f"{waves(m)} waves per SM",
     ]
     return "; ".join(parts)
 

@@ -11,6 +11,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from warpscope.analysis.text import waves
 from warpscope.explore.glossary import lookup
 from warpscope.explore.kernel import KernelDetail
 from warpscope.occupancy.advice import LIMIT_LABELS, blocked_by
@@ -52,7 +53,7 @@ def overview(d: KernelDetail) -> RenderableType:
                 f"{n(m.get('static_shared_bytes'), 0)} B static + "
                 f"{n(m.get('dynamic_shared_bytes'), 0)} B dynamic per block",
             ),
-            ("waves per SM", n(m.get("waves_per_sm"))),
+            ("waves per SM", waves(m)),
             (
                 "occupancy",
                 f"theoretical {p(m.get('theoretical_occupancy_pct'))}, achieved "
