@@ -513,7 +513,7 @@ async def test_glossary_search_takes_what_is_typed_and_help_has_every_screen():
             "Fix first",
             "Timeline",
         ):
-            assert f"**{section}**" in source
+            assert f"## {section}\n\n| key | what it does |\n|---|---|\n| " in source
 
 
 async def test_tab_and_arrows_move_between_the_kernel_tabs():
@@ -818,7 +818,7 @@ def test_every_kernel_tab_has_its_key_glossary_entry_help_and_docs():
     names = ", ".join(tab.capitalize() for tab in TABS)
     keys = f"`1`–`{len(TABS)}`"
     help_text = " ".join(HELP.split())
-    assert f"**Kernel view** — {keys} tabs ({names})" in help_text
+    assert f"## Kernel view | key | what it does | |---|---| | {keys} | tabs ({names}) |" in help_text
     doc = " ".join((ROOT / "docs" / "tui.md").read_text().split())
     assert f"| kernel view | {keys} {names} ·" in doc
     paragraph = doc.split("**Kernel view.**", 1)[1].split("**", 1)[0]
@@ -934,3 +934,41 @@ def test_occupancy_tab_gives_the_block_limits_the_cli_gives():
         run_cli("occupancy", *args, "--barriers", "0").stdout,
         re.M,
     )
+
+
+async def test_footer_keys_are_whole_at_80_columns_and_the_kernel_view_lists_its_tab_keys():
+    """At 80 columns every footer key is whole (none runs under the command palette's), `?` help
+    shows on every screen; the kernel view's footer has `1–7` and, on their tabs, `v`, `o`, `j`."""
+    from textual.widgets._footer import FooterKey
+
+    from warpscope.tui.widgets.footer import FittingFooter
+
+    def footer(app) -> list[tuple[str, int, int]]:
+        keys = app.screen.query_one(FittingFooter).query(FooterKey)
+        return [(k.key_display, k.region.x, k.region.right) for k in keys]
+
+    def check(app) -> list[str]:
+        keys = footer(app)
+        palette = next(x for name, x, _ in keys if name == "^p")
+        assert all(right <= palette for name, _, right in keys if name != "^p"), keys
+        assert "?" in [name for name, _, _ in keys]
+        return [name for name, _, _ in keys]
+
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _ready(pilot)
+        assert check(app)[:7] == ["⏎", "?", "s", "/", "f", "space", "l"]
+        await pilot.press("enter")
+        await pilot.pause()
+        shown: dict[str, list[str]] = {}
+        for number, tab in enumerate(TABS, 1):
+            await pilot.press(str(number))
+            await pilot.pause()
+            shown[tab] = check(app)
+        assert all(keys[:2] == ["esc", "1–7"] for keys in shown.values())
+        for key, tab in (("v", "occupancy"), ("o", "source"), ("j", "findings")):
+            assert [t for t, keys in shown.items() if key in keys] == [tab]
+        for key in ("escape", "x", "escape", "r", "escape", "c", "escape", "w"):
+            await pilot.press(key)
+            await pilot.pause()
+            check(app)

@@ -9,11 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from warpscope.explore.compare import PairDetail
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import DASH, literal, n, one_line, short_name
+from warpscope.tui.widgets.footer import FittingFooter
 
 
 class PairScreen(WarpscopeScreen):
@@ -36,7 +37,7 @@ class PairScreen(WarpscopeScreen):
             yield Static(_findings(d), id="pair-findings")
             yield Static(_config(d), id="pair-config")
             yield Static(_metrics(d), id="pair-metrics")
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()

@@ -9,10 +9,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line, p, short_name, t
+from warpscope.tui.widgets.footer import FittingFooter
 
 #: severity -> mark: the word says it without colour (NO_COLOR)
 SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "", "info": "dim"}
@@ -57,7 +58,7 @@ class FixFirstScreen(WarpscopeScreen):
         for i, e in enumerate(self.entries, 1):
             table.add_row(*_cells(i, e, with_file=len(files) > 1), key=str(i - 1))
         yield table
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

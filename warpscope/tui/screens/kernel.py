@@ -9,7 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from warpscope.analysis.roofline import roofline
@@ -19,6 +19,7 @@ from warpscope.report.roofline_points import KernelPoint
 from warpscope.tui.screens import kernel_tabs
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, short_name
+from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.grid import Grid
 from warpscope.tui.widgets.occupancy_plot import OccupancyPlot
 from warpscope.tui.widgets.roofline_plot import RooflinePlot
@@ -35,6 +36,9 @@ TAB_METRIC = {
     "findings": None,
 }
 
+#: the tab each tab-specific key acts on
+_ACTION_TAB = {"next_sweep": "occupancy", "source_order": "source", "jump_to_line": "findings"}
+
 #: what the Source and Findings tabs show (and `y` copies) when there is nothing to list
 NO_SOURCE = (
     "No per-line counters: they come from Nsight Compute's source page "
@@ -48,16 +52,27 @@ class KernelScreen(WarpscopeScreen):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        *(Binding(str(i), f"tab('{tab}')", tab.capitalize(), show=False) for i, tab in enumerate(TABS, 1)),
+        # one footer entry for the digits: "1–7 Tabs"
+        *(
+            Binding(
+                str(i),
+                f"tab('{tab}')",
+                "Tabs" if i == 1 else tab.capitalize(),
+                show=i == 1,
+                key_display=f"1–{len(TABS)}" if i == 1 else None,
+            )
+            for i, tab in enumerate(TABS, 1)
+        ),
         # Tab and Left/Right move between the tabs, not the focus (each tab focuses its own list
         # or table); in a table Left/Right keep moving across its columns
         Binding("tab", "step_tab(1)", "Next tab", show=False, priority=True),
         Binding("shift+tab", "step_tab(-1)", "Previous tab", show=False, priority=True),
         Binding("right", "arrow(1)", show=False, priority=True),
         Binding("left", "arrow(-1)", show=False, priority=True),
-        Binding("v", "next_sweep", "Next graph", show=False),
-        Binding("o", "source_order", "Order", show=False),
-        Binding("j", "jump_to_line", "Jump to line", show=False),
+        # shown on their own tab only (check_action)
+        Binding("v", "next_sweep", "Next graph"),
+        Binding("o", "source_order", "Order"),
+        Binding("j", "jump_to_line", "Jump to line"),
         Binding("t", "timeline", "Timeline"),
         Binding("g", "glossary", "Glossary"),
         Binding("y", "copy", "Copy"),
@@ -103,7 +118,7 @@ class KernelScreen(WarpscopeScreen):
                     )
             with TabPane("7 Findings", id="findings"):
                 yield self._findings()
-        yield Footer()
+        yield FittingFooter()
 
     def _findings(self) -> OptionList | Static:
         k = self.detail.kernel
@@ -140,6 +155,7 @@ class KernelScreen(WarpscopeScreen):
 
     @on(TabbedContent.TabActivated)
     def _focus_tab(self) -> None:
+        self.refresh_bindings()  # v, o and j come and go with their tabs
         pane = self.query_one(TabbedContent).active_pane
         if pane is not None:
             focusable = [w for w in pane.query("*") if w.can_focus]
@@ -185,6 +201,11 @@ class KernelScreen(WarpscopeScreen):
     def _show_source(self) -> None:
         self.query_one("#source-grid", Grid).show(self._source_table())
         self.query_one("#source-caption", Static).update(self._source_caption())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``v``, ``o`` and ``j`` act on one tab each: only there are they on (and in the footer)."""
+        tab = _ACTION_TAB.get(action)
+        return tab is None or self.query_one(TabbedContent).active == tab
 
     def action_source_order(self) -> None:
         """Source order (each line, its instructions under it) or the hottest lines first."""

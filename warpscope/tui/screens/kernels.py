@@ -12,12 +12,13 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input, Label, ProgressBar, Static
+from textual.widgets import Input, Label, ProgressBar, Static
 
 from warpscope.explore.table import COLUMNS
 from warpscope.explore.view import TEXT_WIDTH, TableView
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line
+from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.grid import Grid, content_widths
 
 #: the name column's least width (48 from 107 columns up): the other columns scroll sideways
@@ -63,7 +64,7 @@ class KernelsScreen(WarpscopeScreen):
             yield Input(id="filter")
         yield Static("", id="status")
         yield ProgressBar(id="progress", show_eta=False)
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter-bar").display = False

@@ -8,12 +8,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from warpscope.analysis.text import count, size
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.screens.fix_first import SEVERITY_STYLE
 from warpscope.tui.text import literal, n, p, t
+from warpscope.tui.widgets.footer import FittingFooter
 
 
 class RunScreen(WarpscopeScreen):
@@ -43,7 +44,7 @@ class RunScreen(WarpscopeScreen):
                 yield Static("No findings about the whole program.", classes="run-finding")
             for row in findings.iter_rows(named=True):
                 yield Static(_finding_text(row), classes="run-finding")
-        yield Footer()
+        yield FittingFooter()
 
 
 def _step_text(r: dict, several: bool) -> Text:

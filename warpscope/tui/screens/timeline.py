@@ -9,12 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from warpscope.explore.timeline import STATES, Timeline
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, n, short_name
 from warpscope.tui.widgets.bars import bar_chart
+from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.timeline import CELL_STYLES, GLYPHS, TimelineView
 
 
@@ -40,7 +41,7 @@ class TimelineScreen(WarpscopeScreen):
             yield TimelineView(self.timeline, id="timeline")
             yield Static(id="warp-detail")
         yield Static(_legend(), id="legend")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(TimelineView).focus()
