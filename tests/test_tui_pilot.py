@@ -295,12 +295,25 @@ async def test_ctrl_c_quits():
 async def test_export_writes_the_markdown_report(tmp_path):
     app = _app(H100 / "seed_full_raw.csv")
     app.report_path = tmp_path / "report.md"
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message, **kwargs):  # type: ignore[no-untyped-def]
+        said.append(message)
+        notify(message, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
     async with app.run_test() as pilot:
         await _ready(pilot)
         await pilot.press("e")
         await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
     text = app.report_path.read_text()
     assert text.startswith("# warpscope report") and "heavyRegisters" in text
+    where = str(app.report_path)
+    # where it goes is said before the report is written, and again once it is there
+    assert said[:2] == [f"Writing the report to {where} …", f"Report written to {where}"]
 
 
 async def test_export_keeps_earlier_files_and_follows_the_filter(tmp_path):
@@ -315,6 +328,7 @@ async def test_export_keeps_earlier_files_and_follows_the_filter(tmp_path):
         await pilot.pause()
         await pilot.press("e")
         await pilot.pause()
+        await app.workers.wait_for_complete()
     assert app.report_path.read_text() == "mine\n"
     text = (tmp_path / "report-2.md").read_text()
     headings = [line for line in text.splitlines() if line.startswith("## ") and ". " in line]
