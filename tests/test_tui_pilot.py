@@ -986,3 +986,24 @@ async def test_footer_keys_are_whole_at_80_columns_and_the_kernel_view_lists_its
             await pilot.press(key)
             await pilot.pause()
             check(app)
+
+
+async def test_y_copies_the_kernel_row_as_tsv(monkeypatch):
+    """`y` on the kernel table: a header line and the row, tab-separated (a spreadsheet pastes
+    it as two rows), the full kernel name in the first cell, not key=value pairs."""
+    from warpscope.explore.table import COLUMNS
+
+    app = _app(H100 / "seed_full_raw.csv")
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("y")
+        await pilot.pause()
+    (text,) = copied
+    header, row = text.rstrip("\n").split("\n")
+    assert header.split("\t") == [c.label for c in COLUMNS]
+    cells = row.split("\t")
+    assert len(cells) == len(COLUMNS) and "=" not in row
+    first = app.workspace.profile.launches.sort("duration_ns", descending=True)["kernel"][0]
+    assert cells[0] == first

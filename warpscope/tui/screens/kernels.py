@@ -17,7 +17,7 @@ from textual.widgets import Input, Label, ProgressBar, Static
 from warpscope.explore.table import COLUMNS
 from warpscope.explore.view import TEXT_WIDTH, TableView
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, one_line
+from warpscope.tui.text import literal, one_line, tsv
 from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.grid import Grid, content_widths
 
@@ -329,8 +329,7 @@ class KernelsScreen(WarpscopeScreen):
         if current is not None:  # the full name, not the column's shortened one
             launches = self.workspace.table.launches
             row[0] = launches.filter(pl.col("launch_id") == current[1])["kernel"][0]
-        text = "\t".join(f"{c.label}={'' if v is None else v}" for c, v in zip(COLUMNS, row))
-        self.app.copy_to_clipboard(text)
+        self.app.copy_to_clipboard(tsv([c.label for c in COLUMNS], [row]))
         self.notify("Row copied to the clipboard (OSC 52).", title="Copy")
 
     # -- background work ------------------------------------------------------------
