@@ -195,3 +195,30 @@ def test_the_cut_cnn_step_report_keeps_twenty_kernel_sections_and_each_full_name
     assert plain.count(full) == 1
     heading = plain.split(full, 1)[0].rsplit("\n## ", 1)[1].splitlines()[0]
     assert heading == f"7. {short[:49]}…{short[-50:]}"
+
+
+def test_the_report_says_which_sections_an_export_lacks_and_which_rules_they_keep_from_running():
+    """The per-tensor training loop was profiled with LaunchStats, Occupancy and three throughput
+    metrics only: its report says the memory counters and Warp State Statistics are missing and
+    names the rules that could not run; a --set full export (the seed kernels) and an nvprof
+    trace get no such line."""
+    from warpscope.analysis import RULES
+    from warpscope.report.coverage import SECTIONS
+
+    assert {r for s in SECTIONS for r in s.rules} <= set(RULES)
+    loop = run_cli("report", str(H100 / "trainloop" / "trainloop_loop_raw_base.csv.gz")).stdout
+    head = loop.split("## ", 1)[0]
+    lines = [line for line in head.splitlines() if line.startswith("- This export has no ")]
+    assert [line.split(" (")[0] for line in lines] == [
+        "- This export has no memory-access counters",
+        "- This export has no warp stall reasons",
+        "- This export has no active threads per warp",
+    ]
+    assert "`uncoalesced_global_access`, `shared_bank_conflicts` could not run" in lines[0]
+    assert all("`ncu --set full` collects them" in line for line in lines)
+    assert "uncoalesced_global_access" not in loop.split("## Kernels", 1)[1]  # and indeed never fired
+    full = run_cli("report", "--full", SEED).stdout
+    assert "This export has no" not in full
+    trace = public_samples()
+    nvprof = next(p for p in trace if p.parent.name == "nvprof" and "gputrace" in p.name)
+    assert "This export has no" not in run_cli("report", str(nvprof)).stdout

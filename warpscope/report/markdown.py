@@ -24,6 +24,7 @@ from warpscope.occupancy.advice import what_would_help
 from warpscope.report.budget import COMMENT_BUDGET as COMMENT_BUDGET
 from warpscope.report.budget import RESERVE, cut_note, fit_sections
 from warpscope.report.budget import size as _size
+from warpscope.report.coverage import notes as coverage_notes
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
 from warpscope.report.names import HEADING_WIDTH, TABLE_WIDTH, middle
@@ -162,6 +163,7 @@ def _sources(profile: Profile) -> list[str]:
             f"| {md_cell(r['path'])} | {md_cell(r['format'])} | {r['launches']} | {r['rows_rejected']} |"
         )
         notes += [f"- {md_cell(r['path'])}: {md_cell(n)}" for n in r["notes"] or ()]
+    notes += coverage_notes(profile)
     return out + [""] + (notes + [""] if notes else [])
 
 
