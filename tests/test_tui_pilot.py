@@ -1007,3 +1007,26 @@ async def test_y_copies_the_kernel_row_as_tsv(monkeypatch):
     assert len(cells) == len(COLUMNS) and "=" not in row
     first = app.workspace.profile.launches.sort("duration_ns", descending=True)["kernel"][0]
     assert cells[0] == first
+
+
+async def test_every_title_takes_two_rows_at_most_at_80_columns():
+    """The PyTorch step's raw and details pages (long file names, CUTLASS names of thousands of
+    characters): at 80 columns the title of the kernel table, the kernel view, fix first, the
+    roofline, the whole run and compare's pair view is one or two rows."""
+    path = [CNN_STEP / "cnn_full_raw_base.csv.gz", CNN_STEP / "cnn_full_details.csv.gz"]
+    cutlass = (
+        warpscope.load(path[1]).launches.filter(pl.col("kernel_short").str.len_chars() > 3000)["launch_id"][0]
+    )
+    app = _app(*path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _ready(pilot)
+        heights = {"table": app.screen.query_one("#title").region.height}
+        app.push_screen(KernelScreen([cutlass]))
+        await pilot.pause()
+        heights["kernel"] = app.screen.query_one("#kernel-title").region.height
+        for key, title in (("x", "#fix-first-title"), ("r", "#roofline-title"), ("w", "#run-title")):
+            await pilot.press("escape", key)
+            await pilot.pause()
+            heights[key] = app.screen.query_one(title).region.height
+    assert all(1 <= h <= 2 for h in heights.values()), heights
+    assert heights["kernel"] == 2  # the short name, then the full one shortened in the middle
