@@ -205,7 +205,8 @@ class KernelScreen(WarpscopeScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``v``, ``o`` and ``j`` act on one tab each: only there are they on (and in the footer)."""
         tab = _ACTION_TAB.get(action)
-        return tab is None or self.query_one(TabbedContent).active == tab
+        tabs = self.query(TabbedContent)  # none yet while the screen is composed
+        return tab is None or (bool(tabs) and tabs.first().active == tab)
 
     def action_source_order(self) -> None:
         """Source order (each line, its instructions under it) or the hottest lines first."""
