@@ -37,7 +37,15 @@ def test_json_report_of_seed_export():
     result = run_cli("report", str(SEED), "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert list(report) == ["sources", "opportunities", "runs", "run_findings", "launches"]
+    assert list(report) == [
+        "sources",
+        "missing_sections",
+        "opportunities",
+        "runs",
+        "run_findings",
+        "launches",
+    ]
+    assert report["missing_sections"] == []  # the seed kernels were profiled with --set full
     assert report["sources"] == [
         {"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0, "notes": []}
     ]

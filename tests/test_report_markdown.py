@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -217,6 +218,16 @@ def test_the_report_says_which_sections_an_export_lacks_and_which_rules_they_kee
     assert "`uncoalesced_global_access`, `shared_bank_conflicts` could not run" in lines[0]
     assert all("`ncu --set full` collects them" in line for line in lines)
     assert "uncoalesced_global_access" not in loop.split("## Kernels", 1)[1]  # and indeed never fired
+    report = json.loads(
+        run_cli(
+            "report", "--format", "json", str(H100 / "trainloop" / "trainloop_loop_raw_base.csv.gz")
+        ).stdout
+    )
+    assert [(m["what"], m["rules"]) for m in report["missing_sections"]] == [
+        ("memory-access counters", ["uncoalesced_global_access", "shared_bank_conflicts"]),
+        ("warp stall reasons", ["stall_reason"]),
+        ("active threads per warp", ["warp_divergence", "bounds_check_divergence"]),
+    ]
     full = run_cli("report", "--full", SEED).stdout
     assert "This export has no" not in full
     trace = public_samples()

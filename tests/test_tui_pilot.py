@@ -1014,9 +1014,9 @@ async def test_every_title_takes_two_rows_at_most_at_80_columns():
     characters): at 80 columns the title of the kernel table, the kernel view, fix first, the
     roofline, the whole run and compare's pair view is one or two rows."""
     path = [CNN_STEP / "cnn_full_raw_base.csv.gz", CNN_STEP / "cnn_full_details.csv.gz"]
-    cutlass = (
-        warpscope.load(path[1]).launches.filter(pl.col("kernel_short").str.len_chars() > 3000)["launch_id"][0]
-    )
+    cutlass = warpscope.load(path[1]).launches.filter(pl.col("kernel_short").str.len_chars() > 3000)[
+        "launch_id"
+    ][0]
     app = _app(*path)
     async with app.run_test(size=(80, 24)) as pilot:
         await _ready(pilot)
