@@ -217,6 +217,10 @@ def test_stdout_is_cut_to_a_github_comment_like_the_report(tmp_path):
     cut = run_cli("diff", FUSED, LOOP)
     assert cut.returncode == 0 and len(cut.stdout) <= 65_536
     assert cut.stdout.rstrip().splitlines()[-1].startswith("Cut to fit 65,536 characters")
+    # the changed launches all fit, and then the first parts of the one-side-only tables, each
+    # table closed by a blank line before the closing note
+    assert "## Only in base" in cut.stdout and "\n|\n\n---\n" not in cut.stdout
+    assert re.search(r"\|\n\n---\n\nCut to fit 65,536 characters .*: (\d+) of (\d+) parts", cut.stdout)
     full = run_cli("diff", FUSED, LOOP, "--full").stdout
     assert len(full) > 65_536 and "Cut to fit" not in full
     assert full.startswith(cut.stdout.split("\n---\n")[0].rstrip("\n"))

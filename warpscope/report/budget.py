@@ -30,6 +30,7 @@ def cut_note(budget: int, written: int, total: int, what: str, whole: str) -> li
     """The closing lines of a cut document: ``written`` of ``total`` ``what``, and how to get it
     ``whole``."""
     return [
+        "",  # ends a table the cut fell inside
         "---",
         "",
         f"Cut to fit {budget:,} characters (what a GitHub comment holds): {written} of {total} "

@@ -76,7 +76,8 @@ def render_markdown(d: Diff, budget: int | None = None) -> str:
             budget,
             written,
             len(sections),
-            "sections (changed launches in order, then the kernels on one side only)",
+            "parts (each changed launch, in order, then the kernels on one side only, "
+            f"{ONLY_ROWS} to a part)",
             "`warpscope diff --full` (or `-o FILE`) writes the whole diff.",
         )
     )
@@ -116,18 +117,28 @@ def _pair(p: Pair) -> list[str]:
     return out
 
 
+#: rows of a one-side-only table per part, so a diff cut to a budget keeps what fits of it
+ONLY_ROWS = 25
+
+
 def _only(d: Diff) -> list[list[str]]:
-    """The kernels on one side only, a section per side."""
+    """The kernels on one side only: per side a table in parts of ``ONLY_ROWS`` rows (the parts
+    follow each other line by line, one table, so a cut can fall between them)."""
     out = []
     for label, items in (("Only in base", d.only_in_base), ("Only in new", d.only_in_new)):
-        if items:
-            section = [f"## {label}", "", "| kernel | launch | grid | block |", "|---|---:|---|---|"]
-            section += [
-                f"| {md_cell(middle(i['kernel'] or ''))} | {i['launch']} | {'×'.join(map(str, i['grid']))} | "
-                f"{'×'.join(map(str, i['block']))} |"
-                for i in items
-            ]
-            out.append(section + [""])
+        rows = [
+            f"| {md_cell(middle(i['kernel'] or ''))} | {i['launch']} | {'×'.join(map(str, i['grid']))} | "
+            f"{'×'.join(map(str, i['block']))} |"
+            for i in items
+        ]
+        parts = [rows[k : k + ONLY_ROWS] for k in range(0, len(rows), ONLY_ROWS)]
+        for k, part in enumerate(parts):
+            head = (
+                [f"## {label}", "", "| kernel | launch | grid | block |", "|---|---:|---|---|"]
+                if k == 0
+                else []
+            )
+            out.append(head + part + ([""] if k == len(parts) - 1 else []))
     return out
 
 
