@@ -39,7 +39,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("`c`", "compare two files (or `--baseline`)"),
             ("`t`", "emulator timeline"),
             ("`g`", "glossary of the column"),
-            ("`e`", "export the markdown report (the status line says where first)"),
+            ("`e`", "export the markdown report (a notification says where, before it is written)"),
             ("`y`", "copy the row (tab-separated: header line, then the row)"),
         ],
     ),
