@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 from polars.exceptions import PanicException
 
-from warpscope.errors import InputError
+from warpscope.errors import InputError, python_file_error
 from warpscope.importers import _input, ncu
 from warpscope.importers.ncu import direct, stream, text_page
 from warpscope.importers.pages import attach_source_pages, merge_pages
@@ -138,6 +138,8 @@ def _unknown(path: str, data: bytes) -> InputError:
             line=1,
         )
     _input.decode(path, head)
+    if (error := python_file_error(path)) is not None:
+        return error
     return InputError(
         path,
         "not a profiler export: expected an Nsight Compute CSV header "

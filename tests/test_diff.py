@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -144,3 +145,84 @@ def test_two_runs_of_one_program_differ_within_noise_and_the_time_leads():
     assert "Kernel time: 497.92 µs → 497.93 µs (+0%, within noise)." in text
     listed = sum(1 for line in text.splitlines() if line.startswith("| `"))
     assert listed == len(beyond)
+
+
+TRAINLOOP = H100 / "trainloop"
+FUSED = str(TRAINLOOP / "trainloop_fused_raw_base.csv.gz")
+LOOP = str(TRAINLOOP / "trainloop_loop_raw_base.csv.gz")
+
+
+def test_differing_launch_counts_warn_and_times_compare_matched_launches():
+    """The fused-AdamW training loop (511 launches) against the per-tensor one (524, cut short
+    by the profiling limit): a warning in the JSON and on the page, and each kernel's time is
+    that of its launches matched in order of occurrence, not of all its launches."""
+    out = json.loads(run_cli("diff", FUSED, LOOP, "--format", "json").stdout)
+    assert out["launches"] == {"base": 511, "new": 524}
+    (warning,) = out["warnings"]
+    assert "launch counts differ (base 511, new 524)" in warning
+    base, new = warpscope.load(FUSED).launches, warpscope.load(LOOP).launches
+    by_kernel = {t["kernel"]: t for t in out["times"]}
+    checked = 0
+    for short, row in by_kernel.items():
+        b = base.filter(pl.col("kernel_short") == short).sort("launch_id")["duration_ns"]
+        n = new.filter(pl.col("kernel_short") == short).sort("launch_id")["duration_ns"]
+        assert (row["base_launches"], row["new_launches"]) == (len(b), len(n))
+        k = min(len(b), len(n))
+        assert row["matched_launches"] == k
+        if k:
+            assert row["base_ns"] == pytest.approx(b[:k].sum()) and row["new_ns"] == pytest.approx(
+                n[:k].sum()
+            )
+            checked += len(b) != len(n)
+        else:
+            assert (row["base_ns"] is None) == (len(b) == 0) and (row["new_ns"] is None) == (len(n) == 0)
+    assert checked >= 10  # kernels launched a different number of times on each side
+    text = run_cli("diff", FUSED, LOOP, "--full").stdout
+    assert f"- **warning**: {warning}" in text.replace("\\", "")
+    assert "| kernel | base | new | change | launches (base → new) |" in text
+    # one matched launch of 3 and 1: its time, not the base's three; names of at most 60 characters
+    assert (
+        "| at::\\<unnamed\\>::embedding\\_back…ure\\_kernel\\<float, float, long\\> | 94.56 µs | 95.23 µs"
+        in text
+    )
+    rows = [r for r in text.split("## Changes")[0].splitlines() if r.startswith("| ") and " µs | " in r]
+    names = [re.sub(r"\\(.)", r"\1", r[2:].split(" | ")[0]).replace("&amp;", "&") for r in rows]
+    assert max(len(n) for n in names) == 60
+    full = next(t["kernel"] for t in out["times"] if len(t["kernel"]) > 60)
+    assert full[:29] + "…" + full[-30:] in names
+
+
+def test_equal_launch_counts_give_no_warning():
+    out = json.loads(run_cli("diff", SEED, str(H100 / "seed_details_all.csv.gz"), "--format", "json").stdout)
+    assert out["warnings"] == [] and out["launches"] == {"base": 22, "new": 22}
+    assert "warning" not in run_cli("diff", SEED, SEED).stdout
+
+
+def test_time_table_is_ordered_by_time_largest_first():
+    """Identical runs (no change to order by): the kernel with the most time leads, not the
+    first in the alphabet."""
+    out = json.loads(run_cli("diff", SEED, SEED, "--format", "json").stdout)
+    times = [t["base_ns"] for t in out["times"]]
+    assert times == sorted(times, reverse=True)
+    durations = warpscope.load(SEED).launches.group_by("kernel_short").agg(pl.col("duration_ns").sum())
+    slowest = durations.sort("duration_ns", descending=True)["kernel_short"][0]
+    assert out["times"][0]["kernel"] == slowest
+    rows = [line for line in run_cli("diff", SEED, SEED).stdout.splitlines() if line.startswith("| ")]
+    assert rows[1].startswith(f"| {slowest} |")
+
+
+def test_stdout_is_cut_to_a_github_comment_like_the_report(tmp_path):
+    """The two training loops' diff is 0.13 MB whole: on stdout it is cut to 65,536 characters with
+    a closing line; --full and -o give it whole."""
+    cut = run_cli("diff", FUSED, LOOP)
+    assert cut.returncode == 0 and len(cut.stdout) <= 65_536
+    assert cut.stdout.rstrip().splitlines()[-1].startswith("Cut to fit 65,536 characters")
+    # the changed launches all fit, and then the first parts of the one-side-only tables, each
+    # table closed by a blank line before the closing note
+    assert "## Only in base" in cut.stdout and "\n|\n\n---\n" not in cut.stdout
+    assert re.search(r"\|\n\n---\n\nCut to fit 65,536 characters .*: (\d+) of (\d+) parts", cut.stdout)
+    full = run_cli("diff", FUSED, LOOP, "--full").stdout
+    assert len(full) > 65_536 and "Cut to fit" not in full
+    assert full.startswith(cut.stdout.split("\n---\n")[0].rstrip("\n"))
+    run_cli("diff", FUSED, LOOP, "-o", str(tmp_path / "d.md"))
+    assert (tmp_path / "d.md").read_text(encoding="utf-8") == full

@@ -17,7 +17,7 @@ def test_emulate_file_json_is_the_report_json():
     out = run_cli("emulate", str(DATA / "emulate_saxpy.py"), "--format", "json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"sources", "opportunities", "runs", "run_findings", "launches"}
+    assert set(report) == {"sources", "missing_sections", "opportunities", "runs", "run_findings", "launches"}
     assert [s["format"] for s in report["sources"]] == ["emulator"]
     saxpy, gather = report["launches"]
     assert (saxpy["kernel"], gather["kernel"]) == ("saxpy", "gather")

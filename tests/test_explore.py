@@ -382,3 +382,43 @@ def test_source_table_shows_file_text_literally():
     table = SourceListing.of(hostile).table("source")
     shown = table.filter(pl.col("line") == "70")["code"][0]
     assert "\x1b" not in shown and "\u202e" not in shown and "\\x1b" in shown
+
+
+def test_worst_finding_ranks_severity_then_gain_and_names_the_rule_shortly():
+    """The PyTorch step's first kernel (cuDNN's bn_bw, 32 blocks on 132 SMs): Nsight Compute's
+    MemoryCacheAccessPattern rule is 'low' but estimates a 0.0x% gain, so it ranks as info and
+    does not hide the findings worth 75-96%; every worst finding reads as a short title (an ncu
+    rule by its name, never its paragraph), and none of a launch's findings outranks it."""
+    import warpscope
+    from tests.conftest import CNN_STEP
+    from warpscope.analysis import SEVERITY_RANK
+    from warpscope.report.kernel_groups import NEGLIGIBLE_GAIN_PCT
+
+    profile = analyze(warpscope.load(CNN_STEP / "cnn_full_details.csv.gz"))
+    frame = KernelTable.of(profile).with_findings(profile.findings).launches
+    first = profile.launches.sort("duration_ns", descending=True).row(0, named=True)
+    assert first["kernel_short"] == "cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, 1, 1>"
+    found = profile.findings.filter(pl.col("launch_id") == first["launch_id"])
+    cache = found.filter(pl.col("rule_id") == "MemoryCacheAccessPattern").row(0, named=True)
+    assert cache["severity"] == "low" and cache["estimated_speedup_pct"] < 0.5
+    worst = frame.filter(pl.col("launch_id") == first["launch_id"])["worst_finding"][0]
+    assert worst == "ncu: HighPipeUtilization"  # info, est. 95.8%, above grid_smaller_than_sms's 86.8%
+
+    def key(f: dict) -> tuple[int, float]:
+        negligible = f["origin"] != "warpscope" and (f["estimated_speedup_pct"] or 0) < NEGLIGIBLE_GAIN_PCT
+        severity = "info" if negligible and f["estimated_speedup_pct"] is not None else f["severity"]
+        return SEVERITY_RANK[severity], -round(f["estimated_speedup_pct"] or 0.0, 2)
+
+    shown = profile.findings.filter(pl.col("covered_by").is_null() & pl.col("launch_id").is_not_null())
+    for launch_id, text in frame.select("launch_id", "worst_finding").iter_rows():
+        if text is None:
+            continue
+        rows = shown.filter(pl.col("launch_id") == launch_id).to_dicts()
+        best = min(key(f) for f in rows)
+        titles = [
+            (f["origin"] + ": " if f["origin"] != "warpscope" else "") + (f["title"] or f["rule_id"])
+            for f in rows
+            if key(f) == best
+        ]
+        assert text in titles, (launch_id, text, titles)
+        assert len(text) <= 80

@@ -284,7 +284,7 @@ async def test_the_trend_screen_lists_the_changed_kernel_first(fleet_dataset):
         assert table.row_count == 54  # kernels of the step
         first = [str(c) for c in table.get_row_at(0)]
         (change,) = next(s for s in trend(fleet_dataset).series if s.changes).changes
-        assert first[0].startswith("cudnn::bn_bw_1C11_kernel_new")
+        assert first[0].startswith("cudnn::bn_bw_1C11_kerne") and first[0].endswith("512, 1, 1>")
         assert first[3] == f"+{change.change_pct:.1f}%" and first[4] == f"commit c{FLEET_REGRESSION:04d}"
         assert first[1].startswith("▁") and first[1].endswith("█")  # the step up
         detail = _text(app.screen.query_one("#trend-detail", Static))

@@ -37,7 +37,15 @@ def test_json_report_of_seed_export():
     result = run_cli("report", str(SEED), "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert list(report) == ["sources", "opportunities", "runs", "run_findings", "launches"]
+    assert list(report) == [
+        "sources",
+        "missing_sections",
+        "opportunities",
+        "runs",
+        "run_findings",
+        "launches",
+    ]
+    assert report["missing_sections"] == []  # the seed kernels were profiled with --set full
     assert report["sources"] == [
         {"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0, "notes": []}
     ]
@@ -131,3 +139,28 @@ def test_json_findings_carry_rule_fix_and_evidence():
     assert (f["category"], f["origin"], f["severity"]) == ("bank_conflicts", "warpscope", "high")
     assert {"metric": "shared_load_wavefronts", "value": 1048802.0} in f["evidence"]
     assert "tile[32][33]" in f["fix"] and f["speedup_formula"]
+
+
+def test_a_grid_of_four_blocks_is_a_fraction_of_a_wave_not_zero():
+    """vecAddTail on the H100: 4 blocks of 256 threads, which Nsight Compute prints as 0.00 waves
+    per SM; the report and the kernel view say 4 / (132 SMs x 8 blocks each) = 0.0038."""
+    import polars as pl
+    from rich.console import Console
+
+    import warpscope
+    from warpscope.analysis.text import significant, waves
+    from warpscope.explore.workspace import Workspace
+    from warpscope.tui.screens.kernel_tabs import overview
+
+    workspace = Workspace(warpscope.load(H100 / "seed_full_raw.csv"))
+    launches = workspace.profile.launches.filter(pl.col("kernel_short") == "vecAddTail")
+    detail = workspace.detail(launches["launch_id"].to_list())
+    m = detail.kernel.metrics
+    assert m["waves_per_sm"] == 0 and m["grid_size"] == 4 and m["sm_count"] == 132
+    assert waves(m) == "0.0038" == significant(4 / (132 * 8))
+    sink = Console(width=120, color_system=None, record=True)
+    sink.print(overview(detail))
+    assert "waves per SM   0.0038" in sink.export_text()
+    text = run_cli("report", str(H100 / "seed_full_raw.csv"), "--full").stdout
+    assert "grid 4×1×1 (4 blocks); block 256×1×1 (256 threads)" in text and "; 0.0038 waves per SM |" in text
+    assert [significant(x) for x in (0.0303, 0.5, 3.884, 0)] == ["0.03", "0.5", "3.88", "0"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -161,3 +162,74 @@ def test_a_cut_report_of_several_files_says_the_share_left_out_of_all_the_time()
     total = sum(k.total_ns for k in groups)
     assert float(pct) == pytest.approx(100 * sum(k.total_ns for k in rest) / total, abs=0.05)
     assert float(pct) < 100
+
+
+def _unescaped(text: str) -> str:
+    """Markdown cell text as written before escaping (backslashes, ``&amp;``)."""
+    return re.sub(r"\\(.)", r"\1", text).replace("&amp;", "&")
+
+
+def test_the_cut_cnn_step_report_keeps_twenty_kernel_sections_and_each_full_name_once():
+    """The PyTorch training step (79 kernels, a CUTLASS name of 3,476 characters): cut to a GitHub
+    comment it still holds at least 20 kernel sections (one line per finding); every table
+    shows names of at most 60 characters, head and tail kept; the full name is in the kernel's
+    own section, once."""
+    import polars as pl
+
+    import warpscope
+
+    files = [str(CNN_STEP / "cnn_full_raw_base.csv.gz"), str(CNN_STEP / "cnn_full_details.csv.gz")]
+    result = run_cli("report", *files)
+    text = result.stdout
+    assert result.returncode == 0 and len(text) <= 65_536
+    sections = re.findall(r"^## (\d+)\. ", text, re.M)
+    assert len(sections) >= 20 and sections == [str(i) for i in range(1, len(sections) + 1)]
+    assert f"{len(sections)} of 79 kernel sections" in text
+    table = text.split("## Kernels", 1)[1].split("\n## ", 1)[0]
+    names = [_unescaped(row.split(" | ")[1]) for row in table.splitlines() if re.match(r"\| \d+ \| ", row)]
+    assert len(names) >= 20 and max(len(n) for n in names) == 60
+    launches = warpscope.load(files[1]).launches
+    cutlass = launches.filter(pl.col("kernel_short").str.len_chars() > 3000).row(0, named=True)
+    short, full = cutlass["kernel_short"], cutlass["kernel"]
+    assert short[:29] + "…" + short[-30:] in names
+    plain = _unescaped(text)
+    assert plain.count(full) == 1
+    heading = plain.split(full, 1)[0].rsplit("\n## ", 1)[1].splitlines()[0]
+    assert heading == f"7. {short[:49]}…{short[-50:]}"
+
+
+def test_the_report_says_which_sections_an_export_lacks_and_which_rules_they_keep_from_running():
+    """The per-tensor training loop was profiled with LaunchStats, Occupancy and three throughput
+    metrics only: its report says the memory counters and Warp State Statistics are missing and
+    names the rules that could not run; a --set full export (the seed kernels) and an nvprof
+    trace get no such line."""
+    from warpscope.analysis import RULES
+    from warpscope.report.coverage import SECTIONS
+
+    assert {r for s in SECTIONS for r in s.rules} <= set(RULES)
+    loop = run_cli("report", str(H100 / "trainloop" / "trainloop_loop_raw_base.csv.gz")).stdout
+    head = loop.split("## ", 1)[0]
+    lines = [line for line in head.splitlines() if line.startswith("- This export has no ")]
+    assert [line.split(" (")[0] for line in lines] == [
+        "- This export has no memory-access counters",
+        "- This export has no warp stall reasons",
+        "- This export has no active threads per warp",
+    ]
+    assert "`uncoalesced_global_access`, `shared_bank_conflicts` could not run" in lines[0]
+    assert all("`ncu --set full` collects them" in line for line in lines)
+    assert "uncoalesced_global_access" not in loop.split("## Kernels", 1)[1]  # and indeed never fired
+    report = json.loads(
+        run_cli(
+            "report", "--format", "json", str(H100 / "trainloop" / "trainloop_loop_raw_base.csv.gz")
+        ).stdout
+    )
+    assert [(m["what"], m["rules"]) for m in report["missing_sections"]] == [
+        ("memory-access counters", ["uncoalesced_global_access", "shared_bank_conflicts"]),
+        ("warp stall reasons", ["stall_reason"]),
+        ("active threads per warp", ["warp_divergence", "bounds_check_divergence"]),
+    ]
+    full = run_cli("report", "--full", SEED).stdout
+    assert "This export has no" not in full
+    trace = public_samples()
+    nvprof = next(p for p in trace if p.parent.name == "nvprof" and "gputrace" in p.name)
+    assert "This export has no" not in run_cli("report", str(nvprof)).stdout

@@ -129,6 +129,16 @@ async def test_invalid_filter_keeps_the_table_and_says_why():
         assert "unknown name 'occupancy'" in _text(app.screen.query_one("#status", Static))
 
 
+async def test_misspelt_filter_metric_gets_a_did_you_mean():
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(240, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("f", *"achieved_ocupancy_pct < 5", "enter")
+        await pilot.pause()
+        assert len(_names(app)) == 22
+        assert "did you mean achieved_occupancy_pct?" in _text(app.screen.query_one("#status", Static))
+
+
 async def test_expand_kernel_and_launch_mode():
     app = _app(H100 / "seed_full_raw.csv", H100 / "seed_full_raw.csv")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -285,12 +295,25 @@ async def test_ctrl_c_quits():
 async def test_export_writes_the_markdown_report(tmp_path):
     app = _app(H100 / "seed_full_raw.csv")
     app.report_path = tmp_path / "report.md"
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message, **kwargs):  # type: ignore[no-untyped-def]
+        said.append(message)
+        notify(message, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
     async with app.run_test() as pilot:
         await _ready(pilot)
         await pilot.press("e")
         await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
     text = app.report_path.read_text()
     assert text.startswith("# warpscope report") and "heavyRegisters" in text
+    where = str(app.report_path)
+    # where it goes is said before the report is written, and again once it is there
+    assert said[:2] == [f"Writing the report to {where} …", f"Report written to {where}"]
 
 
 async def test_export_keeps_earlier_files_and_follows_the_filter(tmp_path):
@@ -305,6 +328,7 @@ async def test_export_keeps_earlier_files_and_follows_the_filter(tmp_path):
         await pilot.pause()
         await pilot.press("e")
         await pilot.pause()
+        await app.workers.wait_for_complete()
     assert app.report_path.read_text() == "mine\n"
     text = (tmp_path / "report-2.md").read_text()
     headings = [line for line in text.splitlines() if line.startswith("## ") and ". " in line]
@@ -503,7 +527,7 @@ async def test_glossary_search_takes_what_is_typed_and_help_has_every_screen():
             "Fix first",
             "Timeline",
         ):
-            assert f"**{section}**" in source
+            assert f"## {section}\n\n| key | what it does |\n|---|---|\n| " in source
 
 
 async def test_tab_and_arrows_move_between_the_kernel_tabs():
@@ -808,7 +832,7 @@ def test_every_kernel_tab_has_its_key_glossary_entry_help_and_docs():
     names = ", ".join(tab.capitalize() for tab in TABS)
     keys = f"`1`–`{len(TABS)}`"
     help_text = " ".join(HELP.split())
-    assert f"**Kernel view** — {keys} tabs ({names})" in help_text
+    assert f"## Kernel view | key | what it does | |---|---| | {keys} | tabs ({names}) |" in help_text
     doc = " ".join((ROOT / "docs" / "tui.md").read_text().split())
     assert f"| kernel view | {keys} {names} ·" in doc
     paragraph = doc.split("**Kernel view.**", 1)[1].split("**", 1)[0]
@@ -840,5 +864,169 @@ async def test_y_copies_every_kernel_tab_even_an_empty_one(monkeypatch):
             assert len(copied) == number, tab
         copy = dict(zip(TABS, copied))
         assert copy["source"] == NO_SOURCE + "\n" and copy["findings"] == NO_FINDINGS + "\n"
-        assert copy["overview"].startswith("device ") and "GeForce GTX 1080 Ti" in copy["overview"]
+        assert copy["overview"].startswith("name ") and "GeForce GTX 1080 Ti" in copy["overview"]
         assert copy["memory"].startswith("Global memory")
+
+
+async def test_long_names_keep_head_and_tail_and_titles_take_two_rows():
+    """The PyTorch step's CUTLASS kernel (a 3,476-character name): at 160 columns the name column
+    has 72 (not 48), the fix-first, roofline and table names keep their head and tail, and the
+    kernel view's title is two rows at 80 columns, the full name whole on the Overview tab."""
+    from rich.console import Console
+
+    from warpscope.report.names import middle
+
+    path = CNN_STEP / "cnn_full_details.csv.gz"
+    launches = warpscope.load(path).launches
+    cutlass = launches.filter(pl.col("kernel_short").str.len_chars() > 3000).row(0, named=True)
+    app = _app(path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        assert app.screen.workspace.view.name_width == 72
+        assert max(len(name) for name in _names(app)) == 72
+        await pilot.press("x")
+        await pilot.pause()
+        table = app.screen.query_one("#fix-first")
+        kernels = [str(table.get_row_at(r)[3]) for r in range(table.row_count)]
+        assert all(len(k.split(" (")[0]) <= 60 for k in kernels)
+        long = [k for k in kernels if "…" in k]
+        assert long and all(k.split(" (")[0] == middle(k.split(" (")[0], 60) for k in long)
+    app = _app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _ready(pilot)
+        app.push_screen(KernelScreen([cutlass["launch_id"]]))
+        await pilot.pause()
+        title = app.screen.query_one("#kernel-title", Static)
+        sink = Console(width=78, color_system=None, record=True)
+        sink.print(title.content)
+        rows = sink.export_text().rstrip("\n").split("\n")
+        assert len(rows) == 2 and rows[0].startswith("1 launch · cutlass__5x_cudnn::Kernel<")
+        assert rows[0].endswith(cutlass["kernel_short"][-20:]) and "…" in rows[0]
+        assert (
+            _text(app.screen.query_one("#overview-text", Static))
+            .replace("\n", "")
+            .count(cutlass["kernel"][-40:])
+            == 1
+        )
+
+
+def test_occupancy_tab_gives_the_block_limits_the_cli_gives():
+    """matmulTiled<16, 0> on the H100 (sm_90, 256 threads, 32 registers, 2 KB static shared, one
+    barrier): the tab's named-barrier limit is the calculator's 64 (64 barriers per SM, one per
+    block), as `warpscope occupancy` prints it, not Nsight Compute's 32 (capped at the block
+    slots); a kernel without barriers has no barrier limit, as the CLI says for --barriers 0."""
+    import re
+
+    from rich.console import Console
+
+    from tests.conftest import run_cli
+    from warpscope.tui.screens.kernel_tabs import occupancy
+
+    workspace = Workspace(warpscope.load(H100 / "seed_full_raw.csv"))
+
+    def tab(kernel: str) -> tuple[str, dict[str, float]]:
+        launches = workspace.profile.launches.filter(pl.col("kernel_short") == kernel)
+        detail = workspace.detail(launches["launch_id"].to_list())
+        sink = Console(width=120, color_system=None, record=True)
+        sink.print(occupancy(detail))
+        return sink.export_text(), detail.kernel.metrics
+
+    text, metrics = tab("matmulTiled<16, 0>")
+    assert metrics["block_limit_barriers"] == 32 and metrics["barriers_per_block"] == 1  # the file's
+    args = ["--arch", "sm_90", "--block-size", "256", "--registers", "32", "--static-smem", "2048"]
+    cli = run_cli("occupancy", *args, "--barriers", "1").stdout
+    for label in ("named barriers", "registers", "warp slots", "block slots"):
+        ours = re.search(rf"^{label}\s+(\d+)", text, re.M)
+        theirs = re.search(rf"^\s+{label}\s+(\d+)", cli, re.M)
+        assert ours and theirs and ours[1] == theirs[1], label
+    assert re.search(r"^named barriers\s+64", text, re.M)
+    assert "Nsight Compute caps the shared-memory and barrier limits" in " ".join(text.split())
+    text, _ = tab("heavyRegisters")  # no __syncthreads: no barrier limit
+    assert re.search(r"^named barriers\s+no limit", text, re.M)
+    assert re.search(
+        r"^\s+named barriers\s+no limit\s+no barriers",
+        run_cli("occupancy", *args, "--barriers", "0").stdout,
+        re.M,
+    )
+
+
+async def test_footer_keys_are_whole_at_80_columns_and_the_kernel_view_lists_its_tab_keys():
+    """At 80 columns every footer key is whole (none runs under the command palette's), `?` help
+    shows on every screen; the kernel view's footer has `1–7` and, on their tabs, `v`, `o`, `j`."""
+    from textual.widgets._footer import FooterKey
+
+    from warpscope.tui.widgets.footer import FittingFooter
+
+    def footer(app) -> list[tuple[str, int, int]]:
+        keys = app.screen.query_one(FittingFooter).query(FooterKey)
+        return [(k.key_display, k.region.x, k.region.right) for k in keys]
+
+    def check(app) -> list[str]:
+        keys = footer(app)
+        palette = next(x for name, x, _ in keys if name == "^p")
+        assert all(right <= palette for name, _, right in keys if name != "^p"), keys
+        assert "?" in [name for name, _, _ in keys]
+        return [name for name, _, _ in keys]
+
+    app = _app(H100 / "seed_full_raw.csv")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _ready(pilot)
+        assert check(app)[:7] == ["⏎", "?", "s", "/", "f", "space", "l"]
+        await pilot.press("enter")
+        await pilot.pause()
+        shown: dict[str, list[str]] = {}
+        for number, tab in enumerate(TABS, 1):
+            await pilot.press(str(number))
+            await pilot.pause()
+            shown[tab] = check(app)
+        assert all(keys[:2] == ["esc", "1–7"] for keys in shown.values())
+        for key, tab in (("v", "occupancy"), ("o", "source"), ("j", "findings")):
+            assert [t for t, keys in shown.items() if key in keys] == [tab]
+        for key in ("escape", "x", "escape", "r", "escape", "c", "escape", "w"):
+            await pilot.press(key)
+            await pilot.pause()
+            check(app)
+
+
+async def test_y_copies_the_kernel_row_as_tsv(monkeypatch):
+    """`y` on the kernel table: a header line and the row, tab-separated (a spreadsheet pastes
+    it as two rows), the full kernel name in the first cell, not key=value pairs."""
+    from warpscope.explore.table import COLUMNS
+
+    app = _app(H100 / "seed_full_raw.csv")
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await _ready(pilot)
+        await pilot.press("y")
+        await pilot.pause()
+    (text,) = copied
+    header, row = text.rstrip("\n").split("\n")
+    assert header.split("\t") == [c.label for c in COLUMNS]
+    cells = row.split("\t")
+    assert len(cells) == len(COLUMNS) and "=" not in row
+    first = app.workspace.profile.launches.sort("duration_ns", descending=True)["kernel"][0]
+    assert cells[0] == first
+
+
+async def test_every_title_takes_two_rows_at_most_at_80_columns():
+    """The PyTorch step's raw and details pages (long file names, CUTLASS names of thousands of
+    characters): at 80 columns the title of the kernel table, the kernel view, fix first, the
+    roofline, the whole run and compare's pair view is one or two rows."""
+    path = [CNN_STEP / "cnn_full_raw_base.csv.gz", CNN_STEP / "cnn_full_details.csv.gz"]
+    cutlass = warpscope.load(path[1]).launches.filter(pl.col("kernel_short").str.len_chars() > 3000)[
+        "launch_id"
+    ][0]
+    app = _app(*path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _ready(pilot)
+        heights = {"table": app.screen.query_one("#title").region.height}
+        app.push_screen(KernelScreen([cutlass]))
+        await pilot.pause()
+        heights["kernel"] = app.screen.query_one("#kernel-title").region.height
+        for key, title in (("x", "#fix-first-title"), ("r", "#roofline-title"), ("w", "#run-title")):
+            await pilot.press("escape", key)
+            await pilot.pause()
+            heights[key] = app.screen.query_one(title).region.height
+    assert all(1 <= h <= 2 for h in heights.values()), heights
+    assert heights["kernel"] == 2  # the short name, then the full one shortened in the middle

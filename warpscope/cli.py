@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from warpscope.errors import InputError
+from warpscope.errors import InputError, python_file_error
 from warpscope.files import is_profile_path
+from warpscope.version import print_version
 
 if TYPE_CHECKING:
     from warpscope.explore.workspace import Workspace
@@ -30,7 +31,18 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """GPU kernel profiles (Nsight Compute, nvprof), explained in a terminal."""
 
 
 class ReportFormat(str, Enum):
@@ -128,6 +140,7 @@ def import_cmd(
     via_ncu: ViaNcu = False,
 ) -> None:
     """Import exports into a saved profile (a folder of Parquet tables, or one file) or a dataset."""
+    from warpscope.analysis.text import count
     from warpscope.model import store
     from warpscope.model.runs import file_entries, parse_labels
     from warpscope.report.escape import visible
@@ -164,7 +177,7 @@ def import_cmd(
     run_id = profile.runs["run_id"][0]
     for src in profile.sources.iter_rows(named=True):
         sys.stderr.write(
-            f"{visible(src['path'])}: {src['format']}, {src['launches']} launches, "
+            f"{visible(src['path'])}: {src['format']}, {count(src['launches'], 'launch')}, "
             f"{src['rows_imported']} rows imported, {src['rows_rejected']} rejected\n"
         )
         for note in src["notes"] or ():
@@ -373,6 +386,8 @@ def _run_app(
                 pass
         except OSError as e:
             _fail(f"{visible(str(path))}: cannot read: {e.strerror or e}")
+        if (error := python_file_error(str(path))) is not None:
+            _fail(visible(str(error)))
     base_run = None
     if dataset is not None and (baseline is None or named_run):
         try:  # the newest run is opened; the one before it (or the one named) is the baseline
@@ -472,10 +487,17 @@ def diff_cmd(
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
     via_ncu: ViaNcu = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="The whole markdown diff on stdout (by default cut to 65,536 characters)."
+        ),
+    ] = False,
 ) -> None:
     """Compare two profiles launch by launch; exit 1 when a --fail-on threshold is crossed."""
     from warpscope.analysis import analyze
     from warpscope.analysis.views import launch_views
+    from warpscope.report.budget import COMMENT_BUDGET
     from warpscope.report.diff import Threshold, diff
     from warpscope.report.diff_report import render_json, render_markdown
     from warpscope.report.escape import visible
@@ -491,7 +513,8 @@ def diff_cmd(
         sides.append(analyze(profile, views))
         values.append({v.launch_id: dict(v.metrics) for v in views})
     result = diff(sides[0], sides[1], thresholds, (values[0], values[1]))
-    _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result), output)
+    budget = None if full or output is not None else COMMENT_BUDGET
+    _write(render_json(result) if fmt is ReportFormat.json else render_markdown(result, budget), output)
     for c in result.crossings:
         sys.stderr.write(
             visible(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 #: a line break and the white space after it. A match starts only at a break, so the pattern is
 #: linear in the text (a leading ``\s*`` rescans a long run of spaces from each of its characters)
@@ -30,3 +31,18 @@ class InputError(Exception):
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         return f"{where}: {self.message}"
+
+
+#: suffixes of a Python file, which ``warpscope emulate`` runs (a kernel, not a profile)
+PYTHON_SUFFIXES = (".py", ".pyw")
+
+
+def python_file_error(path: str) -> InputError | None:
+    """The error for a Python file given where a profile is expected: it says which command
+    runs its kernels. ``None`` for any other name."""
+    if not path.lower().endswith(PYTHON_SUFFIXES):
+        return None
+    return InputError(
+        path,
+        f"a Python file, not a profile; to run its kernels on the emulator: warpscope emulate {shlex.quote(path)}",
+    )

@@ -15,8 +15,9 @@ from warpscope.model.kernels import short_name
 from warpscope.model.stalls import NVPROF_STALLS
 
 #: "GeForce GTX 950 (0)": the name and the device number. Greedy, so a name is scanned once (a
-#: lazy name followed by ``\s*`` rescans long runs of spaces: quadratic); the name is stripped after
-_DEVICE = re.compile(r"^(.*)\((\d+)\)\s*$")
+#: lazy name followed by ``\s*`` rescans long runs of spaces: quadratic); the name is stripped after.
+#: The name is one line; white space before the number may hold line breaks ("GPU\n(0)")
+_DEVICE = re.compile(r"^([^\n]*)(?:\n\s*)?\((\d+)\)\s*$")
 
 NAMES = alias_map("nvprof")
 

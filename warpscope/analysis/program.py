@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from warpscope.analysis.finding import Finding, rule
-from warpscope.analysis.text import num, pct, us
+from warpscope.analysis.text import count, num, pct, us
 from warpscope.analysis.views import RunView
 from warpscope.model.libraries import library_of
 
@@ -42,9 +42,13 @@ def _step_words(run: RunView) -> tuple[str, str]:
     s = run.summary
     if s.steps is None:
         return "in the run", ""
-    warm = f" after {s.warmup_launches} launches of warm-up ({us(s.warmup_ns)})" if s.warmup_launches else ""
+    warm = (
+        f" after {count(s.warmup_launches, 'launch')} of warm-up ({us(s.warmup_ns)})"
+        if s.warmup_launches
+        else ""
+    )
     return "per step", (
-        f"The run repeats a step of {s.step_launches} launches {s.steps.count} times{warm}; "
+        f"The run repeats a step of {count(s.step_launches, 'launch')} {count(s.steps.count, 'time')}{warm}; "
         "figures are per step. "
     )
 

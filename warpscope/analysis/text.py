@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 
 def num(value: float, digits: int = 2) -> str:
     """1,048,802 for whole numbers; otherwise at most ``digits`` decimals, trailing zeros cut."""
@@ -68,3 +71,30 @@ def pct_or_dash(value: float | None, digits: int = 1) -> str:
 def dims(values: tuple[int | None, ...]) -> str:
     """``32×32×1``, or a dash when a dimension is unknown."""
     return DASH if any(v is None for v in values) else "×".join(str(v) for v in values)
+
+
+def count(n: int | float, noun: str, plural: str | None = None) -> str:
+    """``1 launch``, ``2 launches``, ``1,024 launches``: a whole number (thousands separated)
+    and its noun, singular for exactly one."""
+    many = plural or (noun + "es" if noun.endswith(("s", "sh", "ch", "x")) else noun + "s")
+    return f"{n:,.0f} {noun if n == 1 else many}"
+
+
+def significant(value: float, digits: int = 2) -> str:
+    """A number under 1 to ``digits`` significant digits (0.0038 -> 0.0038, 0.0303 -> 0.03);
+    from 1 up, ``num``'s two decimals."""
+    if value == 0 or abs(value) >= 1:
+        return num(value, 2)
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    return num(round(value, decimals), decimals)
+
+
+def waves(m: Mapping[str, float]) -> str:
+    """Waves per SM. Nsight Compute prints two decimals, so a grid of a few blocks reads 0.00:
+    there it is worked out again, grid / (SMs x resident blocks per SM, the lowest block limit)."""
+    value = m.get("waves_per_sm")
+    limits = [v for k, v in m.items() if k.startswith("block_limit_") and v]
+    grid, sms = m.get("grid_size"), m.get("sm_count")
+    if (value is None or value < 0.005) and grid and sms and limits:
+        value = grid / (sms * min(limits))
+    return DASH if value is None else significant(value)

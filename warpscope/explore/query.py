@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from warpscope.model.catalog import BY_ID as CATALOG
+from warpscope.model.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from warpscope.explore.table import KernelTable
@@ -155,9 +156,9 @@ class _Parser:
             raise ValueError(f"{name} is text: use ~, == or != (column {op_at + 1})")
         if name not in _NUMERIC_COLUMNS and not self.table.has_metric(name):
             raise ValueError(
-                f"unknown name {name!r} at column {at + 1}: use a canonical metric id "
-                "(press g for the glossary), a metric name the file has, or a table "
-                "column such as duration_ns"
+                f"unknown name {name!r} at column {at + 1}{did_you_mean(name, names())}: use a "
+                "canonical metric id (press g for the glossary), a metric name the file has, or a "
+                "table column such as duration_ns"
             )
         if op == "~":
             raise ValueError(

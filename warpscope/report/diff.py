@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import polars as pl
 
 from warpscope.model.catalog import BY_ID
 from warpscope.model.profile import Profile
+from warpscope.model.suggest import did_you_mean
 from warpscope.model.values import canonical_values
 from warpscope.report.kernels import finding_key
 
@@ -51,7 +52,8 @@ class Threshold:
             raise ValueError(f"--fail-on {text!r}: expected METRIC OP [+-]NUMBER[%], e.g. 'duration_ns>+5%'")
         if m["metric"] not in BY_ID:
             raise ValueError(
-                f"--fail-on {text!r}: {m['metric']} is not a canonical metric (see `warpscope metrics`)"
+                f"--fail-on {text!r}: {m['metric']} is not a canonical metric"
+                f"{did_you_mean(m['metric'], BY_ID)}; see `warpscope metrics`"
             )
         return cls(text, m["metric"], m["op"], float(m["value"]), m["pct"] is not None)
 
@@ -116,6 +118,10 @@ class Diff:
     thresholds: list[Threshold]
     #: per kernel (short name): its time in each profile (all its launches), biggest change first
     times: list[dict[str, Any]] = field(default_factory=list)
+    #: what the reader must know before trusting the comparison (launch counts that differ)
+    warnings: list[str] = field(default_factory=list)
+    #: launches on each side
+    launches: dict[str, int] = field(default_factory=dict)
 
     @property
     def regression(self) -> bool:
@@ -210,23 +216,77 @@ def diff(
     only_base = [_describe(k, launch) for k, launch in bkeys.items() if k not in nkeys]
     only_new = [_describe(k, launch) for k, launch in nkeys.items() if k not in bkeys]
     return Diff(
-        _paths(base), _paths(new), pairs, only_base, only_new, crossings, thresholds, _times(base, new)
+        _paths(base),
+        _paths(new),
+        pairs,
+        only_base,
+        only_new,
+        crossings,
+        thresholds,
+        _times(base, new, pairs),
+        [w for w in (launch_count_warning(base, new),) if w],
+        {"base": base.launches.height, "new": new.launches.height},
     )
 
 
-def _times(base: Profile, new: Profile) -> list[dict[str, Any]]:
-    """Each kernel's total time on both sides (null where it has no launch there)."""
-
-    def total(profile: Profile, side: str) -> pl.DataFrame:
-        return profile.launches.group_by("kernel_short").agg(pl.col("duration_ns").sum().alias(side))
-
-    joined = total(base, "base_ns").join(total(new, "new_ns"), on="kernel_short", how="full", coalesce=True)
+def _times(base: Profile, new: Profile, pairs: list[Pair]) -> list[dict[str, Any]]:
+    """Each kernel's time on both sides, the most time first: the launches matched in order of
+    occurrence where both sides ran it (a run with more launches of a kernel does not look slower
+    for it), else all its launches on the one side that has it (null on the other)."""
+    bdur = dict(base.launches.select("launch_id", "duration_ns").iter_rows())
+    ndur = dict(new.launches.select("launch_id", "duration_ns").iter_rows())
+    bcount, btotal = _per_kernel(base)
+    ncount, ntotal = _per_kernel(new)
+    matched: dict[str, list[Pair]] = {}
+    for p in pairs:
+        matched.setdefault(p.kernel, []).append(p)
     rows = []
-    for short, b, n in joined.select("kernel_short", "base_ns", "new_ns").iter_rows():
+    for short in bcount.keys() | ncount.keys():
+        got = matched.get(short or "", [])
+        if got:
+            b = _total(bdur[p.base_launch] for p in got)
+            n = _total(ndur[p.new_launch] for p in got)
+        else:
+            b, n = btotal.get(short), ntotal.get(short)
         change = (n - b) / b * 100 if b and n is not None else None
-        noise = b is not None and n is not None and within_noise("duration_ns", b, n)
-        rows.append({"kernel": short, "base_ns": b, "new_ns": n, "change_pct": change, "within_noise": noise})
-    return sorted(rows, key=lambda r: (-abs((r["new_ns"] or 0.0) - (r["base_ns"] or 0.0)), r["kernel"] or ""))
+        rows.append(
+            {
+                "kernel": short,
+                "base_ns": b,
+                "new_ns": n,
+                "change_pct": change,
+                "within_noise": b is not None and n is not None and within_noise("duration_ns", b, n),
+                "base_launches": bcount.get(short, 0),
+                "new_launches": ncount.get(short, 0),
+                "matched_launches": len(got),
+            }
+        )
+    return sorted(rows, key=lambda r: (-max(r["base_ns"] or 0.0, r["new_ns"] or 0.0), r["kernel"] or ""))
+
+
+def _total(durations: Iterable[float | None]) -> float | None:
+    known = [d for d in durations if d is not None]
+    return sum(known) if known else None
+
+
+def _per_kernel(profile: Profile) -> tuple[dict[str | None, int], dict[str | None, float | None]]:
+    """Launches and total time per kernel short name."""
+    rows = profile.launches.group_by("kernel_short").agg(pl.len(), pl.col("duration_ns").sum())
+    counts = {short: n for short, n, _ in rows.iter_rows()}
+    totals = {short: (t if n else None) for short, n, t in rows.iter_rows()}
+    return counts, totals
+
+
+def launch_count_warning(base: Profile, new: Profile) -> str | None:
+    """The line that says the two runs launched a different number of kernels (so their totals do
+    not compare), or ``None`` where the counts agree."""
+    nb, nn = base.launches.height, new.launches.height
+    if nb == nn:
+        return None
+    return (
+        f"the runs' launch counts differ (base {nb:,}, new {nn:,}): kernel times compare the "
+        "launches matched per kernel in order of occurrence, not the totals"
+    )
 
 
 def _paths(profile: Profile) -> str:

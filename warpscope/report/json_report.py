@@ -9,6 +9,7 @@ from typing import Any
 
 from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
+from warpscope.report.coverage import missing as missing_sections
 from warpscope.report.opportunities import opportunities
 from warpscope.report.runs import run_records
 from warpscope.report.summary import findings_json_by_launch, launch_records
@@ -19,7 +20,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     """The JSON report of an analysed profile (``views``: its launch views, if at hand).
 
-    Keys: ``sources`` (path, format, launches, rows_rejected, notes), ``opportunities`` (the
+    Keys: ``sources`` (path, format, launches, rows_rejected, notes), ``missing_sections`` (the
+    Nsight Compute sections the export lacks and the rules that could not run), ``opportunities`` (the
     fix-first list: one entry per kernel and rule, largest saving first), ``runs`` (each run's
     repeated step and one step's time by family of work), ``run_findings`` (findings about the
     whole run) and ``launches`` (each with its metrics, stalls,
@@ -36,9 +38,14 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
         }
         for r in profile.sources.iter_rows(named=True)
     ]
+    missing = [
+        {"what": m.what, "sections": m.sections, "rules": list(m.rules)} for m in missing_sections(profile)
+    ]
     parts = [
         '{"sources":',
         _dumps(sources),
+        ',"missing_sections":',
+        _dumps(missing),
         ',"opportunities":',
         _dumps(_finite(opportunities(profile))),
         ',"runs":',

@@ -34,6 +34,8 @@ SHOWN_METRICS = (
 )
 GROUP_KEY = ("source_file", "kernel", "grid", "block", "device")
 NO_RANK = 1 << 30  # findings rank of a launch without findings
+#: an Nsight Compute rule estimating less than this gain ranks as info in the worst-finding column
+NEGLIGIBLE_GAIN_PCT = 1.0
 
 
 def launch_frame(profile: Profile) -> pl.DataFrame:
@@ -136,13 +138,17 @@ def worst_findings(findings: pl.DataFrame) -> pl.DataFrame:
     rows = findings.with_row_index("worst_row").filter(
         pl.col("launch_id").is_not_null() & pl.col("covered_by").is_null()
     )
-    rank = pl.col("severity").replace_strict(
+    # an Nsight Compute rule whose own estimate is negligible ranks as info, whatever its level:
+    # "low, est. gain 0%" must not hide a warpscope finding worth 75%
+    gain = pl.col("estimated_speedup_pct")
+    negligible = (pl.col("origin") != "warpscope") & (gain < NEGLIGIBLE_GAIN_PCT)
+    severity = pl.when(negligible).then(pl.lit("info")).otherwise(pl.col("severity"))
+    rank = severity.replace_strict(
         SEVERITY_RANK, default=len(SEVERITY_RANK), return_dtype=pl.Int64
-    ) * 100_000 - (pl.col("estimated_speedup_pct").fill_null(0.0) * 100).round().cast(pl.Int64).clip(
-        0, 99_999
-    )
+    ) * 100_000 - (gain.fill_null(0.0) * 100).round().cast(pl.Int64).clip(0, 99_999)
     label = pl.when(pl.col("origin") == "warpscope").then(pl.lit("")).otherwise(pl.col("origin") + ": ")
-    text = label + pl.coalesce("title", "message", "rule_id").str.replace_all(r"\s+", " ")
+    # a short title: warpscope's, else the rule's name (ncu's message is a paragraph)
+    text = label + pl.coalesce("title", "rule_id", "message").str.replace_all(r"\s+", " ")
     return (
         rows.select(
             "launch_id",

@@ -14,15 +14,20 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.roofline import roofline
-from warpscope.analysis.text import DASH, num, pct, si, us
+from warpscope.analysis.text import DASH, count, num, pct, si, us, waves
 from warpscope.analysis.text import dims as _dims
 from warpscope.analysis.text import num_or_dash as _n
 from warpscope.analysis.text import pct_or_dash as _p
 from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.occupancy.advice import what_would_help
+from warpscope.report.budget import COMMENT_BUDGET as COMMENT_BUDGET
+from warpscope.report.budget import RESERVE, cut_note, fit_sections
+from warpscope.report.budget import size as _size
+from warpscope.report.coverage import notes as coverage_notes
 from warpscope.report.escape import md_cell, md_code, md_prose
 from warpscope.report.kernels import Kernel, kernels
+from warpscope.report.names import HEADING_WIDTH, TABLE_WIDTH, middle
 from warpscope.report.opportunities import opportunities
 from warpscope.report.runs import run_records
 
@@ -36,12 +41,9 @@ def _ids(ids: list[int]) -> str:
     return f"launches {shown}" + (", …" if len(ids) > 5 else "")
 
 
-def _title(k: Kernel) -> str:
-    return md_cell(k.kernel_short or k.kernel)
-
-
-#: what a GitHub comment holds: the default report fits (``render``'s ``budget``)
-COMMENT_BUDGET = 65_536
+def _title(k: Kernel, width: int = TABLE_WIDTH) -> str:
+    """The kernel's short name, its middle elided past ``width`` characters."""
+    return md_cell(middle(k.kernel_short or k.kernel or "", width))
 
 
 def render(
@@ -66,15 +68,18 @@ def render(
     full = head + table + roof + run + [x for s in sections for x in s]
     if budget is None or _size(full) <= budget:
         return _joined(full)
-    return _within(budget, head, run, groups, sections, table, roofline_figure)
+    briefs = [_kernel(i, k, brief=True) for i, k in enumerate(groups, 1)]
+    return _within(budget, head, run, groups, briefs, table, roofline_figure)
 
 
 def _joined(lines: list[str]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _size(lines: list[str]) -> int:
-    return sum(len(x) + 1 for x in lines)
+#: of what a cut report has left after its head and run: the most its kernel table may take
+TABLE_SHARE = 0.2
+#: kernels in a cut report's roofline table (the most time first)
+CUT_ROOFLINE_ROWS = 20
 
 
 def _within(
@@ -88,12 +93,11 @@ def _within(
 ) -> str:
     """The report cut to ``budget`` characters: the kernels that hold the most time first
     (``table``: the kernel table of every kernel, already rendered)."""
-    reserve = 400  # the closing note
-    left = budget - reserve - _size(head) - _size(run)
+    left = budget - RESERVE - _size(head) - _size(run)
     # the kernel table for as many kernels as fit in half of what is left, then their roofline
     # if it fits too
     rows, shown, size = table[4:-1], 0, _size(table[:4]) + 200
-    while shown < len(rows) and size + len(rows[shown]) + 1 <= left / 2:
+    while shown < len(rows) and size + len(rows[shown]) + 1 <= left * TABLE_SHARE:
         size += len(rows[shown]) + 1
         shown += 1
     table = table[:4] + rows[:shown] + [""]
@@ -102,23 +106,18 @@ def _within(
         total = sum(k.total_ns or 0.0 for k in groups)
         rest = 100 * sum(k.total_ns or 0.0 for k in groups[shown:]) / total if total else 0.0
         table = table[:-1] + ["", f"… and {len(groups) - shown} more kernels ({pct(rest)} of the time).", ""]
-    roof = _roofline(groups[:shown], roofline_figure)
+    roof = _roofline(groups[: min(shown, CUT_ROOFLINE_ROWS)], roofline_figure)
     if _size(table) + _size(roof) > left:
         roof = []
-    out = head + table + roof + run
-    written = 0
-    for section in sections:
-        if _size(out) + _size(section) > budget - reserve:
-            break
-        out += section
-        written += 1
-    out += [
-        "---",
-        "",
-        f"Cut to fit {budget:,} characters (what a GitHub comment holds): {written} of "
-        f"{len(groups)} kernel sections, the kernels with the most time first. "
-        "`warpscope report --full` (or `-o FILE`) writes the whole report.",
-    ]
+    out, written = fit_sections(head + table + roof + run, sections, budget)
+    out += cut_note(
+        budget,
+        written,
+        len(groups),
+        "kernel sections, the kernels with the most time first, each finding in one line",
+        "`warpscope report --full` (or `-o FILE`) writes the whole report, with each finding's "
+        "why, fix and evidence.",
+    )
     return _joined(out)
 
 
@@ -137,7 +136,7 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
     ]
     several = len({e["source_file"] for e in entries}) > 1  # an export and its emulation: apart
     for i, e in enumerate(entries[:FIX_FIRST_ROWS], 1):
-        kernel = md_cell(e["kernel_short"] or e["kernel"]) + (
+        kernel = md_cell(middle(e["kernel_short"] or e["kernel"] or "")) + (
             f" ({md_cell(e['library'])})" if e["library"] else ""
         )
         if several:
@@ -166,6 +165,7 @@ def _sources(profile: Profile) -> list[str]:
             f"| {md_cell(r['path'])} | {md_cell(r['format'])} | {r['launches']} | {r['rows_rejected']} |"
         )
         notes += [f"- {md_cell(r['path'])}: {md_cell(n)}" for n in r["notes"] or ()]
+    notes += coverage_notes(profile)
     return out + [""] + (notes + [""] if notes else [])
 
 
@@ -252,16 +252,16 @@ def _runs(records: list[dict[str, Any]]) -> list[str]:
         out += ["## The run" + (f": {md_cell(r['source'])}" if len(records) > 1 else ""), ""]
         if steps is None:
             out.append(
-                f"No repeated step: {r['launches']} launches, {us(r['kernel_ns'])} of kernel time, by family of work:"
+                f"No repeated step: {count(r['launches'], 'launch')}, {us(r['kernel_ns'])} of kernel time, by family of work:"
             )
         else:
             warm = (
-                f", after {steps['warmup_launches']} launches of warm-up ({us(steps['warmup_ns'])})"
+                f", after {count(steps['warmup_launches'], 'launch')} of warm-up ({us(steps['warmup_ns'])})"
                 if steps["warmup_launches"]
                 else ""
             )
             out.append(
-                f"{r['launches']} launches: a step of {steps['launches_per_step']} launches repeated "
+                f"{count(r['launches'], 'launch')}: a step of {count(steps['launches_per_step'], 'launch')} repeated "
                 f"{steps['count']} times from launch position {steps['first_launch']}{warm}. One step, "
                 f"{us(step['kernel_ns'])} of kernel time, by family of work:"
             )
@@ -283,11 +283,12 @@ def _run_findings(rows: pl.DataFrame) -> list[str]:
     return out
 
 
-def _kernel(i: int, k: Kernel) -> list[str]:
+def _kernel(i: int, k: Kernel, brief: bool = False) -> list[str]:
+    """A kernel's section; ``brief``: each finding in one line (a report cut to a budget)."""
     m = k.metrics
     avg = " (averages over the launches)" if len(k.launch_ids) > 1 else ""
-    out = [f"## {i}. {_title(k)}", ""]
-    if k.kernel and k.kernel != k.kernel_short:
+    out = [f"## {i}. {_title(k, HEADING_WIDTH)}", ""]
+    if k.kernel and (k.kernel != k.kernel_short or len(k.kernel) > HEADING_WIDTH):
         out += [f"Full name: {md_cell(k.kernel)}", ""]
     out += ["| | |", "|---|---|"]
     time = f"{us(k.total_ns)}, {_p(k.time_share_pct)} of kernel time" if k.total_ns is not None else DASH
@@ -314,10 +315,9 @@ def _kernel(i: int, k: Kernel) -> list[str]:
     if not k.findings:
         out += ["None.", ""]
     for n, f in enumerate(k.findings, 1):
-        out += _finding(
-            n, f, k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else [], len(k.launch_ids)
-        )
-    return out
+        covered = k.covered.get(f["rule_id"], []) if f["origin"] == "warpscope" else []
+        out += [_brief_finding(n, f)] if brief else _finding(n, f, covered, len(k.launch_ids))
+    return out + ([""] if brief and k.findings else [])
 
 
 def _launch_line(k: Kernel) -> str:
@@ -327,7 +327,7 @@ def _launch_line(k: Kernel) -> str:
         f"block {_dims(k.block)} ({_n(m.get('block_size'))} threads)",
         f"{_n(m.get('registers_per_thread'))} registers per thread",
         f"shared {_n(m.get('static_shared_bytes'))} B static + {_n(m.get('dynamic_shared_bytes'))} B dynamic",
-        f"{_n(m.get('waves_per_sm'))} waves per SM",
+        f"{waves(m)} waves per SM",
     ]
     return "; ".join(parts)
 
@@ -393,6 +393,18 @@ def _stalls_line(k: Kernel) -> str:
     return (
         ", ".join(f"{md_code(r)} {num(c, 1)}" for r, c in ranked) + f" cycles per issued instruction{total}"
     )
+
+
+def _brief_finding(n: int, f: dict[str, Any]) -> str:
+    """A finding in one line: severity, rule, title, estimated gain."""
+    ours = f["origin"] == "warpscope"
+    line = f"{n}. **{f['severity']}** {md_code(f['rule_id'] or '(unnamed rule)')}" + (
+        "" if ours else " (ncu)"
+    )
+    if f["title"]:
+        line += f" — {(md_prose if ours else md_cell)(f['title'])}"
+    gain = f["estimated_speedup_pct"]
+    return line + (f" (est. gain {pct(gain)})" if gain is not None else "")
 
 
 def _finding(n: int, f: dict[str, Any], agreeing: list[dict[str, Any]], launches: int = 1) -> list[str]:

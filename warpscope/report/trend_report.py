@@ -9,6 +9,7 @@ from typing import Any
 from warpscope.analysis.text import num
 from warpscope.model.catalog import BY_ID
 from warpscope.report.escape import md_cell, md_code
+from warpscope.report.names import middle
 from warpscope.report.trend import Series, Trend, sparkline
 
 
@@ -27,17 +28,6 @@ def _value(metric: str, value: float | None) -> str:
         return f"{num(value, 2)}%"
     unit = BY_ID[metric].unit if metric in BY_ID else ""
     return f"{num(value, 3)}{' ' + unit if unit and unit not in ('count', '') else ''}"
-
-
-#: a kernel name in the series table: its head and tail, the rest in the change points above
-NAME_WIDTH = 90
-
-
-def _fit(name: str, width: int = NAME_WIDTH) -> str:
-    if len(name) <= width:
-        return name
-    head = (width - 1) * 2 // 3
-    return name[:head] + "…" + name[len(name) - (width - 1 - head) :]
 
 
 def _present(s: Series) -> list[float]:
@@ -89,7 +79,7 @@ def render_markdown(t: Trend) -> str:
         vals = _present(s)
         median = sorted(vals)[len(vals) // 2] if vals else None
         out.append(
-            f"| {md_cell(_fit(s.kernel))} | {md_code(s.metric)} | {len(vals)} | {_value(s.metric, vals[0] if vals else None)} "
+            f"| {md_cell(middle(s.kernel))} | {md_code(s.metric)} | {len(vals)} | {_value(s.metric, vals[0] if vals else None)} "
             f"| {_value(s.metric, vals[-1] if vals else None)} | {_value(s.metric, median)} | {len(s.changes)} "
             f"| `{sparkline(_last(s.values, 60))}` |"
         )

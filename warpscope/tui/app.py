@@ -168,14 +168,19 @@ class WarpscopeApp(App):
         self.push_screen(GlossaryScreen(entry))
 
     def action_export(self) -> None:
-        """Write the markdown report of everything open (atomically) and say where."""
-        from warpscope.files import write_text_atomic
-
-        path = _unused(self.report_path)  # never over an earlier export or a file of the user's
-        write_text_atomic(path, self.workspace.markdown_report())
+        """Say where the markdown report of everything open will go, then write it (atomically,
+        in a thread: a big profile's report takes a while) and say it is there."""
+        path = os.path.abspath(_unused(self.report_path))  # never over an earlier export or a user's file
         view = self.workspace.view
         shown = " (the launches the filter shows)" if view.name_filter or view.expression else ""
-        self.notify(f"Report{shown} written to {os.path.abspath(path)}", title="Export")
+        self.notify(f"Writing the report{shown} to {path} …", title="Export")
+        self.run_worker(lambda: self._export(path, shown), thread=True, group="export")
+
+    def _export(self, path: str, shown: str) -> None:
+        from warpscope.files import write_text_atomic
+
+        write_text_atomic(path, self.workspace.markdown_report())
+        self.call_from_thread(self.notify, f"Report{shown} written to {path}", title="Export")
 
 
 def _unused(path: Path) -> Path:

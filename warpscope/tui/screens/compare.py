@@ -14,11 +14,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from warpscope.explore.compare import COMPARED, NOISE_PCT, VERDICT_ORDER
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import DASH, literal, n, one_line
+from warpscope.tui.text import DASH, literal, n, one_line, short_name
+from warpscope.tui.widgets.footer import FittingFooter
 
 #: verdict -> (mark, style): the mark says it without colour
 VERDICTS = {
@@ -85,7 +86,7 @@ class CompareScreen(WarpscopeScreen):
             yield Label("Find kernel:", id="filter-label")
             yield Input(id="filter", placeholder="part of a kernel name")
         yield Static("", id="status")
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter-bar").display = False
@@ -174,7 +175,7 @@ def _cells(row: dict) -> list[Text]:
     change = row["duration_change_pct"]
     cells = [
         Text(mark, style=style),
-        literal(one_line(row["kernel"], 40)),
+        literal(short_name(row["kernel"], 40)),
         Text(DASH if change is None else f"{change:+.1f}%", style=style, justify="right"),
     ]
     for metric, _, higher_better in COMPARED:

@@ -9,11 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from warpscope.explore.compare import PairDetail
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import DASH, literal, n, one_line
+from warpscope.tui.text import DASH, literal, n, one_line, short_name
+from warpscope.tui.widgets.footer import FittingFooter
 
 
 class PairScreen(WarpscopeScreen):
@@ -27,17 +28,16 @@ class PairScreen(WarpscopeScreen):
 
     def compose(self) -> ComposeResult:
         d = self.detail
+        room = max(self.app.size.width - 2, 20)  # the title's padding: one row
         title = Text("Compare · ", style="bold")
-        title.append(literal(one_line(d.kernel, 150)))
-        for side, name in zip(("base", "new"), d.names):
-            title.append(f"\n{side}: ", style="bold")
-            title.append(literal(one_line(name, 300)) if name else Text("not launched on this side"))
+        title.append(literal(short_name(d.kernel, room - 10)))
         yield Static(title, id="compare-title")
         with VerticalScroll(id="pair"):
+            yield Static(_names(d), id="pair-names")
             yield Static(_findings(d), id="pair-findings")
             yield Static(_config(d), id="pair-config")
             yield Static(_metrics(d), id="pair-metrics")
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()
@@ -65,6 +65,16 @@ def _findings(d: PairDetail) -> RenderableType:
                 text.append(f"  [{sev}]", style="dim")
             parts.append(text)
     return Group(*parts, Text(""))
+
+
+def _names(d: PairDetail) -> Text:
+    """Both sides' full names, whole (the title has the short name)."""
+    text = Text()
+    for side, name in zip(("base", "new"), d.names):
+        text.append(f"{side}: ", style="bold")
+        text.append(literal(one_line(name, 100_000)) if name else Text("not launched on this side"))
+        text.append("\n")
+    return text
 
 
 def _config(d: PairDetail) -> RenderableType:

@@ -9,10 +9,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, one_line, p, t
+from warpscope.tui.text import literal, one_line, p, short_name, t
+from warpscope.tui.widgets.footer import FittingFooter
 
 #: severity -> mark: the word says it without colour (NO_COLOR)
 SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "", "info": "dim"}
@@ -44,7 +45,7 @@ class FixFirstScreen(WarpscopeScreen):
             "Kernel time",
         )
         yield table
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
@@ -114,7 +115,7 @@ class FixFirstScreen(WarpscopeScreen):
 
 
 def _cells(i: int, e: dict[str, Any], *, with_file: bool) -> list[Text | str]:
-    kernel = literal(one_line(e["kernel_short"], 60))
+    kernel = literal(short_name(e["kernel_short"], 60))
     if e["library"]:
         kernel.append(f" ({e['library']})", style="dim")
     if with_file:  # an H100 export and its emulation: the same kernel, two programs

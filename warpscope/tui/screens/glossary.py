@@ -9,10 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from warpscope.explore.glossary import Entry, entries, lookup
+from warpscope.tui.widgets.footer import FittingFooter
 
 
 class GlossaryScreen(ModalScreen):
@@ -32,7 +33,7 @@ class GlossaryScreen(ModalScreen):
                 yield OptionList(*self._options(""), id="glossary-list")
             with VerticalScroll(id="glossary-right"):
                 yield Static(id="glossary-entry")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

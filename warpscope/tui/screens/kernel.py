@@ -9,7 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from warpscope.analysis.roofline import roofline
@@ -18,7 +18,8 @@ from warpscope.explore.source_view import Order, compact
 from warpscope.report.roofline_points import KernelPoint
 from warpscope.tui.screens import kernel_tabs
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, one_line
+from warpscope.tui.text import literal, short_name
+from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.grid import Grid
 from warpscope.tui.widgets.occupancy_plot import OccupancyPlot
 from warpscope.tui.widgets.roofline_plot import RooflinePlot
@@ -35,6 +36,9 @@ TAB_METRIC = {
     "findings": None,
 }
 
+#: the tab each tab-specific key acts on
+_ACTION_TAB = {"next_sweep": "occupancy", "source_order": "source", "jump_to_line": "findings"}
+
 #: what the Source and Findings tabs show (and `y` copies) when there is nothing to list
 NO_SOURCE = (
     "No per-line counters: they come from Nsight Compute's source page "
@@ -48,16 +52,27 @@ class KernelScreen(WarpscopeScreen):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        *(Binding(str(i), f"tab('{tab}')", tab.capitalize(), show=False) for i, tab in enumerate(TABS, 1)),
+        # one footer entry for the digits: "1–7 Tabs"
+        *(
+            Binding(
+                str(i),
+                f"tab('{tab}')",
+                "Tabs" if i == 1 else tab.capitalize(),
+                show=i == 1,
+                key_display=f"1–{len(TABS)}" if i == 1 else None,
+            )
+            for i, tab in enumerate(TABS, 1)
+        ),
         # Tab and Left/Right move between the tabs, not the focus (each tab focuses its own list
         # or table); in a table Left/Right keep moving across its columns
         Binding("tab", "step_tab(1)", "Next tab", show=False, priority=True),
         Binding("shift+tab", "step_tab(-1)", "Previous tab", show=False, priority=True),
         Binding("right", "arrow(1)", show=False, priority=True),
         Binding("left", "arrow(-1)", show=False, priority=True),
-        Binding("v", "next_sweep", "Next graph", show=False),
-        Binding("o", "source_order", "Order", show=False),
-        Binding("j", "jump_to_line", "Jump to line", show=False),
+        # shown on their own tab only (check_action)
+        Binding("v", "next_sweep", "Next graph"),
+        Binding("o", "source_order", "Order"),
+        Binding("j", "jump_to_line", "Jump to line"),
         Binding("t", "timeline", "Timeline"),
         Binding("g", "glossary", "Glossary"),
         Binding("y", "copy", "Copy"),
@@ -74,14 +89,7 @@ class KernelScreen(WarpscopeScreen):
 
     def compose(self) -> ComposeResult:
         d = self.detail
-        k = d.kernel
-        count = len(k.launch_ids)
-        title = Text(f"{count} launch{'es' if count > 1 else ''} · ", style="bold")
-        title.append(literal(one_line(k.kernel_short or k.kernel, 100), style="bold"))
-        if k.kernel and k.kernel != k.kernel_short:
-            title.append("\n")
-            title.append(literal(one_line(k.kernel, 400)))
-        yield Static(title, id="kernel-title")
+        yield Static(self._title(self.app.size.width), id="kernel-title")
         with TabbedContent(id="tabs", initial=self.initial_tab):
             with TabPane("1 Overview", id="overview"), VerticalScroll(), Horizontal(id="overview-panes"):
                 yield Static(kernel_tabs.overview(d), id="overview-text")
@@ -110,7 +118,7 @@ class KernelScreen(WarpscopeScreen):
                     )
             with TabPane("7 Findings", id="findings"):
                 yield self._findings()
-        yield Footer()
+        yield FittingFooter()
 
     def _findings(self) -> OptionList | Static:
         k = self.detail.kernel
@@ -147,13 +155,29 @@ class KernelScreen(WarpscopeScreen):
 
     @on(TabbedContent.TabActivated)
     def _focus_tab(self) -> None:
+        self.refresh_bindings()  # v, o and j come and go with their tabs
         pane = self.query_one(TabbedContent).active_pane
         if pane is not None:
             focusable = [w for w in pane.query("*") if w.can_focus]
             if focusable:
                 focusable[0].focus()
 
+    def _title(self, width: int) -> Text:
+        """Two rows at most: the launches and the short name, then the full name (each shortened
+        in the middle to the terminal's width; the Overview tab has the full name whole)."""
+        k = self.detail.kernel
+        room = max(width - 2, 20)  # the title's padding
+        count = len(k.launch_ids)
+        head = f"{count} launch{'es' if count != 1 else ''} · "
+        title = Text(head, style="bold")
+        title.append(literal(short_name(k.kernel_short or k.kernel, room - len(head)), style="bold"))
+        if k.kernel and k.kernel != k.kernel_short:
+            title.append("\n")
+            title.append(literal(short_name(k.kernel, room)))
+        return title
+
     def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#kernel-title", Static).update(self._title(event.size.width))
         for grid in self.query("#source-grid").results(Grid):
             grid.max_column_content_width = _code_width(event.size.width)
             grid.show(self._source_table())
@@ -177,6 +201,12 @@ class KernelScreen(WarpscopeScreen):
     def _show_source(self) -> None:
         self.query_one("#source-grid", Grid).show(self._source_table())
         self.query_one("#source-caption", Static).update(self._source_caption())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``v``, ``o`` and ``j`` act on one tab each: only there are they on (and in the footer)."""
+        tab = _ACTION_TAB.get(action)
+        tabs = self.query(TabbedContent)  # none yet while the screen is composed
+        return tab is None or (bool(tabs) and tabs.first().active == tab)
 
     def action_source_order(self) -> None:
         """Source order (each line, its instructions under it) or the hottest lines first."""

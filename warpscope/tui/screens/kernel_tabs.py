@@ -11,6 +11,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from warpscope.analysis.text import waves
 from warpscope.explore.glossary import lookup
 from warpscope.explore.kernel import KernelDetail
 from warpscope.occupancy.advice import LIMIT_LABELS, blocked_by
@@ -41,6 +42,7 @@ def overview(d: KernelDetail) -> RenderableType:
         timing += f", {p(d.time_share_pct)} of all kernel time"
     config = _facts(
         [
+            ("name", literal(k.kernel or k.kernel_short or DASH)),
             ("device", literal(f"{k.device or DASH} (compute capability {k.compute_capability or DASH})")),
             ("time", timing + (f" (mean {t(k.total_ns / launches)})" if k.total_ns and launches > 1 else "")),
             ("grid", f"{dims(k.grid)} = {n(m.get('grid_size'), 0)} blocks"),
@@ -51,7 +53,7 @@ def overview(d: KernelDetail) -> RenderableType:
                 f"{n(m.get('static_shared_bytes'), 0)} B static + "
                 f"{n(m.get('dynamic_shared_bytes'), 0)} B dynamic per block",
             ),
-            ("waves per SM", n(m.get("waves_per_sm"))),
+            ("waves per SM", waves(m)),
             (
                 "occupancy",
                 f"theoretical {p(m.get('theoretical_occupancy_pct'))}, achieved "
@@ -155,13 +157,24 @@ def occupancy(d: KernelDetail) -> RenderableType:
     limits.add_column("blocks", justify="right")
     limits.add_column("")
     limiter = d.kernel.limiter or (occ.limiter if occ else None)
+    capped = False
     for key, label in LIMIT_LABELS.items():
         value = m.get(f"block_limit_{key}")
-        if value is None and occ is not None:
+        if occ is not None:
+            # the calculator's, as `warpscope occupancy` prints: Nsight Compute caps the shared-memory
+            # and barrier limits at the block limit (sm_90: 32, where 64 named barriers allow 64)
+            capped = capped or (value is not None and value != occ.limits.get(key))
             value = occ.limits.get(key)
         mark = Text("◀ binds", style="bold reverse") if key == limiter else Text("")
-        limits.add_row(label, n(value, 0), mark)
+        limits.add_row(label, "no limit" if occ is not None and value is None else n(value, 0), mark)
     parts += [_heading("Blocks per SM each resource allows"), limits]
+    if capped:
+        parts.append(
+            Text(
+                "The occupancy calculator's limits, as `warpscope occupancy` gives them; Nsight Compute "
+                "caps the shared-memory and barrier limits at the block limit."
+            )
+        )
     if occ is not None:
         parts.append(
             Text(

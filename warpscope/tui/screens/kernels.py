@@ -14,16 +14,19 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input, Label, ProgressBar, Static
+from textual.widgets import Input, Label, ProgressBar, Static
 
 from warpscope.explore.table import COLUMNS
 from warpscope.explore.view import TEXT_WIDTH, TableView
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, one_line
+from warpscope.tui.text import literal, one_line, tsv
+from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.grid import Grid, content_widths
 
 #: the name column's least width (48 from 107 columns up): the other columns scroll sideways
 MIN_NAME = 32
+#: percent of the terminal's width the name column gets at least (the rest scrolls sideways)
+NAME_SHARE = 45
 
 
 class KernelsScreen(WarpscopeScreen):
@@ -64,7 +67,7 @@ class KernelsScreen(WarpscopeScreen):
             yield Input(id="filter")
         yield Static("", id="status")
         yield ProgressBar(id="progress", show_eta=False)
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter-bar").display = False
@@ -86,13 +89,13 @@ class KernelsScreen(WarpscopeScreen):
 
     def _fit_names(self, width: int) -> None:
         """Give the name column the width the other columns leave, and at least ``MIN_NAME``
-        (48 on a wide terminal), names shortened where they differ least (``explore/names.py``);
-        what does not fit scrolls sideways, the name column frozen."""
+        or ``NAME_SHARE`` of the terminal (72 columns at 160), names shortened where they differ
+        least (``explore/names.py``); what does not fit scrolls sideways, the name column frozen."""
         ws = self.workspace
         display = ws.view.rows()[0]
         widths = content_widths(display.to_arrow())
         others = sum(max(w, len(c)) + 2 for w, c in zip(widths[1:], display.columns[1:]))
-        least = max(MIN_NAME, min(48, width * 45 // 100))
+        least = max(MIN_NAME, width * NAME_SHARE // 100)
         name = max(least, width - others - 4)  # its own padding, the scroll bar
         grid = self.query_one(Grid)
         grid.max_column_content_width = max(name, TEXT_WIDTH)
@@ -357,8 +360,7 @@ class KernelsScreen(WarpscopeScreen):
         if current is not None:  # the full name, not the column's shortened one
             launches = self.workspace.table.launches
             row[0] = launches.filter(pl.col("launch_id") == current[1])["kernel"][0]
-        text = "\t".join(f"{c.label}={'' if v is None else v}" for c, v in zip(COLUMNS, row))
-        self.app.copy_to_clipboard(text)
+        self.app.copy_to_clipboard(tsv([c.label for c in COLUMNS], [row]))
         self.notify("Row copied to the clipboard (OSC 52).", title="Copy")
 
     # -- background work ------------------------------------------------------------

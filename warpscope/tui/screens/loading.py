@@ -6,9 +6,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from warpscope.report.escape import visible
+from warpscope.tui.widgets.footer import FittingFooter
 
 
 class LoadingScreen(Screen[None]):
@@ -28,7 +29,7 @@ class LoadingScreen(Screen[None]):
         # not tui.text.literal: that module brings the analysis package (and Polars) with it
         yield Static(Text(visible(f"Loading {self.what}…")), id="loading")
         yield ProgressBar(id="load-progress", show_eta=False)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(ProgressBar).display = False

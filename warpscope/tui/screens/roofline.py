@@ -6,12 +6,13 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from warpscope.analysis.text import si
 from warpscope.report.roofline_points import KernelPoint, kernel_points
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, n, one_line, p
+from warpscope.tui.text import literal, n, p, short_name
+from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.roofline_plot import RooflinePlot
 
 
@@ -39,7 +40,7 @@ class RooflineScreen(WarpscopeScreen):
             r = point.point
             table.add_row(
                 str(point.number),
-                literal(one_line(point.kernel_short, 24)),
+                literal(short_name(point.kernel_short, 24)),
                 Text(n(r.intensity, 3), justify="right"),
                 Text(si(r.achieved, "").strip(), justify="right"),
                 Text(p(r.pct_of_roof), justify="right"),
@@ -47,7 +48,7 @@ class RooflineScreen(WarpscopeScreen):
                 Text(p(point.time_share_pct), justify="right"),
             )
         yield table
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

@@ -8,12 +8,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
-from warpscope.analysis.text import size
+from warpscope.analysis.text import count, size
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.screens.fix_first import SEVERITY_STYLE
 from warpscope.tui.text import literal, n, p, t
+from warpscope.tui.widgets.footer import FittingFooter
 
 
 class RunScreen(WarpscopeScreen):
@@ -43,7 +44,7 @@ class RunScreen(WarpscopeScreen):
                 yield Static("No findings about the whole program.", classes="run-finding")
             for row in findings.iter_rows(named=True):
                 yield Static(_finding_text(row), classes="run-finding")
-        yield Footer()
+        yield FittingFooter()
 
 
 def _step_text(r: dict, several: bool) -> Text:
@@ -53,13 +54,13 @@ def _step_text(r: dict, several: bool) -> Text:
         out.append(literal(r["source"]))
         out.append(": ")
     if steps is None:
-        out.append(f"{r['launches']:,} launches, {t(r['kernel_ns'])} of kernel time; no repeated step.")
+        out.append(f"{count(r['launches'], 'launch')}, {t(r['kernel_ns'])} of kernel time; no repeated step.")
     else:
         out.append(
-            f"{r['launches']:,} launches: a step of {steps['launches_per_step']:,} launches repeated "
+            f"{count(r['launches'], 'launch')}: a step of {count(steps['launches_per_step'], 'launch')} repeated "
             f"{steps['count']} times"
             + (
-                f" after {steps['warmup_launches']:,} launches of warm-up ({t(steps['warmup_ns'])})"
+                f" after {count(steps['warmup_launches'], 'launch')} of warm-up ({t(steps['warmup_ns'])})"
                 if steps["warmup_launches"]
                 else ""
             )

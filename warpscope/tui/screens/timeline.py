@@ -9,12 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from warpscope.explore.timeline import STATES, Timeline
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, n, one_line
+from warpscope.tui.text import literal, n, short_name
 from warpscope.tui.widgets.bars import bar_chart
+from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.timeline import CELL_STYLES, GLYPHS, TimelineView
 
 
@@ -40,7 +41,7 @@ class TimelineScreen(WarpscopeScreen):
             yield TimelineView(self.timeline, id="timeline")
             yield Static(id="warp-detail")
         yield Static(_legend(), id="legend")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(TimelineView).focus()
@@ -53,7 +54,7 @@ class TimelineScreen(WarpscopeScreen):
     def _update(self, row: int, cycle: int) -> None:
         view = self.query_one(TimelineView)
         title = Text("Timeline · ", style="bold")
-        title.append(literal(one_line(self.kernel, 60), style="bold"))
+        title.append(literal(short_name(self.kernel, 60), style="bold"))
         title.append(
             f" · launch {self.launch_id} · {n(self.timeline.cycles, 0)} cycles · "
             f"{len(self.timeline.rows)} warp slots · {n(view.cycles_per_cell, 0)} "

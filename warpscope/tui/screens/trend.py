@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Static
 from warpscope.report.trend import Series, Trend, sparkline
 from warpscope.report.trend import trend as follow
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, one_line, p, t
+from warpscope.tui.text import literal, one_line, p, short_name, t
 
 #: columns the kernel name and the sparkline get at 80 columns; wider terminals give both more
 NAME, SPARK = 28, 24
@@ -72,7 +72,7 @@ class TrendScreen(WarpscopeScreen):
             last = next((v for v in reversed(s.values) if v is not None), None)
             change = s.changes[-1] if s.changes else None
             table.add_row(
-                literal(one_line(s.kernel, name)),
+                literal(short_name(s.kernel, name)),
                 sparkline(s.values[-spark:]),
                 Text(t(last), justify="right"),
                 Text(_signed(change.change_pct) if change else "", justify="right"),
