@@ -232,11 +232,16 @@ def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
     return tuple(np.where(mask.arr, i, 0) if np.ndim(i) else i for i in index)
 
 
-def load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts) -> Any:
-    """The value each active lane reads (inactive lanes: element 0's value)."""
+def load(
+    array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any = None, line: int = 0
+) -> Any:
+    """The value each active lane reads (inactive lanes: element 0's value); ``race``, a
+    ``race.RaceCheck``, hears of the access."""
     index = checked_index(array, index, mask, write=False)
     uniform = not any(np.ndim(i) for i in index)
-    _count(array, index, mask, site, store=False, uniform=uniform)
+    addresses = _count(array, index, mask, site, store=False, uniform=uniform)
+    if race is not None:
+        race.access(array, index, addresses, mask, line, False)
     if uniform and array.kind in ("global", "const"):
         return array.data[index]
     safe = _safe(index, mask)
@@ -245,13 +250,23 @@ def load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts) 
     return array.data[safe]
 
 
-def store(array: ArrayRef, index: tuple[Any, ...], value: Any, mask: Mask, site: SiteCounts) -> None:
+def store(
+    array: ArrayRef,
+    index: tuple[Any, ...],
+    value: Any,
+    mask: Mask,
+    site: SiteCounts,
+    race: Any = None,
+    line: int = 0,
+) -> None:
     """Each active lane writes its value (several lanes on one element: the last lane wins)."""
     if array.kind == "const":
         raise TypeError(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
     uniform = not any(np.ndim(i) for i in index)
-    _count(array, index, mask, site, store=True, uniform=uniform)
+    addresses = _count(array, index, mask, site, store=True, uniform=uniform)
+    if race is not None:
+        race.access(array, index, addresses, mask, line, True)
     if isinstance(value, RecordRef):
         raise TypeError("assigning a whole record is not supported: assign its fields one by one")
     lanes = np.flatnonzero(mask.arr)
@@ -270,23 +285,26 @@ def store(array: ArrayRef, index: tuple[Any, ...], value: Any, mask: Mask, site:
 
 def _count(
     array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, store: bool, uniform: bool
-) -> None:
+) -> Any:
+    """Count the access; return the byte addresses it computed (None where it needed none)."""
     kind = array.kind
+    addresses = None
     if kind == "const":
-        return
+        return None
     warps = mask.warps
     if kind == "local":
         if store:
             site.local_store_requests += warps
         else:
             site.local_load_requests += warps
-        return
+        return None
     if kind == "global":
         if uniform:
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            rows = _rows(array.byte_offsets(index) + array.base, mask)  # type: ignore[attr-defined]
+            addresses = array.byte_offsets(index) + array.base  # type: ignore[attr-defined]
+            rows = _rows(addresses, mask)
             sectors, nbytes = memory.global_access(rows, array.itemsize, array.naturally_aligned)
         if store:
             site.global_store_requests += warps
@@ -296,7 +314,7 @@ def _count(
             site.global_load_requests += warps
             site.global_load_sectors += sectors
             site.global_load_bytes += nbytes
-        return
+        return addresses
     offsets = array.byte_offsets(index) + array.offset  # type: ignore[attr-defined]
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
@@ -312,6 +330,7 @@ def _count(
         site.shared_load_requests += warps
         site.shared_load_wavefronts += wavefronts
         site.shared_load_ideal_wavefronts += ideal
+    return offsets
 
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:

@@ -22,6 +22,7 @@ from warpscope.emulator.compiler.core import Compiler
 from warpscope.emulator.errors import EmulatorError, KernelFault
 from warpscope.emulator.functions import DeviceFunction, JitFunction
 from warpscope.emulator.ir import Function, exec_block, scalar
+from warpscope.emulator.race import Hazard, RaceCheck
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Chunk, Counters
 from warpscope.emulator.timing import TimingResult, simulate, timing_for
@@ -38,6 +39,7 @@ class Settings:
     chunk_lanes: int = 1 << 17  # lanes executed together (memory vs per-step overhead)
     timing: bool = True  # run the timing model on each launch
     policy: str = "gty"  # warp scheduler: gty (greedy then youngest), gto, lrr
+    racecheck: bool = True  # report shared (and in-block global) races between barriers
 
 
 #: the process-wide defaults: what a launch uses where no ``using(...)`` block says otherwise
@@ -80,6 +82,8 @@ class Launch:
     counters: Counters
     lines: dict[int, str] = field(default_factory=dict)
     timing: TimingResult | None = None
+    hazards: list[Hazard] = field(default_factory=list)  # races found (empty: none, or not checked)
+    racecheck: bool = False  # races were looked for
 
 
 class _Recorder(list):
@@ -205,12 +209,15 @@ class Kernel(JitFunction):
         per_chunk = n_blocks if fn.grid_sync else max(1, settings.chunk_lanes // slots)
         arch = settings.arch
         trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if settings.timing else None
+        race = RaceCheck(arch, fn.file) if settings.racecheck else None
         with np.errstate(all="ignore"):
             for first in range(0, n_blocks, per_chunk):
                 chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
-                run = Run(self.name, fn.file, chunk, counters, settings.budget, dynamic_shared, trace)
+                run = Run(self.name, fn.file, chunk, counters, settings.budget, dynamic_shared, trace, race)
                 frame = Frame(live=chunk.entry.threads, kernel=True, vars=dict(values))
                 exec_block(fn.body, run, frame, chunk.entry)
+                if race is not None:
+                    race.end_chunk()
         uses_barrier = any(s.barriers for s in counters.sites.values())
         record = Launch(
             kernel=self.name,
@@ -225,6 +232,8 @@ class Kernel(JitFunction):
             arch=arch,
             counters=counters,
             lines=fn.lines,
+            hazards=race.hazards() if race is not None else [],
+            racecheck=race is not None,
         )
         if trace is not None:
             started = time.perf_counter()

@@ -10,6 +10,7 @@ import numpy as np
 from warpscope.emulator.arrays import LocalArray, SharedArray
 from warpscope.emulator.errors import KernelFault
 from warpscope.emulator.instructions import Inst, Op
+from warpscope.emulator.race import RaceCheck
 from warpscope.emulator.simt import WARP, Chunk, Counters, Mask
 from warpscope.emulator.trace import Access, Trace
 
@@ -93,6 +94,7 @@ class Run:
         budget: int,
         dynamic_shared: int,
         trace: Trace | None = None,
+        race: RaceCheck | None = None,
     ) -> None:
         self.kernel, self.file = kernel, file
         self.chunk, self.counters, self.budget = chunk, counters, budget
@@ -102,6 +104,9 @@ class Run:
         self.dynamic_shared = dynamic_shared
         self.dynamic_buffer: np.ndarray | None = None
         self.trace = trace
+        self.race = race
+        if race is not None:
+            race.start_chunk(chunk)
         if trace is not None:
             trace.start_chunk(chunk)
 

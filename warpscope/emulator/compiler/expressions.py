@@ -452,7 +452,7 @@ def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: in
         return arrays.RowView(array, full)
     if array.dtype.fields is not None:
         return arrays.RecordRef(array, full)
-    v = arrays.load(array, full, mask, run.counters.site(line))
+    v = arrays.load(array, full, mask, run.counters.site(line), run.race, line)
     run.issue(inst, mask, memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
     return v
 

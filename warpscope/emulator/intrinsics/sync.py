@@ -36,6 +36,8 @@ def _syncthreads_kind(kind: str) -> Callable[..., Any]:
                     "threads (a barrier inside a branch that splits the block)",
                     lane=lane,
                 )
+            if run.race is not None:
+                run.race.barrier(arrived > 0)
             site = run.counters.site(line)
             site.barriers += mask.warps
             run.issue(bar, mask)
@@ -86,6 +88,8 @@ def _grid_sync(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Node
                 "(a grid barrier inside a branch that splits the grid)",
                 mask,
             )
+        if run.race is not None:
+            run.race.barrier(None)
         run.counters.site(line).barriers += mask.warps
         run.issue(bar, mask)
         return None
