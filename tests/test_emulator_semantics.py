@@ -187,6 +187,34 @@ def test_out_of_bounds_names_line_block_thread_and_bounds():
 
 
 @cuda.jit
+def oob_tail(a, n):
+    i = cuda.grid(1)
+    if i < n + 40:  # 40 threads past the end, over two blocks
+        a[i] = 1.0
+
+
+@cuda.jit
+def oob_column(m):
+    m[cuda.threadIdx.x, 3] = 1.0  # column 3 of a 3-column matrix: every thread
+
+
+def test_out_of_bounds_says_how_many_threads_faulted():
+    with pytest.raises(KernelFault) as e:
+        oob_tail[4, 32](np.zeros(70, dtype=np.float32), 70)
+    msg = str(e.value)
+    assert "block (2, 0, 0) thread (6, 0, 0)" in msg and "a[70]" in msg
+    assert msg.endswith("; 40 threads of 2 blocks faulted at this access (of the 4 blocks run with it)")
+    with pytest.raises(KernelFault) as e:
+        oob_column[1, 50](np.zeros((40, 3)))
+    msg = str(e.value)
+    # the first faulting thread, on the axis it is out on; rows 40..49 are out on both axes
+    assert "thread (0, 0, 0)" in msg and "m[0, 3] (axis 1)" in msg
+    assert msg.endswith("; 50 threads of 1 block faulted at this access (of the 1 block run with it)")
+    with pytest.raises(KernelFault, match=r"; 1 thread of 1 block faulted at this access"):
+        oob[1, 128](np.zeros(100, dtype=np.float32), 100)
+
+
+@cuda.jit
 def spin(a):
     i = cuda.grid(1)
     while a[i] >= 0:

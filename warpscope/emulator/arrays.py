@@ -168,11 +168,13 @@ class RowView:
 
 
 class OutOfBounds(Exception):
-    """An active lane indexed outside its array (the caller adds kernel, line, block, thread)."""
+    """An active lane indexed outside its array (the caller adds kernel, line, block, thread);
+    ``faulted``: every lane of the access that was out of bounds."""
 
-    def __init__(self, lane: int, message: str) -> None:
+    def __init__(self, lane: int, message: str, faulted: np.ndarray | None = None) -> None:
         super().__init__(message)
         self.lane = lane
+        self.faulted = faulted
 
 
 def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bool) -> tuple[Any, ...]:
@@ -180,6 +182,7 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
     if len(index) != array.ndim:
         raise TypeError(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
     out = []
+    bad_axes: list[tuple[int, Any]] = []  # (axis, its out-of-bounds lanes)
     for axis, (i, dim) in enumerate(zip(index, array.shape)):
         if not np.issubdtype(np.asarray(i).dtype, np.integer):
             raise TypeError(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
@@ -188,14 +191,20 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
             if bad.any():
-                lane = int(np.argmax(bad))
-                raise OutOfBounds(lane, _oob(array, index, axis, lane, write))
+                bad_axes.append((axis, bad))
         else:
             i = i + dim if i < 0 else i
             if not 0 <= i < dim:
-                raise OutOfBounds(mask.first_lane(), _oob(array, index, axis, mask.first_lane(), write))
+                bad_axes.append((axis, mask.arr))
         out.append(i)
+    if bad_axes:  # the first faulting thread, at the first axis it is out of bounds on
+        faulted = np.logical_or.reduce([b for _, b in bad_axes])
+        lane = int(np.argmax(faulted))
+        axis = next(a for a, b in bad_axes if b[lane])
+        raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
+
+
 
 
 def _oob(array: ArrayRef, index: tuple[Any, ...], axis: int, lane: int, write: bool) -> str:

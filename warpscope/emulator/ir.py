@@ -130,7 +130,7 @@ def at_line(line: int, fn: Expr) -> Expr:
         except EmulatorError:
             raise
         except arrays.OutOfBounds as e:
-            raise run.fault(line, str(e), lane=e.lane) from None
+            raise run.out_of_bounds(line, e) from None
         except Exception as e:
             raise run.fault(line, f"{type(e).__name__}: {e}", mask) from None
 

@@ -168,6 +168,22 @@ class Run:
         block, thread = self.chunk.where(lane) if lane is not None else (None, None)
         return KernelFault(self.kernel, self.file, line, what, block, thread)
 
+    def out_of_bounds(self, line: int, error: Any) -> KernelFault:
+        """An ``arrays.OutOfBounds`` as the kernel's fault, saying how many threads faulted:
+        memcheck reports every one; the emulator stops at the access, so it counts the threads
+        of the blocks running together (a chunk) that were out of bounds there."""
+        what = str(error)
+        faulted = getattr(error, "faulted", None)
+        if faulted is not None and np.ndim(faulted):
+            n = int(np.count_nonzero(faulted))
+            blocks = int(np.count_nonzero(np.bincount(self.chunk.block_of_lane[faulted])))
+            ran = self.chunk.blocks
+            what += (
+                f"; {n:,} thread{'s' if n != 1 else ''} of {blocks:,} block{'s' if blocks != 1 else ''} "
+                f"faulted at this access (of the {ran:,} block{'s' if ran != 1 else ''} run with it)"
+            )
+        return self.fault(line, what, lane=error.lane)
+
     def end_lanes(self, mask: Mask) -> None:
         """Lanes that returned from the kernel: they take part in no later barrier or shuffle."""
         self.alive &= ~mask.arr

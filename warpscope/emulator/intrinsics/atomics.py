@@ -43,7 +43,8 @@ def _atomic(op: str) -> Callable[..., Any]:
             try:
                 full = arrays.checked_index(array, full, mask, write=True)
             except arrays.OutOfBounds as e:
-                raise run.fault(line, str(e).replace("write", "atomic"), lane=e.lane) from None
+                e.args = (str(e).replace("write", "atomic"),)
+                raise run.out_of_bounds(line, e) from None
             site = run.counters.site(line)
             if array.kind == "global":
                 site.global_atomic_requests += mask.warps
