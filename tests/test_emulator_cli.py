@@ -168,3 +168,23 @@ def test_emulate_reports_races_on_stderr_in_the_profile_and_the_report(tmp_path)
     assert row["block"] == [0, 0, 0] and row["second_thread"] == [1, 0, 0]
     off = run_cli("emulate", str(path), "--no-timing", "--no-racecheck")
     assert off.returncode == 0 and "racecheck" not in off.stderr and "Data races" not in off.stdout
+
+
+def test_emulate_warns_of_a_divergent_barrier_on_stderr_and_in_the_report(tmp_path):
+    kernels = tmp_path / "halfbar.py"
+    kernels.write_text(
+        "import numpy as np\n"
+        "from warpscope.emulator import cuda\n\n\n"
+        "@cuda.jit\n"
+        "def half(a):\n"
+        "    if cuda.threadIdx.x < 16:\n"
+        "        cuda.syncthreads()\n"
+        "    a[cuda.threadIdx.x] = 1\n\n\n"
+        "def main():\n"
+        "    half[1, 64](np.zeros(64))\n"
+    )
+    out = run_cli("emulate", str(kernels), "--no-timing")
+    assert out.returncode == 0, out.stderr
+    (line,) = [x for x in out.stderr.splitlines() if x.startswith("warpscope: warning: ")]
+    assert f"{kernels}:8: kernel half, block (0, 0, 0) thread (0, 0, 0): syncthreads reached by 16" in line
+    assert "## Divergent barriers" in out.stdout and "Data races" not in out.stdout

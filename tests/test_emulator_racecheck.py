@@ -197,3 +197,61 @@ def test_the_count_does_not_depend_on_how_blocks_are_chunked():
     with using(Settings(timing=False, chunk_lanes=N)):
         (h,) = _stencil(stencil_no_barrier)[0].hazards
     assert h.count == 3 * 2 * (N - 2)
+
+
+@cuda.jit
+def reduce_early_return(src, out):
+    s = cuda.shared.array(256, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = src[t]
+    cuda.syncthreads()
+    n = 128
+    while n > 0:
+        if t >= n:
+            return  # after its last barrier: exited threads do not hold the others up
+        s[t] += s[t + n]
+        cuda.syncthreads()
+        n //= 2
+    if t == 0:
+        out[0] = s[0]
+
+
+@cuda.jit
+def exchange_in_branches(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:
+        s[t] = 1
+        cuda.syncthreads()
+    else:
+        s[t] = 2
+        cuda.syncthreads()
+    out[t] = s[63 - t]  # after both branches' barriers: ordered
+
+
+@cuda.jit
+def race_before_branch_barrier(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:
+        s[t] = 1
+        cuda.syncthreads()
+    else:
+        v = s[t - 32]  # warp 1 reads, before its barrier, what warp 0 wrote before its own
+        cuda.syncthreads()
+        out[t] = v
+
+
+def test_divergent_barriers_order_accesses_by_the_barriers_each_thread_passed():
+    src = np.arange(256, dtype=np.float32)
+    out = np.zeros(1, dtype=np.float32)
+    launch = reduce_early_return[1, 256](src, out)
+    assert out[0] == src.sum() and launch.hazards == [] and launch.barrier_warnings == []
+    launch = exchange_in_branches[1, 64](np.zeros(64, dtype=np.int32))
+    assert launch.hazards == [] and len(launch.barrier_warnings) == 2
+    (h,) = race_before_branch_barrier[1, 64](np.zeros(64, dtype=np.int32)).hazards
+    assert h.kind == "RAW" and h.count == 32
+    assert (h.first_line, h.second_line) == (
+        _line(race_before_branch_barrier, "s[t] = 1"),
+        _line(race_before_branch_barrier, "v = s[t - 32]"),
+    )

@@ -278,8 +278,10 @@ def emulate(
         )
     except EmulatorError as e:
         _fail(visible(str(e)))
-    for message in profile.hazards["message"]:
-        sys.stderr.write(f"warpscope: racecheck: {visible(message)}\n")
+    for kind, message in profile.hazards.select("kind", "message").iter_rows():
+        sys.stderr.write(
+            f"warpscope: {'warning' if kind == 'barrier' else 'racecheck'}: {visible(message)}\n"
+        )
     from warpscope.analysis import analyze
     from warpscope.analysis.views import launch_views
 

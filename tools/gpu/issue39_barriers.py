@@ -79,7 +79,7 @@ out = np.zeros(64, np.int32); k[1, 64](out); cuda.synchronize(); print(out.tolis
 """,
 }
 
-HEAD = "import numpy as np\nnp.row_stack = getattr(np, \"row_stack\", np.vstack)\nfrom numba import cuda\n"
+HEAD = 'import numpy as np\nnp.row_stack = getattr(np, "row_stack", np.vstack)\nfrom numba import cuda\n'
 
 for name, body in CASES.items():
     try:

@@ -205,8 +205,6 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
     return tuple(out)
 
 
-
-
 def _oob(array: ArrayRef, index: tuple[Any, ...], axis: int, lane: int, write: bool) -> str:
     """What compute-sanitizer's memcheck would say: the access, its address, the array's bounds."""
     at = tuple(int(i[lane]) if np.ndim(i) else int(i) for i in index)

@@ -22,8 +22,8 @@ from warpscope.emulator.compiler.core import Compiler
 from warpscope.emulator.errors import EmulatorError, KernelFault
 from warpscope.emulator.functions import DeviceFunction, JitFunction
 from warpscope.emulator.ir import Function, exec_block, scalar
-from warpscope.emulator.race import Hazard, RaceCheck
-from warpscope.emulator.runtime import Frame, Run
+from warpscope.emulator.race import Hazard, RaceCheck, independent_threads
+from warpscope.emulator.runtime import BarrierWarning, Frame, Run
 from warpscope.emulator.simt import Chunk, Counters
 from warpscope.emulator.timing import TimingResult, simulate, timing_for
 from warpscope.emulator.trace import Trace
@@ -84,6 +84,7 @@ class Launch:
     timing: TimingResult | None = None
     hazards: list[Hazard] = field(default_factory=list)  # races found (empty: none, or not checked)
     racecheck: bool = False  # races were looked for
+    barrier_warnings: list[BarrierWarning] = field(default_factory=list)  # divergent barriers
 
 
 class _Recorder(list):
@@ -210,14 +211,31 @@ class Kernel(JitFunction):
         arch = settings.arch
         trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if settings.timing else None
         race = RaceCheck(arch, fn.file) if settings.racecheck else None
+        independent = independent_threads(arch)
+        warnings: dict[int, BarrierWarning] = {}
         with np.errstate(all="ignore"):
             for first in range(0, n_blocks, per_chunk):
                 chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
-                run = Run(self.name, fn.file, chunk, counters, settings.budget, dynamic_shared, trace, race)
+                run = Run(
+                    self.name,
+                    fn.file,
+                    chunk,
+                    counters,
+                    settings.budget,
+                    dynamic_shared,
+                    trace,
+                    race,
+                    independent,
+                )
                 frame = Frame(live=chunk.entry.threads, kernel=True, vars=dict(values))
                 exec_block(fn.body, run, frame, chunk.entry)
                 if race is not None:
                     race.end_chunk()
+                for line, w in run.barrier_warnings.items():
+                    if line in warnings:
+                        warnings[line].blocks += w.blocks
+                    else:
+                        warnings[line] = w
         uses_barrier = any(s.barriers for s in counters.sites.values())
         record = Launch(
             kernel=self.name,
@@ -234,6 +252,7 @@ class Kernel(JitFunction):
             lines=fn.lines,
             hazards=race.hazards() if race is not None else [],
             racecheck=race is not None,
+            barrier_warnings=[warnings[k] for k in sorted(warnings)],
         )
         if trace is not None:
             started = time.perf_counter()

@@ -312,6 +312,19 @@ def _hazard_rows(launch_id: int, launch: Launch) -> list[dict[str, object]]:
             "message": f"kernel {launch.kernel}: {h.describe(launch.file)}",
         }
         for h in launch.hazards
+    ] + [
+        {
+            "launch_id": launch_id,
+            "kernel": launch.kernel,
+            "source_file": launch.file,
+            "kind": "barrier",
+            "first_line": w.line,
+            "count": w.blocks,
+            "block": list(w.block),
+            "first_thread": list(w.thread),
+            "message": w.describe(launch.file, launch.kernel),
+        }
+        for w in launch.barrier_warnings
     ]
 
 

@@ -43,6 +43,12 @@ EVENT_LIMIT = 1 << 24
 _ADDRESS_BITS = 46  # global addresses start at 2**40 (kernel._arguments)
 
 
+def independent_threads(arch: str) -> bool:
+    """Whether ``arch`` (``sm_90``) schedules a warp's threads independently (Volta, sm_70, on)."""
+    digits = arch.removeprefix("sm_").rstrip("abf")
+    return (int(digits[:-1]) if digits.isdigit() and len(digits) > 1 else 9) >= 7
+
+
 @dataclass
 class Hazard:
     """One kind of race between two source lines of one array, over the whole launch."""
@@ -85,6 +91,7 @@ class _Record:
     id: int  # index into RaceCheck.accesses, in program order
     epoch: np.ndarray | None  # syncwarps each warp had passed, None before the first
     threads: int
+    gen: np.ndarray | None = None  # barriers each lane passed since all last met, None: 0
 
 
 @dataclass
@@ -104,9 +111,7 @@ class RaceCheck:
     and ``syncwarp`` as the kernel runs them, ``end_chunk`` when it returns; ``hazards``."""
 
     def __init__(self, arch: str, file: str) -> None:
-        digits = arch.removeprefix("sm_")
-        major = int(digits[:-1]) if digits.isdigit() and len(digits) > 1 else 9
-        self.independent = major >= 7  # Volta's independent thread scheduling
+        self.independent = independent_threads(arch)
         self.file = file
         self.found: dict[tuple[str, str, str, int, int], Hazard] = {}
         self.written: set[int] = set()  # global allocations written so far in the launch
@@ -120,6 +125,9 @@ class RaceCheck:
         self.spaces: dict[int, _Space] = {}
         self.accesses: list[_Access] = []
         self.epoch: np.ndarray | None = None  # syncwarps executed per warp, once there is one
+        # barriers each lane passed since the chunk's live threads last all met at one (threads
+        # in divergent code reach barriers separately: accesses in different ones never race)
+        self.gen: np.ndarray | None = None
         self.pool = {k: [b for b in v if b.size == chunk.lanes] for k, v in self.pool.items()}
 
     def access(
@@ -157,13 +165,13 @@ class RaceCheck:
         else:
             buf.fill(-1)
             np.subtract(addresses, base, out=buf, where=mask.arr, casting="unsafe")
-        space.records.append(_Record(buf, base, len(self.accesses), self.epoch, threads))
+        space.records.append(_Record(buf, base, len(self.accesses), self.epoch, threads, self.gen))
         self.accesses.append(_Access(line, array.name, write))
         space.events += threads
         if write:
             space.writes += threads
         if space.events > EVENT_LIMIT:
-            self._judge(space, None)
+            self._judge(space)
             self._give_back(space.records)
             self.spaces[key] = _Space(kind, reads_dropped=space.reads_dropped)
 
@@ -181,51 +189,37 @@ class RaceCheck:
         before = np.zeros(self.chunk.lanes // WARP, dtype=np.int64) if self.epoch is None else self.epoch
         self.epoch = before + mask.warp_any
 
-    def barrier(self, arrived: np.ndarray | None) -> None:
-        """The blocks ``arrived`` says (one bool per block of the chunk; every block: None)
-        passed a barrier."""
-        if arrived is not None and arrived.all():
-            arrived = None
-        for key, space in list(self.spaces.items()):
-            if arrived is None:
-                if space.writes:
-                    self._judge(space, None)
-                self._give_back(space.records)
-                del self.spaces[key]
-            else:
-                self.spaces[key] = self._judge(space, arrived)
-                self._give_back(space.records)
+    def barrier(self, mask: Mask, complete: bool) -> None:
+        """The lanes of ``mask`` passed a barrier; ``complete``: every live lane of the chunk
+        did (then everything recorded is judged and forgotten)."""
+        if complete:
+            self.end_chunk()
+            return
+        before = np.zeros(self.chunk.lanes, dtype=np.int64) if self.gen is None else self.gen
+        self.gen = before + mask.arr
 
     def end_chunk(self) -> None:
-        self.barrier(None)
+        for space in self.spaces.values():
+            if space.writes:
+                self._judge(space)
+            self._give_back(space.records)
+        self.spaces = {}
+        self.gen = None
 
     # -- judging one interval ---------------------------------------------------------
-    def _judge(self, space: _Space, arrived: np.ndarray | None) -> _Space:
-        """Report the races among the accesses of the blocks in ``arrived`` (all: None), and
-        return what stays pending (the other blocks' accesses, as new records)."""
-        rest = _Space(space.name, reads_dropped=space.reads_dropped)
+    def _judge(self, space: _Space) -> None:
+        """Report the races among the accesses recorded in ``space``."""
         records = space.records
-        if arrived is not None:
-            here = arrived[self.chunk.block_of_lane]
-            for r in records:
-                stay = np.where(here, -1, r.offsets).astype(r.offsets.dtype)
-                n = int(np.count_nonzero(stay >= 0))
-                if n:
-                    rest.records.append(_Record(stay, r.base, r.id, r.epoch, n))
-                    rest.events += n
-                    if self.accesses[r.id].write:
-                        rest.writes += n
-                r.offsets[~here] = -1
         if not any(self.accesses[r.id].write for r in records):
-            return rest
+            return
         repeat = 1
         blocks, slots = self.chunk.blocks, self.chunk.warps_per_block * WARP
-        if space.name == "shared" and blocks > 1 and all(r.epoch is None for r in records):
+        if space.name == "shared" and blocks > 1 and all(r.epoch is None and r.gen is None for r in records):
             # every block asking for the same offsets under the same masks (the usual case)
             # races alike: judge the first, count it for all
             views = [r.offsets.reshape(blocks, slots) for r in records]
             if all((v == v[0]).all() for v in views):
-                records = [_Record(r.offsets[:slots], r.base, r.id, None, 0) for r in records]
+                records = [_Record(r.offsets[:slots], r.base, r.id, None, 0, None) for r in records]
                 repeat = blocks
         picked = [np.flatnonzero(r.offsets >= 0) for r in records]
         lanes = np.concatenate(picked)
@@ -241,15 +235,21 @@ class RaceCheck:
                 ]
             )
         if not lanes.size:
-            return rest
+            return
         per_block = space.name == "shared"  # each block has its own shared memory
         shared = _shared_addresses(lanes, addresses, self.chunk.warps_per_block * WARP if per_block else 0)
         if shared is not None:  # only the addresses two threads touch can race
             lanes, addresses, ids = lanes[shared], addresses[shared], ids[shared]
             epochs = None if epochs is None else epochs[shared]
+        gens = None
+        if any(r.gen is not None for r in records):
+            gens = np.concatenate(
+                [np.zeros(p.size, np.int64) if r.gen is None else r.gen[p] for r, p in zip(records, picked)]
+            )
+        if shared is not None:
+            gens = None if gens is None else gens[shared]
         if lanes.size:
-            self._races(space.name, lanes, addresses, ids, epochs, repeat)
-        return rest
+            self._races(space.name, lanes, addresses, ids, epochs, gens, repeat)
 
     def _races(
         self,
@@ -258,6 +258,7 @@ class RaceCheck:
         addresses: np.ndarray,
         ids: np.ndarray,
         epochs: np.ndarray | None,
+        gens: np.ndarray | None,
         repeat: int = 1,
     ) -> None:
         write = np.fromiter((a.write for a in self.accesses), dtype=bool, count=len(self.accesses))[ids]
@@ -270,13 +271,14 @@ class RaceCheck:
         flags = np.zeros((3, lanes.size), dtype=bool)
         witness = np.zeros((3, lanes.size), dtype=np.int64)
         warp = local // WARP
+        g = np.zeros_like(ids) if gens is None else gens  # the barrier interval of each access
         # threads of different warps (any architecture)
-        order = np.lexsort((ids, key))
-        _pass(order, key, write, warp, flags, witness)
+        order = np.lexsort((ids, g, key))
+        _pass(order, (key, g), write, warp, flags, witness)
         if self.independent:  # lanes of one warp between the same syncwarps
             e = np.zeros_like(ids) if epochs is None else epochs
-            order = np.lexsort((ids, e, warp, key))
-            _pass(order, (key, warp, e), write, local % WARP, flags, witness)
+            order = np.lexsort((ids, e, warp, g, key))
+            _pass(order, (key, g, warp, e), write, local % WARP, flags, witness)
         if flags.any():
             self._collect(space, flags, witness, ids, block, local, repeat)
 

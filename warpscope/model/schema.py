@@ -156,12 +156,12 @@ HAZARDS: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),
     "kernel": pl.String(),
     "source_file": pl.String(),
-    "kind": pl.String(),  # RAW, WAR or WAW
+    "kind": pl.String(),  # RAW, WAR or WAW; barrier: a syncthreads in divergent code
     "space": pl.String(),  # shared or global
     "array": pl.String(),
     "first_line": pl.Int64(),  # the earlier access: the write of RAW/WAW, the read of WAR
     "second_line": pl.Int64(),
-    "count": pl.Int64(),  # accesses that raced
+    "count": pl.Int64(),  # accesses that raced (barrier: blocks that arrived there partly)
     "block": pl.List(pl.Int64()),  # (x, y, z) of a block where it happened
     "first_thread": pl.List(pl.Int64()),  # a thread pair of that block
     "second_thread": pl.List(pl.Int64()),

@@ -57,7 +57,9 @@ def render(
     come; then the kernel table and the kernels' sections in order of time, as many as fit,
     and a last line that says what was left out and that ``--full`` gives everything."""
     groups = kernels(profile, views)
-    head = ["# warpscope report", ""] + _sources(profile) + _races(profile) + _fix_first(opportunities(profile))
+    head = (
+        ["# warpscope report", ""] + _sources(profile) + _races(profile) + _fix_first(opportunities(profile))
+    )
     run = _runs(run_records(profile)) + _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     sections = [_kernel(i, k) for i, k in enumerate(groups, 1)]
     table, roof = _summary(groups), _roofline(groups, roofline_figure)
@@ -169,11 +171,17 @@ def _sources(profile: Profile) -> list[str]:
 
 def _races(profile: Profile) -> list[str]:
     """The emulator's racecheck: each race with both lines (before anything else is worth reading)."""
-    rows = profile.hazards
+    barriers = profile.hazards.filter(pl.col("kind") == "barrier")
+    out = []
+    if not barriers.is_empty():
+        out += ["## Divergent barriers", ""]
+        out += [f"- launch {r['launch_id']}: {md_cell(r['message'])}" for r in barriers.iter_rows(named=True)]
+        out += [""]
+    rows = profile.hazards.filter(pl.col("kind") != "barrier")
     if rows.is_empty():
-        return []
+        return out
     total = int(rows["count"].sum())
-    out = [
+    out += [
         "## Data races (racecheck)",
         "",
         f"{total:,} accesses raced: a thread wrote what another thread of its block read or wrote, "
