@@ -456,3 +456,43 @@ def test_internal_errors_never_surface_as_faults_of_the_kernel(timing):
     assert out[:3].tolist() == [31.0, 0.0, 3.0]
     expected = src[codes] + src[(idx32.astype(np.int64) * 65536) % 32]
     assert out[3:].tolist() == expected.tolist()
+
+
+@cuda.jit
+def nan_atomics(r, v, old):
+    i = cuda.grid(1)
+    old[i, 0] = cuda.atomic.max(r, 0, v[i])
+    old[i, 1] = cuda.atomic.min(r, 1, v[i])
+    cuda.atomic.nanmax(r, 2, v[i])
+    cuda.atomic.nanmin(r, 3, v[i])
+    cuda.atomic.max(r, 4, v[i])  # r[4] starts as NaN
+    cuda.atomic.nanmax(r, 5, v[i])  # so does r[5]
+
+
+def test_atomic_max_min_ignore_a_nan_operand_as_the_h100_does():
+    # tools/gpu/measured/issue39_probe.txt: max(63.0, nan) is 63.0; a NaN in memory stays
+    r = np.array([63.0, 100.0, 0.0, 100.0, np.nan, np.nan])
+    v = np.array([1.0, np.nan, 5.0, 3.0])
+    old = np.zeros((4, 2))
+    nan_atomics[1, 4](r, v, old)
+    assert r[:4].tolist() == [63.0, 1.0, 5.0, 1.0]
+    assert np.isnan(r[4]) and r[5] == 5.0
+    # lane order: each lane saw the value left by the lanes before it
+    assert old[:, 0].tolist() == [63.0] * 4
+    assert old[:, 1].tolist() == [100.0, 1.0, 1.0, 1.0]
+
+
+@cuda.jit
+def swaps(a, old):
+    i = cuda.grid(1)
+    old[i] = cuda.atomic.compare_and_swap(a, 0, i + 10)
+    old[i + 4] = cuda.atomic.cas(a, 1, 0, i + 20)
+
+
+def test_compare_and_swap_and_cas_return_the_old_value_lane_by_lane():
+    a = np.zeros(2, dtype=np.int32)
+    old = np.zeros(8, dtype=np.int32)
+    swaps[1, 4](a, old)
+    assert a.tolist() == [10, 20]  # lane 0 swapped first, as on the H100
+    assert old.tolist() == [0, 10, 10, 10, 0, 20, 20, 20]
+    assert swaps.last_launch.counters.total().global_atomic_requests == 2

@@ -82,7 +82,22 @@ cg = Namespace("cuda.cg", this_grid=_kernel_only("cg.this_grid"))
 shared = Namespace("cuda.shared", array=_kernel_only("shared.array"))
 local = Namespace("cuda.local", array=_kernel_only("local.array"))
 const = Namespace("cuda.const", array_like=_kernel_only("const.array_like"))
-ATOMIC_OPS = ("add", "sub", "max", "min", "exch", "cas", "and_", "or_", "xor", "inc", "dec")
+ATOMIC_OPS = (
+    "add",
+    "sub",
+    "max",
+    "min",
+    "nanmax",
+    "nanmin",
+    "exch",
+    "cas",
+    "compare_and_swap",
+    "and_",
+    "or_",
+    "xor",
+    "inc",
+    "dec",
+)
 atomic = Namespace("cuda.atomic", **{op: _kernel_only(f"atomic.{op}") for op in ATOMIC_OPS})
 
 grid = _kernel_only("grid")
