@@ -496,3 +496,68 @@ def test_compare_and_swap_and_cas_return_the_old_value_lane_by_lane():
     assert a.tolist() == [10, 20]  # lane 0 swapped first, as on the H100
     assert old.tolist() == [0, 10, 10, 10, 0, 20, 20, 20]
     assert swaps.last_launch.counters.total().global_atomic_requests == 2
+
+
+@cuda.jit
+def iterate(out, a, b, m):
+    i = cuda.grid(1)
+    dot = 0.0
+    for x, y in zip(a, b):  # arrays, element by element
+        dot += x * y
+    weighted = 0.0
+    for j, x in enumerate(a, 1):
+        weighted += j * x
+    total = 0
+    for s in (16, 8, 4):  # a tuple, unrolled as numba unrolls it
+        total += s * i
+    rows = 0.0
+    for row in m:  # a 2-D array: its rows
+        rows += row[i % 2]
+    shifted = 0
+    for k, r in zip(range(2, 5), (i, i + 1, i + 2)):
+        shifted += k * r
+    out[i, 0] = dot
+    out[i, 1] = weighted
+    out[i, 2] = total
+    out[i, 3] = rows
+    out[i, 4] = shifted
+
+
+def test_for_loops_over_tuples_arrays_zip_and_enumerate():
+    # tools/gpu/measured/issue39_probe.txt: numba-cuda on the H100 gives 40, 30 and 0/28/56/84
+    a = np.arange(5.0)
+    b = a + 1
+    m = np.arange(6.0).reshape(3, 2)
+    out = np.zeros((4, 5))
+    iterate[1, 4](out, a, b, m)
+    assert out[:, 0].tolist() == [40.0] * 4
+    assert out[:, 1].tolist() == [sum((j + 1) * x for j, x in enumerate(a))] * 4
+    assert out[:, 2].tolist() == [0, 28, 56, 84]
+    assert out[:, 3].tolist() == [6.0, 9.0, 6.0, 9.0]
+    assert out[:, 4].tolist() == [2 * i + 3 * (i + 1) + 4 * (i + 2) for i in range(4)]
+    # the arrays' elements are read from global memory: one load per element per warp
+    assert iterate.last_launch.counters.total().global_load_requests == 5 + 5 + 5 + 3
+
+
+@cuda.jit
+def tuple_indexed(a):
+    gid = cuda.grid(2)
+    if gid[0] < a.shape[0] and gid[1] < a.shape[1]:
+        a[gid] = a[gid] + gid[0] * 10 + gid[1]
+
+
+def test_a_tuple_variable_indexes_an_array():
+    a = np.ones((3, 4))
+    tuple_indexed[(1, 1), (4, 4)](a)
+    assert a.tolist() == [[1 + 10 * r + c for c in range(4)] for r in range(3)]
+
+
+@cuda.jit
+def iterate_scalar(out):
+    for x in out[0]:
+        out[0] = x
+
+
+def test_iterating_over_a_number_is_one_line():
+    with pytest.raises(KernelFault, match=r"cannot iterate over a float64"):
+        iterate_scalar[1, 1](np.zeros(1))

@@ -342,6 +342,14 @@ class Expressions(CompilerBase):
             return lambda run, frame, mask: (field,)
         nodes = [self.expr(p) for p in parts]
         fns = [run_expr(p) for p in nodes]
+        if len(fns) == 1:  # one value: a number, or a tuple of them (``a[gid]``, gid = cuda.grid(2))
+            (one,) = fns
+
+            def single(run: Run, frame: Frame, mask: Mask) -> tuple[Any, ...]:
+                v = one(run, frame, mask)
+                return v if isinstance(v, tuple) else (v,)
+
+            return with_deps(single, deps(nodes[0]))
         return with_deps(
             lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns),
             frozenset().union(*(deps(p) for p in nodes)),

@@ -17,6 +17,7 @@ from warpscope.emulator.ir import Compiling, run_expr, with_deps
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
+
 def _keep_nan(pick: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``pick(memory, operand)`` ignoring a NaN operand but keeping a NaN already in memory:
     what the H100 gives for numba's ``atomic.max``/``min`` on floats (max(63.0, nan) is 63.0;
