@@ -561,3 +561,56 @@ def iterate_scalar(out):
 def test_iterating_over_a_number_is_one_line():
     with pytest.raises(KernelFault, match=r"cannot iterate over a float64"):
         iterate_scalar[1, 1](np.zeros(1))
+
+
+@cuda.jit
+def add_one(x):
+    return x + 1
+
+
+def _njit_square():
+    import numba  # a test dependency (pyproject: the corpus uses numba's type names)
+
+    @numba.njit
+    def square(x):
+        return x * x
+
+    return square
+
+
+@cuda.jit
+def bits_and_calls(a, out):
+    i = cuda.grid(1)
+    out[i, 0] = int(a[i]).bit_count()
+    out[i, 1] = add_one(a[i])  # a @cuda.jit function called from a kernel: a device function
+
+
+def test_bit_count_and_a_jit_function_called_as_a_device_function():
+    a = np.array([0, 1, 7, 255, -3], dtype=np.int64)
+    out = np.zeros((5, 2), dtype=np.int64)
+    bits_and_calls[1, 5](a, out)
+    assert out[:, 0].tolist() == [0, 1, 3, 8, 2]  # as on the H100; -3: its magnitude's bits
+    assert out[:, 1].tolist() == [1, 2, 8, 256, -2]
+
+
+def test_an_njit_function_is_a_device_function_in_a_kernel():
+    square = _njit_square()
+
+    @cuda.jit
+    def squares(a):
+        i = cuda.grid(1)
+        a[i] = square(a[i])
+
+    a = np.arange(4.0)
+    squares[1, 4](a)
+    assert a.tolist() == [0.0, 1.0, 4.0, 9.0]
+
+
+def test_get_current_device_describes_the_emulated_gpu():
+    from warpscope.emulator.kernel import Settings, using
+
+    d = cuda.get_current_device()
+    assert (d.MAX_THREADS_PER_BLOCK, d.WARP_SIZE, d.MULTIPROCESSOR_COUNT) == (1024, 32, 132)
+    assert d.compute_capability == (9, 0) and b"sm_90" in d.name
+    with using(Settings(arch="sm_80")):
+        assert cuda.get_current_device().compute_capability == (8, 0)

@@ -17,6 +17,7 @@ from warpscope.emulator.compiler.ops import LOAD_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
 from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
+from warpscope.emulator.intrinsics.elementwise import elementwise
 from warpscope.emulator.ir import Const, Expr, Node, deps, exec_block, run_expr, scalar, truth, with_deps
 from warpscope.emulator.numeric import numba_binary, numba_unary
 from warpscope.emulator.runtime import Frame, Run
@@ -96,6 +97,8 @@ class Expressions(CompilerBase):
             return dtype
         if intrinsics.is_known(value):
             return value
+        if _is_njit(value):  # numba compiles an @njit function for the device where a kernel calls it
+            return DeviceFunction(value.py_func)
         raise self.unsupported(node, f"global '{name}' ({type(value).__name__}) cannot be used in a kernel")
 
     def expr_Attribute(self, node: ast.Attribute) -> Node:
@@ -356,16 +359,18 @@ class Expressions(CompilerBase):
         )
 
     def expr_Call(self, node: ast.Call) -> Node:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count":
+            base = self.expr(node.func.value)  # x.bit_count(), as numba types int.bit_count
+            if not isinstance(base, Const) or isinstance(base.value, (int, np.integer)):
+                if node.args or node.keywords:
+                    raise self.unsupported(node, "bit_count() takes no arguments")
+                return elementwise(self, node, [base], self.line(node), bit_count)
         func = self.expr(node.func)
         if not isinstance(func, Const):
             raise self.unsupported(node, "only functions known when the kernel is compiled can be called")
         fn = func.value
-        if isinstance(fn, DeviceFunction):
+        if isinstance(fn, JitFunction):  # a kernel called from a kernel is a device function
             return self.inline(node, fn)
-        if isinstance(fn, JitFunction):
-            raise self.unsupported(
-                node, f"{fn.name} is a kernel: launching kernels from kernels is not supported"
-            )
         return intrinsics.call(self, node, fn)
 
     def expr_List(self, node: ast.List) -> Node:
@@ -446,6 +451,20 @@ class Product:
 
 def is_product(node: ast.expr) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+
+
+def bit_count(x: Any) -> Any:
+    """``int.bit_count()``: the set bits of the magnitude, as Python counts them."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "iub":
+        raise TypeError(f"bit_count() is a method of integers, not of {a.dtype}")
+    out = np.bitwise_count(np.abs(a) if a.dtype.kind == "i" else a).astype(np.int64)
+    return out if np.ndim(x) else np.int64(out)
+
+
+def _is_njit(value: Any) -> bool:
+    """A numba ``@njit`` (CPU) dispatcher: numba-cuda compiles it as a device function."""
+    return type(value).__name__ == "CPUDispatcher" and callable(getattr(value, "py_func", None))
 
 
 def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: int, inst: Any) -> Any:
