@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays, fma, intrinsics, signatures
+from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
 from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.ops import LOAD_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
@@ -97,6 +97,14 @@ class Expressions(CompilerBase):
             return dtype
         if intrinsics.is_known(value):
             return value
+        if getattr(value, "__module__", "").endswith("cuda.libdevice") and callable(value):
+            # numba.cuda.libdevice.sqrt: the emulated cuda.libdevice function of that name
+            ours = vars(device_api.libdevice).get(getattr(value, "__name__", ""))
+            if ours is None:
+                raise self.unsupported(
+                    node, f"{name} is not emulated by warpscope (docs/emulator.md lists what is)"
+                )
+            return ours
         if _is_njit(value):  # numba compiles an @njit function for the device where a kernel calls it
             return DeviceFunction(value.py_func)
         raise self.unsupported(node, f"global '{name}' ({type(value).__name__}) cannot be used in a kernel")
