@@ -384,7 +384,7 @@ class Expressions(CompilerBase):
     def expr_List(self, node: ast.List) -> Node:
         raise self.unsupported(node, "lists are not supported in kernels (use cuda.local.array)")
 
-    def inline(self, node: ast.Call, fn: DeviceFunction) -> Node:
+    def inline(self, node: ast.Call, fn: JitFunction) -> Node:
         """A device function's body compiled into the caller, its parameters bound to the arguments."""
         if node.keywords:
             raise self.unsupported(node, f"keyword arguments are not supported for {fn.name}")
