@@ -638,3 +638,25 @@ def test_libdevice_functions_by_either_name():
     assert out[:, 2].tolist() == [float(np.sqrt(np.float32(x))) for x in a]
     assert out[:, 3].tolist() == [32, 0, 1, 1]  # popc of an int32: -1 has 32 bits set
     assert out[:, 4].tolist() == [1.0, 2.0, 3.0, 4.0]  # halves away from zero
+
+
+@cuda.jit
+def ufunc_into(x, y, r, s):
+    np.sin(x, r)  # numba: the whole array, by every thread that runs it
+    np.add(x, y, s)
+
+
+def test_numpy_ufuncs_with_an_out_array():
+    x = np.arange(4.0)
+    y = np.full(4, 10.0)
+    r, s = np.zeros(4), np.zeros(4)
+    launch = ufunc_into[1, 1](x, y, r, s)
+    # tools/gpu/measured/issue39_probe.txt: what the H100 gave for np.sin(x, r)
+    assert r.tolist() == [0.0, 0.8414709848078965, 0.9092974268256817, 0.1411200080598672]
+    assert s.tolist() == [10.0, 11.0, 12.0, 13.0]
+    total = launch.counters.total()
+    assert (total.global_load_requests, total.global_store_requests) == (4 + 8, 8)
+    assert launch.hazards == []  # one thread: nobody to race with
+    # two warps of one block both writing every element of out: WAW
+    launch = ufunc_into[1, 64](x, y, r, s)
+    assert {h.kind for h in launch.hazards} == {"WAW"}

@@ -13,7 +13,7 @@ import numpy as np
 
 from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
 from warpscope.emulator.compiler.base import CompilerBase
-from warpscope.emulator.compiler.ops import LOAD_OP, arith_op, memory_op
+from warpscope.emulator.compiler.ops import LOAD_OP, STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
 from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
@@ -379,7 +379,51 @@ class Expressions(CompilerBase):
         fn = func.value
         if isinstance(fn, JitFunction):  # a kernel called from a kernel is a device function
             return self.inline(node, fn)
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin + 1 and not node.keywords:
+            return self.ufunc_out(node, fn)
         return intrinsics.call(self, node, fn)
+
+    def ufunc_out(self, node: ast.Call, fn: np.ufunc) -> Node:
+        """``np.sin(x, r)``: the ufunc over whole arrays into ``out``, as numba compiles it in a
+        kernel: every thread that runs it loops over all the elements (each read and written
+        with a load and a store, counted as such; threads of one block doing it at once race
+        on ``out``, as they would on a GPU)."""
+        args = [self.expr(a) for a in node.args]
+        fns = [run_expr(a) for a in args]
+        load = self.inst(node, None, frozenset().union(*(deps(a) for a in args)))
+        compute = self.inst(node, None, {load.dst})
+        store = self.inst(node, None, {compute.dst})
+        line = load.line
+        name = fn.__name__
+
+        def ufunc_out(run: Run, frame: Frame, mask: Mask) -> Any:
+            *ins, out = (f(run, frame, mask) for f in fns)
+            if not isinstance(out, (arrays.ArrayRef, arrays.RowView)):
+                raise TypeError(f"the out argument of np.{name} must be an array")
+            for a in ins:
+                if isinstance(a, (arrays.ArrayRef, arrays.RowView)) and tuple(a.shape) != tuple(out.shape):
+                    raise TypeError(f"np.{name}: operand of shape {a.shape} and out of shape {out.shape}")
+            for at in np.ndindex(*out.shape):
+                index = tuple(np.int64(i) for i in at)
+                values = [
+                    load_element(run, mask, a, index, line, load)
+                    if isinstance(a, (arrays.ArrayRef, arrays.RowView))
+                    else a
+                    for a in ins
+                ]
+                v = fn(*values)
+                run.issue(compute, mask, arith_op(v, False))
+                array, full = arrays.resolve(out, index)
+                arrays.store(array, full, v, mask, run.counters.site(line), run.race, line)
+                run.issue(
+                    store,
+                    mask,
+                    memory_op(STORE_OP, array, full),
+                    run.memory_cost(array, full, mask, store=True),
+                )
+            return out
+
+        return with_deps(ufunc_out, {store.dst})
 
     def expr_List(self, node: ast.List) -> Node:
         raise self.unsupported(node, "lists are not supported in kernels (use cuda.local.array)")
