@@ -660,3 +660,25 @@ def test_numpy_ufuncs_with_an_out_array():
     # two warps of one block both writing every element of out: WAW
     launch = ufunc_into[1, 64](x, y, r, s)
     assert {h.kind for h in launch.hazards} == {"WAW"}
+
+
+SCALE_BY = cuda.to_device(np.array([2.0, 3.0]))  # a device array: captured by reference
+FROZEN = np.array([2.0, 3.0])  # a host array: frozen when the kernel is compiled
+
+
+@cuda.jit
+def captured_globals(out):
+    i = cuda.grid(1)
+    out[i, 0] = SCALE_BY[i] * 10
+    out[i, 1] = FROZEN[i] * 10
+
+
+def test_a_captured_device_array_is_read_by_reference_a_host_array_is_frozen():
+    out = np.zeros((2, 2))
+    captured_globals[1, 2](out)
+    assert out.tolist() == [[20.0, 20.0], [30.0, 30.0]]
+    SCALE_BY.copy_to_device(np.array([5.0, 7.0]))
+    FROZEN[:] = [5.0, 7.0]
+    captured_globals[1, 2](out)
+    assert out.tolist() == [[50.0, 20.0], [70.0, 30.0]]
+    assert captured_globals.last_launch.counters.total().global_load_requests == 1

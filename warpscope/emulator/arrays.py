@@ -85,6 +85,21 @@ class GlobalArray(ArrayRef):
         return GlobalArray(data, name, self.base + self.shifted(data), self.alloc)
 
 
+_CAPTURED: dict[int, GlobalArray] = {}
+_CAPTURED_BASE = 1 << 44  # past the launches' own arrays (kernel._arguments: from 2**40)
+
+
+def captured(data: np.ndarray, name: str) -> GlobalArray:
+    """A device array a kernel names as a global: global memory, by reference, one address
+    range per array for as long as it lives."""
+    global _CAPTURED_BASE
+    ref = _CAPTURED.get(id(data))
+    if ref is None or ref.data is not data:
+        ref = _CAPTURED[id(data)] = GlobalArray(data, name, _CAPTURED_BASE)
+        _CAPTURED_BASE += -(-max(data.nbytes, 1) // ALIGN) * ALIGN + ALIGN
+    return ref
+
+
 class ConstArray(ArrayRef):
     """A module-level numpy array: constant memory, read-only (as numba treats it)."""
 

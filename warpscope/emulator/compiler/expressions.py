@@ -89,6 +89,10 @@ class Expressions(CompilerBase):
             return scalar(value)
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, np.generic)) for v in value):
             return scalar(value)
+        if isinstance(value, np.ndarray) and callable(getattr(value, "copy_to_host", None)):
+            # a device array (cuda.to_device, device_array): captured by reference, as numba-cuda
+            # captures device arrays, so what the host copies into it later is what kernels read
+            return arrays.captured(value, name)
         if isinstance(value, np.ndarray):
             # numba freezes a global array into the kernel when it compiles it
             return arrays.ConstArray(np.array(value, copy=True), name)
