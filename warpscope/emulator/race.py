@@ -17,13 +17,20 @@ independently: two lanes of one warp race unless a ``syncwarp`` both took part i
 between their accesses (each warp counts the ``syncwarp`` calls it executed; two accesses in
 the same count race).
 
-Vectorised: an access appends its active lanes and their addresses; a barrier sorts the
-accesses of each memory space written since the last one by (block, address, order) and
-asks, with segmented running maxima, whether an earlier access of the same address came
-from a thread that may race with this one. Spaces only read since the barrier cost nothing
-but their record. Global reads of an allocation nobody has written yet are recorded in the
-launch's first chunk of blocks only (up to ``READ_LIMIT`` lanes an interval): where a later
-chunk first writes an allocation after reading it, that read is not judged.
+Barriers in divergent code (from sm_70 whole warps may reach different ``syncthreads``)
+are followed per lane: each access carries how many barriers its thread passed since the
+chunk's threads last all met at one, and accesses in different such intervals never race.
+
+Vectorised: an access copies its lanes' addresses into a reused buffer (-1 where inactive);
+when every thread has met at a barrier, each memory space written since the last one is
+judged: a dense table of 4-byte words first keeps only the addresses two threads touch;
+blocks that asked for the same shared offsets under the same masks are judged once; the rest
+is sorted by (block, address, interval, order) and segmented running maxima say whether an
+earlier access of the same address came from a thread that may race with this one. Spaces
+only read since the barrier cost nothing but their copies. Global reads of an allocation
+nobody has written yet are recorded in the launch's first chunk of blocks only (up to
+``READ_LIMIT`` lanes an interval): where a later chunk first writes an allocation after
+reading it, that read is not judged.
 """
 
 from __future__ import annotations
