@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import device_api as device
-from warpscope.emulator.intrinsics.bits import _brev, _clz, _ffs, _popc
+from warpscope.emulator.intrinsics.bits import brev_bits, clz_bits, ffs_bits, popc_bits
 from warpscope.emulator.intrinsics.elementwise import TRANSCENDENTAL, builder
 from warpscope.emulator.intrinsics.registry import BUILDERS
 
@@ -76,14 +76,14 @@ FLOAT: dict[str, tuple[Callable[..., Any], Any]] = {
 
 #: integer functions: (function, operand dtype)
 INTEGER: dict[str, tuple[Callable[..., Any], Any]] = {
-    "popc": (_popc, np.int32),
-    "popcll": (_popc, np.int64),
-    "clz": (_clz, np.int32),
-    "clzll": (_clz, np.int64),
-    "ffs": (_ffs, np.int32),
-    "ffsll": (_ffs, np.int64),
-    "brev": (_brev, np.uint32),
-    "brevll": (_brev, np.uint64),
+    "popc": (popc_bits, np.int32),
+    "popcll": (popc_bits, np.int64),
+    "clz": (clz_bits, np.int32),
+    "clzll": (clz_bits, np.int64),
+    "ffs": (ffs_bits, np.int32),
+    "ffsll": (ffs_bits, np.int64),
+    "brev": (brev_bits, np.uint32),
+    "brevll": (brev_bits, np.uint64),
     "abs": (np.abs, np.int32),
     "llabs": (np.abs, np.int64),
     "min": (np.minimum, np.int32),
@@ -118,7 +118,7 @@ def _register() -> None:
             if kind in TRANSCENDENTAL:
                 TRANSCENDENTAL.add(placeholder)
     for name, (f, dtype) in INTEGER.items():
-        result = np.int32 if f in (_popc, _clz, _ffs) else dtype
+        result = np.int32 if f in (popc_bits, clz_bits, ffs_bits) else dtype
         BUILDERS[getattr(device.libdevice, name)] = builder(_typed(f, dtype, result))
 
 
