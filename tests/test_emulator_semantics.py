@@ -684,3 +684,26 @@ def test_a_captured_device_array_is_read_by_reference_a_host_array_is_frozen():
     captured_globals[1, 2](out)
     assert out.tolist() == [[50.0, 20.0], [70.0, 30.0]]
     assert captured_globals.last_launch.counters.total().global_load_requests == 1
+
+
+@cuda.jit(device=True)
+def scaled(x, by=3.0):
+    return x * by
+
+
+@cuda.jit
+def with_defaults(a, s=2.0):
+    i = cuda.grid(1)
+    a[i] = scaled(a[i]) + scaled(a[i], s)
+
+
+def test_parameter_defaults_fill_a_device_call_but_a_launch_passes_every_argument():
+    a = np.arange(4.0)
+    with_defaults[1, 4](a, 2.0)
+    assert a.tolist() == [5.0 * x for x in range(4)]
+    # numba-cuda on the H100 refuses a launch that leaves a default out ("Signature
+    # mismatch: 1 argument types given, but function takes 2 arguments")
+    from warpscope.emulator import EmulatorError
+
+    with pytest.raises(EmulatorError, match=r"takes 2 arguments \(a, s\), given 1"):
+        with_defaults[1, 4](a)

@@ -99,6 +99,7 @@ class Function:
     param_slots: list[int] = field(default_factory=list)
     return_deps: frozenset[int] = NO_DEPS
     grid_sync: bool = False  # it synchronises the whole grid (a cooperative launch)
+    defaults: tuple[Any, ...] = ()  # values of the last parameters where a call omits them
 
     @property
     def static_shared_bytes(self) -> int:

@@ -453,6 +453,9 @@ class Expressions(CompilerBase):
         )
         compiled = callee.compile()
         self.grid_sync |= compiled.grid_sync
+        missing = len(compiled.params) - len(args)
+        if 0 < missing <= len(compiled.defaults):  # a device function's defaults fill the rest
+            args += [Const(scalar(v)) for v in compiled.defaults[len(compiled.defaults) - missing :]]
         if len(args) != len(compiled.params):
             raise self.unsupported(
                 node, f"{fn.name} takes {len(compiled.params)} arguments, given {len(args)}"
