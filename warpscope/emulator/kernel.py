@@ -252,7 +252,7 @@ class Kernel(JitFunction):
             lines=fn.lines,
             hazards=race.hazards() if race is not None else [],
             racecheck=race is not None,
-            barrier_warnings=[warnings[k] for k in sorted(warnings)],
+            barrier_warnings=[warnings[k] for k in sorted(warnings)] + _stale_reads(race),
         )
         if trace is not None:
             started = time.perf_counter()
@@ -272,6 +272,25 @@ class Kernel(JitFunction):
         for r in _RECORDERS.get():
             r.append(record)
         return record
+
+
+def _stale_reads(race: RaceCheck | None) -> list[BarrierWarning]:
+    """Reads racecheck found the emulator served before a barrier in divergent code let the
+    writer write (see ``RaceCheck._stale``), as warnings at the read's line."""
+    if race is None:
+        return []
+    return [
+        BarrierWarning(
+            read_line,
+            1,
+            block,
+            thread,
+            f"{array} read after a barrier that its writer, thread ({', '.join(map(str, writer))}), "
+            f"reaches at another syncthreads after writing it at line {write_line}: the emulator ran "
+            f"that write later, so the {count:,} value(s) read here differ from a GPU's",
+        )
+        for (read_line, write_line), (count, block, thread, writer, array) in sorted(race.stale.items())
+    ]
 
 
 def jit(

@@ -121,6 +121,8 @@ class RaceCheck:
         self.independent = independent_threads(arch)
         self.file = file
         self.found: dict[tuple[str, str, str, int, int], Hazard] = {}
+        # (read line, write line) -> [count, block, reading thread, writing thread, array]
+        self.stale: dict[tuple[int, int], list[Any]] = {}
         self.written: set[int] = set()  # global allocations written so far in the launch
         self.chunks = 0
         self.pool: dict[str, list[np.ndarray]] = {}
@@ -288,6 +290,44 @@ class RaceCheck:
             _pass(order, (key, g, warp, e), write, local % WARP, flags, witness)
         if flags.any():
             self._collect(space, flags, witness, ids, block, local, repeat)
+        if gens is not None:
+            self._stale(key, g, ids, write, block, local)
+
+    def _stale(
+        self,
+        key: np.ndarray,
+        gen: np.ndarray,
+        ids: np.ndarray,
+        write: np.ndarray,
+        block: np.ndarray,
+        local: np.ndarray,
+    ) -> None:
+        """Reads the emulator served too early: after its barrier a thread read an address that
+        another thread writes before its own (a later barrier interval in the emulator's order,
+        an earlier one on a GPU), as when whole warps meet at different ``syncthreads``."""
+        n = key.size
+        order = np.lexsort((-ids, key))  # by address, latest access first
+        k, g, w = key[order], gen[order], write[order]
+        new = np.zeros(n, dtype=bool)
+        new[1:] = k[1:] != k[:-1]
+        top = int(g.max()) + 1
+        code = np.where(w, (top - g) * n + np.arange(n), 0)  # the lowest interval wins
+        later = _running_max(np.cumsum(new), code, (top + 1) * n)
+        stale = ~w & (later > 0) & (top - later // n < g)
+        for at in np.flatnonzero(stale):
+            r, wr = int(order[at]), int(order[int(later[at] % n)])
+            read, written = self.accesses[int(ids[r])], self.accesses[int(ids[wr])]
+            hk = (read.line, written.line)
+            s = self.stale.get(hk)
+            if s is not None:
+                s[0] += 1
+                continue
+            ch = self.chunk
+            lane = int(block[r]) * ch.warps_per_block * WARP + int(local[r])
+            other = int(block[wr]) * ch.warps_per_block * WARP + int(local[wr])
+            blk, thread = ch.where(lane)
+            _, writer = ch.where(other)
+            self.stale[hk] = [1, blk, thread, writer, read.array]
 
     def _collect(
         self,
