@@ -141,3 +141,50 @@ def test_emulate_host_use_of_an_unemulated_cuda_name_is_one_line(tmp_path):
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
     assert "events.py:7: running main() failed" in line and "cuda.event is not emulated by warpscope" in line
+
+
+def test_emulate_reports_races_on_stderr_in_the_profile_and_the_report(tmp_path):
+    path = DATA / "emulate_racy.py"
+    out = run_cli("emulate", str(path), "--no-timing")
+    assert out.returncode == 0, out.stderr
+    expected = (
+        f"warpscope: racecheck: kernel stencil: 1,008 RAW hazards on shared array s: written at "
+        f"{path}:16 by thread (0, 0, 0), read at {path}:18 by thread (1, 0, 0) of block (0, 0, 0) "
+        "with no barrier between"
+    )
+    assert expected in out.stderr.splitlines()
+    report = out.stdout.split("## Data races (racecheck)", 1)[1].split("\n## ", 1)[0]
+    assert "1,008 accesses raced" in report and "emulate\\_racy.py:18" in report
+    saved = tmp_path / "racy.parquet"
+    assert run_cli("emulate", str(path), "--no-timing", "-o", str(saved)).returncode == 0
+    (row,) = warpscope.load(saved).hazards.iter_rows(named=True)
+    assert (row["kind"], row["array"], row["first_line"], row["second_line"], row["count"]) == (
+        "RAW",
+        "s",
+        16,
+        18,
+        1008,
+    )
+    assert row["block"] == [0, 0, 0] and row["second_thread"] == [1, 0, 0]
+    off = run_cli("emulate", str(path), "--no-timing", "--no-racecheck")
+    assert off.returncode == 0 and "racecheck" not in off.stderr and "Data races" not in off.stdout
+
+
+def test_emulate_warns_of_a_divergent_barrier_on_stderr_and_in_the_report(tmp_path):
+    kernels = tmp_path / "halfbar.py"
+    kernels.write_text(
+        "import numpy as np\n"
+        "from warpscope.emulator import cuda\n\n\n"
+        "@cuda.jit\n"
+        "def half(a):\n"
+        "    if cuda.threadIdx.x < 16:\n"
+        "        cuda.syncthreads()\n"
+        "    a[cuda.threadIdx.x] = 1\n\n\n"
+        "def main():\n"
+        "    half[1, 64](np.zeros(64))\n"
+    )
+    out = run_cli("emulate", str(kernels), "--no-timing")
+    assert out.returncode == 0, out.stderr
+    (line,) = [x for x in out.stderr.splitlines() if x.startswith("warpscope: warning: ")]
+    assert f"{kernels}:8: kernel half, block (0, 0, 0) thread (0, 0, 0): syncthreads reached by 16" in line
+    assert "## Divergent barriers" in out.stdout and "Data races" not in out.stdout

@@ -187,6 +187,34 @@ def test_out_of_bounds_names_line_block_thread_and_bounds():
 
 
 @cuda.jit
+def oob_tail(a, n):
+    i = cuda.grid(1)
+    if i < n + 40:  # 40 threads past the end, over two blocks
+        a[i] = 1.0
+
+
+@cuda.jit
+def oob_column(m):
+    m[cuda.threadIdx.x, 3] = 1.0  # column 3 of a 3-column matrix: every thread
+
+
+def test_out_of_bounds_says_how_many_threads_faulted():
+    with pytest.raises(KernelFault) as e:
+        oob_tail[4, 32](np.zeros(70, dtype=np.float32), 70)
+    msg = str(e.value)
+    assert "block (2, 0, 0) thread (6, 0, 0)" in msg and "a[70]" in msg
+    assert msg.endswith("; 40 threads of 2 blocks faulted at this access (of the 4 blocks run with it)")
+    with pytest.raises(KernelFault) as e:
+        oob_column[1, 50](np.zeros((40, 3)))
+    msg = str(e.value)
+    # the first faulting thread, on the axis it is out on; rows 40..49 are out on both axes
+    assert "thread (0, 0, 0)" in msg and "m[0, 3] (axis 1)" in msg
+    assert msg.endswith("; 50 threads of 1 block faulted at this access (of the 1 block run with it)")
+    with pytest.raises(KernelFault, match=r"; 1 thread of 1 block faulted at this access"):
+        oob[1, 128](np.zeros(100, dtype=np.float32), 100)
+
+
+@cuda.jit
 def spin(a):
     i = cuda.grid(1)
     while a[i] >= 0:
@@ -213,9 +241,96 @@ def half_barrier(a):
     a[cuda.threadIdx.x] = 1
 
 
-def test_barrier_reached_by_part_of_a_block_is_an_error():
-    with pytest.raises(KernelFault, match="syncthreads reached by 16 of the block's 64 threads"):
-        half_barrier[1, 64](np.zeros(64))
+@cuda.jit
+def barrier_in_both_branches(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:  # whole warps: each branch's syncthreads counts toward the same barrier
+        s[t] = 1
+        cuda.syncthreads()
+        out[t] = 1
+    else:
+        s[t] = 2
+        cuda.syncthreads()
+        out[t] = 2
+
+
+@cuda.jit
+def split_warp_barriers(out):
+    t = cuda.threadIdx.x
+    if t % 2 == 0:  # one warp's threads at two different syncthreads
+        cuda.syncthreads()
+        out[t] = 1
+    else:
+        cuda.syncthreads()
+        out[t] = 2
+
+
+@cuda.jit
+def uneven_barriers(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:
+        cuda.syncthreads()
+        cuda.syncthreads()
+    s[t] = t
+    cuda.syncthreads()
+    out[t] = s[63 - t]
+
+
+def _line_of(kernel, text: str) -> int:
+    import inspect
+
+    lines, first = inspect.getsourcelines(kernel.py_func)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_a_barrier_the_others_skip_by_exiting_is_a_warning_not_a_fault():
+    # tools/gpu/measured/issue39_barriers.txt: the H100 completes it (the others exit)
+    a = np.zeros(64)
+    launch = half_barrier[2, 64](a)
+    assert a.sum() == 64  # both blocks wrote every element
+    (w,) = launch.barrier_warnings
+    assert w.line == _line_of(half_barrier, "cuda.syncthreads()") and w.blocks == 2
+    assert w.block == (0, 0, 0) and w.thread == (0, 0, 0)
+    text = w.describe("k.py", "half_barrier")
+    assert text.startswith(
+        f"k.py:{w.line}: kernel half_barrier, block (0, 0, 0) thread (0, 0, 0) (in 2 blocks): "
+    )
+    assert "syncthreads reached by 16 of the block's 64 live threads (thread (16, 0, 0) is elsewhere)" in text
+
+
+def test_whole_warps_at_different_barriers_meet_and_a_split_warp_hangs():
+    out = np.zeros(64, dtype=np.int32)
+    launch = barrier_in_both_branches[1, 64](out)
+    assert out.tolist() == [1] * 32 + [2] * 32
+    lines = [w.line for w in launch.barrier_warnings]
+    assert lines == [_line_of(barrier_in_both_branches, "cuda.syncthreads()"), lines[0] + 4]
+    # the H100 hangs on this one (tools/gpu/measured/issue39_barriers.txt)
+    with pytest.raises(KernelFault) as e:
+        split_warp_barriers[1, 64](np.zeros(64, dtype=np.int32))
+    assert e.value.line == _line_of(split_warp_barriers, "cuda.syncthreads()") + 3
+    assert e.value.thread == (1, 0, 0)
+    assert f"warp-mates wait at the syncthreads of line {e.value.line - 3}" in str(e.value)
+    assert "a GPU hangs here" in str(e.value)
+
+
+def test_threads_that_passed_fewer_barriers_are_warned_about():
+    out = np.zeros(64, dtype=np.int32)
+    launch = uneven_barriers[1, 64](out)
+    last = launch.barrier_warnings[-1]
+    assert last.line == _line_of(uneven_barriers, "s[t] = t") + 1
+    assert "some had passed 2 barrier(s) fewer than others" in last.what
+
+
+@pytest.mark.parametrize("arch", ["sm_61", "sm_90"])
+def test_divergent_barrier_warnings_name_the_architecture_rule(arch):
+    from warpscope.emulator.kernel import Settings, using
+
+    with using(Settings(arch=arch, timing=False)):
+        (w,) = half_barrier[1, 64](np.zeros(64)).barrier_warnings
+    assert ("from sm_70 a barrier counts threads" in w.what) is (arch == "sm_90")
+    assert ("before sm_70 a barrier counts warps" in w.what) is (arch == "sm_61")
 
 
 @cuda.jit
@@ -276,12 +391,13 @@ def _unsupported(body: str) -> str:
     "body,expected",
     [
         ("a[0] = [1, 2][0]\n", "lists are not supported"),
-        ("for x in a:\n    a[0] = x\n", "only 'for name in range(...)' loops"),
+        ("for x in a:\n    a[0] = x\nelse:\n    a[0] = 1\n", "for ... else is not supported"),
+        ("for x in zip(a, b=a):\n    a[0] = 1\n", "zip() with these arguments is not supported"),
         ("try:\n    a[0] = 1\nexcept Exception:\n    pass\n", "'Try' statements are not supported"),
         ("a[0] = len('abc')\n", "strings are not supported"),
         ("a[0:2] = 1\n", "slices are not supported"),
         ("print(a)\n", "print() is not supported"),
-        ("a[0] = cuda.libdevice.sin(1.0)\n", "cuda.libdevice is not emulated by warpscope"),
+        ("a[0] = cuda.libdevice.j0(1.0)\n", "cuda.libdevice.j0 is not emulated by warpscope"),
         ("cuda.cg.this_thread_block().sync()\n", "cuda.cg.this_thread_block is not emulated"),
         ("return 1\n", "cannot return a value"),
         ("a[0] = undefined_name\n", "name 'undefined_name' is not defined"),
@@ -341,3 +457,253 @@ def test_internal_errors_never_surface_as_faults_of_the_kernel(timing):
     assert out[:3].tolist() == [31.0, 0.0, 3.0]
     expected = src[codes] + src[(idx32.astype(np.int64) * 65536) % 32]
     assert out[3:].tolist() == expected.tolist()
+
+
+@cuda.jit
+def nan_atomics(r, v, old):
+    i = cuda.grid(1)
+    old[i, 0] = cuda.atomic.max(r, 0, v[i])
+    old[i, 1] = cuda.atomic.min(r, 1, v[i])
+    cuda.atomic.nanmax(r, 2, v[i])
+    cuda.atomic.nanmin(r, 3, v[i])
+    cuda.atomic.max(r, 4, v[i])  # r[4] starts as NaN
+    cuda.atomic.nanmax(r, 5, v[i])  # so does r[5]
+
+
+def test_atomic_max_min_ignore_a_nan_operand_as_the_h100_does():
+    # tools/gpu/measured/issue39_probe.txt: max(63.0, nan) is 63.0; a NaN in memory stays
+    r = np.array([63.0, 100.0, 0.0, 100.0, np.nan, np.nan])
+    v = np.array([1.0, np.nan, 5.0, 3.0])
+    old = np.zeros((4, 2))
+    nan_atomics[1, 4](r, v, old)
+    assert r[:4].tolist() == [63.0, 1.0, 5.0, 1.0]
+    assert np.isnan(r[4]) and r[5] == 5.0
+    # lane order: each lane saw the value left by the lanes before it
+    assert old[:, 0].tolist() == [63.0] * 4
+    assert old[:, 1].tolist() == [100.0, 1.0, 1.0, 1.0]
+
+
+@cuda.jit
+def swaps(a, old):
+    i = cuda.grid(1)
+    old[i] = cuda.atomic.compare_and_swap(a, 0, i + 10)
+    old[i + 4] = cuda.atomic.cas(a, 1, 0, i + 20)
+
+
+def test_compare_and_swap_and_cas_return_the_old_value_lane_by_lane():
+    a = np.zeros(2, dtype=np.int32)
+    old = np.zeros(8, dtype=np.int32)
+    swaps[1, 4](a, old)
+    # the emulator serialises in lane order, so lane 0 swaps first; on the H100 the winner
+    # varies (lane 0 in one run, lane 1 in another: tests/numba_corpus/c57_issue39_semantics.py)
+    assert a.tolist() == [10, 20]
+    assert old.tolist() == [0, 10, 10, 10, 0, 20, 20, 20]
+    assert swaps.last_launch.counters.total().global_atomic_requests == 2
+
+
+@cuda.jit
+def iterate(out, a, b, m):
+    i = cuda.grid(1)
+    dot = 0.0
+    for x, y in zip(a, b):  # arrays, element by element
+        dot += x * y
+    weighted = 0.0
+    for j, x in enumerate(a, 1):
+        weighted += j * x
+    total = 0
+    for s in (16, 8, 4):  # a tuple, unrolled as numba unrolls it
+        total += s * i
+    rows = 0.0
+    for row in m:  # a 2-D array: its rows
+        rows += row[i % 2]
+    shifted = 0
+    for k, r in zip(range(2, 5), (i, i + 1, i + 2)):
+        shifted += k * r
+    out[i, 0] = dot
+    out[i, 1] = weighted
+    out[i, 2] = total
+    out[i, 3] = rows
+    out[i, 4] = shifted
+
+
+def test_for_loops_over_tuples_arrays_zip_and_enumerate():
+    # tools/gpu/measured/issue39_probe.txt: numba-cuda on the H100 gives 40, 30 and 0/28/56/84
+    a = np.arange(5.0)
+    b = a + 1
+    m = np.arange(6.0).reshape(3, 2)
+    out = np.zeros((4, 5))
+    iterate[1, 4](out, a, b, m)
+    assert out[:, 0].tolist() == [40.0] * 4
+    assert out[:, 1].tolist() == [sum((j + 1) * x for j, x in enumerate(a))] * 4
+    assert out[:, 2].tolist() == [0, 28, 56, 84]
+    assert out[:, 3].tolist() == [6.0, 9.0, 6.0, 9.0]
+    assert out[:, 4].tolist() == [2 * i + 3 * (i + 1) + 4 * (i + 2) for i in range(4)]
+    # the arrays' elements are read from global memory: one load per element per warp
+    assert iterate.last_launch.counters.total().global_load_requests == 5 + 5 + 5 + 3
+
+
+@cuda.jit
+def tuple_indexed(a):
+    gid = cuda.grid(2)
+    if gid[0] < a.shape[0] and gid[1] < a.shape[1]:
+        a[gid] = a[gid] + gid[0] * 10 + gid[1]
+
+
+def test_a_tuple_variable_indexes_an_array():
+    a = np.ones((3, 4))
+    tuple_indexed[(1, 1), (4, 4)](a)
+    assert a.tolist() == [[1 + 10 * r + c for c in range(4)] for r in range(3)]
+
+
+@cuda.jit
+def iterate_scalar(out):
+    for x in out[0]:
+        out[0] = x
+
+
+def test_iterating_over_a_number_is_one_line():
+    with pytest.raises(KernelFault, match=r"cannot iterate over a float64"):
+        iterate_scalar[1, 1](np.zeros(1))
+
+
+@cuda.jit
+def add_one(x):
+    return x + 1
+
+
+def _njit_square():
+    import numba  # a test dependency (pyproject: the corpus uses numba's type names)
+
+    @numba.njit
+    def square(x):
+        return x * x
+
+    return square
+
+
+@cuda.jit
+def bits_and_calls(a, out):
+    i = cuda.grid(1)
+    out[i, 0] = int(a[i]).bit_count()
+    out[i, 1] = add_one(a[i])  # a @cuda.jit function called from a kernel: a device function
+
+
+def test_bit_count_and_a_jit_function_called_as_a_device_function():
+    a = np.array([0, 1, 7, 255, -3], dtype=np.int64)
+    out = np.zeros((5, 2), dtype=np.int64)
+    bits_and_calls[1, 5](a, out)
+    assert out[:, 0].tolist() == [0, 1, 3, 8, 2]  # as on the H100; -3: its magnitude's bits
+    assert out[:, 1].tolist() == [1, 2, 8, 256, -2]
+
+
+def test_an_njit_function_is_a_device_function_in_a_kernel():
+    square = _njit_square()
+
+    @cuda.jit
+    def squares(a):
+        i = cuda.grid(1)
+        a[i] = square(a[i])
+
+    a = np.arange(4.0)
+    squares[1, 4](a)
+    assert a.tolist() == [0.0, 1.0, 4.0, 9.0]
+
+
+def test_get_current_device_describes_the_emulated_gpu():
+    from warpscope.emulator.kernel import Settings, using
+
+    d = cuda.get_current_device()
+    assert (d.MAX_THREADS_PER_BLOCK, d.WARP_SIZE, d.MULTIPROCESSOR_COUNT) == (1024, 32, 132)
+    assert d.compute_capability == (9, 0) and b"sm_90" in d.name
+    with using(Settings(arch="sm_80")):
+        assert cuda.get_current_device().compute_capability == (8, 0)
+
+
+def test_libdevice_functions_by_either_name():
+    from numba.cuda import libdevice  # numba (a test dependency) has the module without a GPU
+
+    @cuda.jit
+    def libm(a, out):
+        i = cuda.grid(1)
+        out[i, 0] = libdevice.sqrt(a[i]) + libdevice.fmax(a[i], 2.0)
+        out[i, 1] = cuda.libdevice.exp(a[i])
+        out[i, 2] = cuda.libdevice.sqrtf(np.float32(a[i]))
+        out[i, 3] = cuda.libdevice.popc(np.int32(i) - 1)
+        out[i, 4] = cuda.libdevice.round(a[i] + 0.5)
+
+    a = np.arange(4.0)
+    out = np.zeros((4, 5))
+    libm[1, 4](a, out)
+    # tools/gpu/measured/issue39_probe.txt: the H100's values for the first two
+    assert out[:, 0].tolist() == [2.0, 3.0, 3.414213562373095, 4.732050807568877]
+    assert out[:, 1].tolist() == [1.0, 2.718281828459045, 7.38905609893065, 20.085536923187668]
+    assert out[:, 2].tolist() == [float(np.sqrt(np.float32(x))) for x in a]
+    assert out[:, 3].tolist() == [32, 0, 1, 1]  # popc of an int32: -1 has 32 bits set
+    assert out[:, 4].tolist() == [1.0, 2.0, 3.0, 4.0]  # halves away from zero
+
+
+@cuda.jit
+def ufunc_into(x, y, r, s):
+    np.sin(x, r)  # numba: the whole array, by every thread that runs it
+    np.add(x, y, s)
+
+
+def test_numpy_ufuncs_with_an_out_array():
+    x = np.arange(4.0)
+    y = np.full(4, 10.0)
+    r, s = np.zeros(4), np.zeros(4)
+    launch = ufunc_into[1, 1](x, y, r, s)
+    # tools/gpu/measured/issue39_probe.txt: what the H100 gave for np.sin(x, r)
+    assert r.tolist() == [0.0, 0.8414709848078965, 0.9092974268256817, 0.1411200080598672]
+    assert s.tolist() == [10.0, 11.0, 12.0, 13.0]
+    total = launch.counters.total()
+    assert (total.global_load_requests, total.global_store_requests) == (4 + 8, 8)
+    assert launch.hazards == []  # one thread: nobody to race with
+    # two warps of one block both writing every element of out: WAW
+    launch = ufunc_into[1, 64](x, y, r, s)
+    assert {h.kind for h in launch.hazards} == {"WAW"}
+
+
+SCALE_BY = cuda.to_device(np.array([2.0, 3.0]))  # a device array: captured by reference
+FROZEN = np.array([2.0, 3.0])  # a host array: frozen when the kernel is compiled
+
+
+@cuda.jit
+def captured_globals(out):
+    i = cuda.grid(1)
+    out[i, 0] = SCALE_BY[i] * 10
+    out[i, 1] = FROZEN[i] * 10
+
+
+def test_a_captured_device_array_is_read_by_reference_a_host_array_is_frozen():
+    out = np.zeros((2, 2))
+    captured_globals[1, 2](out)
+    assert out.tolist() == [[20.0, 20.0], [30.0, 30.0]]
+    SCALE_BY.copy_to_device(np.array([5.0, 7.0]))
+    FROZEN[:] = [5.0, 7.0]
+    captured_globals[1, 2](out)
+    assert out.tolist() == [[50.0, 20.0], [70.0, 30.0]]
+    assert captured_globals.last_launch.counters.total().global_load_requests == 1
+
+
+@cuda.jit(device=True)
+def scaled(x, by=3.0):
+    return x * by
+
+
+@cuda.jit
+def with_defaults(a, s=2.0):
+    i = cuda.grid(1)
+    a[i] = scaled(a[i]) + scaled(a[i], s)
+
+
+def test_parameter_defaults_fill_a_device_call_but_a_launch_passes_every_argument():
+    a = np.arange(4.0)
+    with_defaults[1, 4](a, 2.0)
+    assert a.tolist() == [5.0 * x for x in range(4)]
+    # numba-cuda on the H100 refuses a launch that leaves a default out ("Signature
+    # mismatch: 1 argument types given, but function takes 2 arguments")
+    from warpscope.emulator import EmulatorError
+
+    with pytest.raises(EmulatorError, match=r"takes 2 arguments \(a, s\), given 1"):
+        with_defaults[1, 4](a)

@@ -308,6 +308,13 @@ def emulate(
             "--trace", help="Also write the warp timeline as Chrome/Perfetto trace JSON to this file."
         ),
     ] = None,
+    racecheck: Annotated[
+        bool,
+        typer.Option(
+            "--racecheck/--no-racecheck",
+            help="Report shared-memory (and in-block global) races between barriers, as compute-sanitizer's racecheck.",
+        ),
+    ] = True,
 ) -> None:
     """Run kernels on the SIMT emulator and report them like a profile (counters are source-level;
     durations and stalls come from the timing model)."""
@@ -331,7 +338,9 @@ def emulate(
         _fail(f"--policy must be one of {', '.join(POLICIES)}, not {visible(policy)}")
     if trace is not None and not timing:
         _fail("--trace needs the timing model (drop --no-timing)")
-    settings = Settings(arch=arch, registers=registers, budget=budget, timing=timing, policy=policy)
+    settings = Settings(
+        arch=arch, registers=registers, budget=budget, timing=timing, policy=policy, racecheck=racecheck
+    )
     try:
         profile = (
             emulate_file(file, settings, _emulate_progress)
@@ -340,6 +349,10 @@ def emulate(
         )
     except EmulatorError as e:
         _fail(visible(str(e)))
+    for kind, message in profile.hazards.select("kind", "message").iter_rows():
+        sys.stderr.write(
+            f"warpscope: {'warning' if kind == 'barrier' else 'racecheck'}: {visible(message)}\n"
+        )
     from warpscope.analysis import analyze
     from warpscope.analysis.views import launch_views
 

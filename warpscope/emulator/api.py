@@ -77,6 +77,40 @@ def is_available() -> bool:
     return True
 
 
+class Device:
+    """``cuda.get_current_device()``: the emulated GPU (``--arch``), with the attributes
+    numba's device object has (``MAX_THREADS_PER_BLOCK``, ``WARP_SIZE``, ...)."""
+
+    def __init__(self, arch: str) -> None:
+        from warpscope.emulator.timing.params import SM_COUNT
+        from warpscope.occupancy.arch import get_arch
+
+        a = get_arch(arch)
+        self.id = 0
+        self.name = f"warpscope emulator ({a.family} {a.name})".encode()
+        self.compute_capability = (a.major, a.minor)
+        self.MAX_THREADS_PER_BLOCK = a.max_threads_per_block
+        self.MAX_BLOCK_DIM_X = self.MAX_BLOCK_DIM_Y = 1024
+        self.MAX_BLOCK_DIM_Z = 64
+        self.MAX_GRID_DIM_X = 2**31 - 1
+        self.MAX_GRID_DIM_Y = self.MAX_GRID_DIM_Z = 65535
+        self.MAX_SHARED_MEMORY_PER_BLOCK = a.shared_per_block
+        self.MAX_REGISTERS_PER_BLOCK = a.registers_per_block
+        self.MAX_THREADS_PER_MULTIPROCESSOR = a.max_threads_per_sm
+        self.MULTIPROCESSOR_COUNT = SM_COUNT.get(a.name, 132)
+        self.WARP_SIZE = a.warp_size
+
+    def __repr__(self) -> str:
+        return f"<CUDA device {self.id} '{self.name.decode()}'>"
+
+
+def get_current_device() -> Device:
+    """The device launches run on: the emulated architecture of the current settings."""
+    from warpscope.emulator.kernel import current_settings
+
+    return Device(current_settings().arch)
+
+
 def _build() -> CudaNamespace:
     return CudaNamespace(
         **device_api.NAMES,
@@ -89,6 +123,7 @@ def _build() -> CudaNamespace:
         stream=stream,
         default_stream=stream,
         is_available=is_available,
+        get_current_device=get_current_device,
     )
 
 

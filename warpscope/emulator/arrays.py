@@ -85,6 +85,21 @@ class GlobalArray(ArrayRef):
         return GlobalArray(data, name, self.base + self.shifted(data), self.alloc)
 
 
+_CAPTURED: dict[int, GlobalArray] = {}
+_CAPTURED_BASE = 1 << 44  # past the launches' own arrays (kernel._arguments: from 2**40)
+
+
+def captured(data: np.ndarray, name: str) -> GlobalArray:
+    """A device array a kernel names as a global: global memory, by reference, one address
+    range per array for as long as it lives."""
+    global _CAPTURED_BASE
+    ref = _CAPTURED.get(id(data))
+    if ref is None or ref.data is not data:
+        ref = _CAPTURED[id(data)] = GlobalArray(data, name, _CAPTURED_BASE)
+        _CAPTURED_BASE += -(-max(data.nbytes, 1) // ALIGN) * ALIGN + ALIGN
+    return ref
+
+
 class ConstArray(ArrayRef):
     """A module-level numpy array: constant memory, read-only (as numba treats it)."""
 
@@ -168,11 +183,13 @@ class RowView:
 
 
 class OutOfBounds(Exception):
-    """An active lane indexed outside its array (the caller adds kernel, line, block, thread)."""
+    """An active lane indexed outside its array (the caller adds kernel, line, block, thread);
+    ``faulted``: every lane of the access that was out of bounds."""
 
-    def __init__(self, lane: int, message: str) -> None:
+    def __init__(self, lane: int, message: str, faulted: np.ndarray | None = None) -> None:
         super().__init__(message)
         self.lane = lane
+        self.faulted = faulted
 
 
 def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bool) -> tuple[Any, ...]:
@@ -180,6 +197,7 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
     if len(index) != array.ndim:
         raise TypeError(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
     out = []
+    bad_axes: list[tuple[int, Any]] = []  # (axis, its out-of-bounds lanes)
     for axis, (i, dim) in enumerate(zip(index, array.shape)):
         if not np.issubdtype(np.asarray(i).dtype, np.integer):
             raise TypeError(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
@@ -188,13 +206,17 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
             if bad.any():
-                lane = int(np.argmax(bad))
-                raise OutOfBounds(lane, _oob(array, index, axis, lane, write))
+                bad_axes.append((axis, bad))
         else:
             i = i + dim if i < 0 else i
             if not 0 <= i < dim:
-                raise OutOfBounds(mask.first_lane(), _oob(array, index, axis, mask.first_lane(), write))
+                bad_axes.append((axis, mask.arr))
         out.append(i)
+    if bad_axes:  # the first faulting thread, at the first axis it is out of bounds on
+        faulted = np.logical_or.reduce([b for _, b in bad_axes])
+        lane = int(np.argmax(faulted))
+        axis = next(a for a, b in bad_axes if b[lane])
+        raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
 
 
@@ -232,11 +254,16 @@ def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
     return tuple(np.where(mask.arr, i, 0) if np.ndim(i) else i for i in index)
 
 
-def load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts) -> Any:
-    """The value each active lane reads (inactive lanes: element 0's value)."""
+def load(
+    array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any = None, line: int = 0
+) -> Any:
+    """The value each active lane reads (inactive lanes: element 0's value); ``race``, a
+    ``race.RaceCheck``, hears of the access."""
     index = checked_index(array, index, mask, write=False)
     uniform = not any(np.ndim(i) for i in index)
-    _count(array, index, mask, site, store=False, uniform=uniform)
+    addresses = _count(array, index, mask, site, store=False, uniform=uniform)
+    if race is not None:
+        race.access(array, index, addresses, mask, line, False)
     if uniform and array.kind in ("global", "const"):
         return array.data[index]
     safe = _safe(index, mask)
@@ -245,13 +272,23 @@ def load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts) 
     return array.data[safe]
 
 
-def store(array: ArrayRef, index: tuple[Any, ...], value: Any, mask: Mask, site: SiteCounts) -> None:
+def store(
+    array: ArrayRef,
+    index: tuple[Any, ...],
+    value: Any,
+    mask: Mask,
+    site: SiteCounts,
+    race: Any = None,
+    line: int = 0,
+) -> None:
     """Each active lane writes its value (several lanes on one element: the last lane wins)."""
     if array.kind == "const":
         raise TypeError(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
     uniform = not any(np.ndim(i) for i in index)
-    _count(array, index, mask, site, store=True, uniform=uniform)
+    addresses = _count(array, index, mask, site, store=True, uniform=uniform)
+    if race is not None:
+        race.access(array, index, addresses, mask, line, True)
     if isinstance(value, RecordRef):
         raise TypeError("assigning a whole record is not supported: assign its fields one by one")
     lanes = np.flatnonzero(mask.arr)
@@ -270,23 +307,26 @@ def store(array: ArrayRef, index: tuple[Any, ...], value: Any, mask: Mask, site:
 
 def _count(
     array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, store: bool, uniform: bool
-) -> None:
+) -> Any:
+    """Count the access; return the byte addresses it computed (None where it needed none)."""
     kind = array.kind
+    addresses = None
     if kind == "const":
-        return
+        return None
     warps = mask.warps
     if kind == "local":
         if store:
             site.local_store_requests += warps
         else:
             site.local_load_requests += warps
-        return
+        return None
     if kind == "global":
         if uniform:
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            rows = _rows(array.byte_offsets(index) + array.base, mask)  # type: ignore[attr-defined]
+            addresses = array.byte_offsets(index) + array.base  # type: ignore[attr-defined]
+            rows = _rows(addresses, mask)
             sectors, nbytes = memory.global_access(rows, array.itemsize, array.naturally_aligned)
         if store:
             site.global_store_requests += warps
@@ -296,7 +336,7 @@ def _count(
             site.global_load_requests += warps
             site.global_load_sectors += sectors
             site.global_load_bytes += nbytes
-        return
+        return addresses
     offsets = array.byte_offsets(index) + array.offset  # type: ignore[attr-defined]
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
@@ -312,6 +352,7 @@ def _count(
         site.shared_load_requests += warps
         site.shared_load_wavefronts += wavefronts
         site.shared_load_ideal_wavefronts += ideal
+    return offsets
 
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:

@@ -82,8 +82,77 @@ cg = Namespace("cuda.cg", this_grid=_kernel_only("cg.this_grid"))
 shared = Namespace("cuda.shared", array=_kernel_only("shared.array"))
 local = Namespace("cuda.local", array=_kernel_only("local.array"))
 const = Namespace("cuda.const", array_like=_kernel_only("const.array_like"))
-ATOMIC_OPS = ("add", "sub", "max", "min", "exch", "cas", "and_", "or_", "xor", "inc", "dec")
+ATOMIC_OPS = (
+    "add",
+    "sub",
+    "max",
+    "min",
+    "nanmax",
+    "nanmin",
+    "exch",
+    "cas",
+    "compare_and_swap",
+    "and_",
+    "or_",
+    "xor",
+    "inc",
+    "dec",
+)
 atomic = Namespace("cuda.atomic", **{op: _kernel_only(f"atomic.{op}") for op in ATOMIC_OPS})
+#: ``cuda.libdevice``'s emulated functions (intrinsics/libdevice.py): float ones as double
+#: and, with an ``f``, float32
+_LIBDEVICE_FLOAT = [
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "exp",
+    "exp2",
+    "exp10",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "sinpi",
+    "cospi",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "pow",
+    "hypot",
+    "erf",
+    "erfc",
+    "lgamma",
+    "tgamma",
+    "fabs",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "nearbyint",
+    "round",
+    "fmin",
+    "fmax",
+    "fmod",
+    "fdim",
+    "copysign",
+    "fma",
+]
+_LIBDEVICE_INT = (
+    "popc popcll clz clzll ffs ffsll brev brevll abs llabs min max umin umax llmin llmax ullmin ullmax"
+)
+LIBDEVICE = tuple(_LIBDEVICE_FLOAT + [n + "f" for n in _LIBDEVICE_FLOAT] + _LIBDEVICE_INT.split())
+libdevice = Namespace("cuda.libdevice", **{n: _kernel_only(f"libdevice.{n}") for n in LIBDEVICE})
 
 grid = _kernel_only("grid")
 gridsize = _kernel_only("gridsize")
@@ -120,7 +189,7 @@ NAMES: dict[str, Any] = {
     name: globals()[name]
     for name in (
         "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize",
-        "shared", "local", "const", "atomic", "grid", "gridsize", "cg",
+        "shared", "local", "const", "atomic", "libdevice", "grid", "gridsize", "cg",
         "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
         "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync", "match_all_sync",

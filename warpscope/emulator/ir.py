@@ -99,6 +99,7 @@ class Function:
     param_slots: list[int] = field(default_factory=list)
     return_deps: frozenset[int] = NO_DEPS
     grid_sync: bool = False  # it synchronises the whole grid (a cooperative launch)
+    defaults: tuple[Any, ...] = ()  # values of the last parameters where a call omits them
 
     @property
     def static_shared_bytes(self) -> int:
@@ -130,7 +131,7 @@ def at_line(line: int, fn: Expr) -> Expr:
         except EmulatorError:
             raise
         except arrays.OutOfBounds as e:
-            raise run.fault(line, str(e), lane=e.lane) from None
+            raise run.out_of_bounds(line, e) from None
         except Exception as e:
             raise run.fault(line, f"{type(e).__name__}: {e}", mask) from None
 

@@ -22,7 +22,8 @@ from warpscope.emulator.compiler.core import Compiler
 from warpscope.emulator.errors import EmulatorError, KernelFault
 from warpscope.emulator.functions import DeviceFunction, JitFunction
 from warpscope.emulator.ir import Function, exec_block, scalar
-from warpscope.emulator.runtime import Frame, Run
+from warpscope.emulator.race import Hazard, RaceCheck, independent_threads
+from warpscope.emulator.runtime import BarrierWarning, Frame, Run
 from warpscope.emulator.simt import Chunk, Counters
 from warpscope.emulator.timing import TimingResult, simulate, timing_for
 from warpscope.emulator.trace import Trace
@@ -38,6 +39,7 @@ class Settings:
     chunk_lanes: int = 1 << 17  # lanes executed together (memory vs per-step overhead)
     timing: bool = True  # run the timing model on each launch
     policy: str = "gty"  # warp scheduler: gty (greedy then youngest), gto, lrr
+    racecheck: bool = True  # report shared (and in-block global) races between barriers
 
 
 #: the process-wide defaults: what a launch uses where no ``using(...)`` block says otherwise
@@ -80,6 +82,9 @@ class Launch:
     counters: Counters
     lines: dict[int, str] = field(default_factory=dict)
     timing: TimingResult | None = None
+    hazards: list[Hazard] = field(default_factory=list)  # races found (empty: none, or not checked)
+    racecheck: bool = False  # races were looked for
+    barrier_warnings: list[BarrierWarning] = field(default_factory=list)  # divergent barriers
 
 
 class _Recorder(list):
@@ -205,12 +210,32 @@ class Kernel(JitFunction):
         per_chunk = n_blocks if fn.grid_sync else max(1, settings.chunk_lanes // slots)
         arch = settings.arch
         trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if settings.timing else None
+        race = RaceCheck(arch, fn.file) if settings.racecheck else None
+        independent = independent_threads(arch)
+        warnings: dict[int, BarrierWarning] = {}
         with np.errstate(all="ignore"):
             for first in range(0, n_blocks, per_chunk):
                 chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
-                run = Run(self.name, fn.file, chunk, counters, settings.budget, dynamic_shared, trace)
+                run = Run(
+                    self.name,
+                    fn.file,
+                    chunk,
+                    counters,
+                    settings.budget,
+                    dynamic_shared,
+                    trace,
+                    race,
+                    independent,
+                )
                 frame = Frame(live=chunk.entry.threads, kernel=True, vars=dict(values))
                 exec_block(fn.body, run, frame, chunk.entry)
+                if race is not None:
+                    race.end_chunk()
+                for line, w in run.barrier_warnings.items():
+                    if line in warnings:
+                        warnings[line].blocks += w.blocks
+                    else:
+                        warnings[line] = w
         uses_barrier = any(s.barriers for s in counters.sites.values())
         record = Launch(
             kernel=self.name,
@@ -225,6 +250,9 @@ class Kernel(JitFunction):
             arch=arch,
             counters=counters,
             lines=fn.lines,
+            hazards=race.hazards() if race is not None else [],
+            racecheck=race is not None,
+            barrier_warnings=[warnings[k] for k in sorted(warnings)] + _stale_reads(race),
         )
         if trace is not None:
             started = time.perf_counter()
@@ -244,6 +272,25 @@ class Kernel(JitFunction):
         for r in _RECORDERS.get():
             r.append(record)
         return record
+
+
+def _stale_reads(race: RaceCheck | None) -> list[BarrierWarning]:
+    """Reads racecheck found the emulator served before a barrier in divergent code let the
+    writer write (see ``RaceCheck._stale``), as warnings at the read's line."""
+    if race is None:
+        return []
+    return [
+        BarrierWarning(
+            read_line,
+            1,
+            block,
+            thread,
+            f"{array} read after a barrier that its writer, thread ({', '.join(map(str, writer))}), "
+            f"reaches at another syncthreads after writing it at line {write_line}: the emulator ran "
+            f"that write later, so the {count:,} value(s) read here differ from a GPU's",
+        )
+        for (read_line, write_line), (count, block, thread, writer, array) in sorted(race.stale.items())
+    ]
 
 
 def jit(

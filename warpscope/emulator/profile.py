@@ -33,7 +33,9 @@ def to_profile(launches: list[Launch], path: str) -> Profile:
     source_rows: list[dict[str, object]] = []
     stall_rows: list[dict[str, object]] = []
     timelines: list[pl.DataFrame] = []
+    hazard_rows: list[dict[str, object]] = []
     for launch_id, launch in enumerate(launches):
+        hazard_rows.extend(_hazard_rows(launch_id, launch))
         sms = SM_COUNT.get(launch.arch, 132)
         launch_rows.append(_launch_row(launch_id, launch, path, sms))
         metrics = launch_metrics(launch, sms)
@@ -82,6 +84,7 @@ def to_profile(launches: list[Launch], path: str) -> Profile:
         source=_frame("source", source_rows),
         stalls=_frame("stalls", stall_rows),
         timeline=pl.concat(timelines) if timelines else schema.empty("timeline"),
+        hazards=_frame("hazards", hazard_rows),
         sources=sources,
     )
 
@@ -289,6 +292,40 @@ def _source_rows(launch_id: int, launch: Launch) -> list[dict[str, object]]:
                     }
                 )
     return rows
+
+
+def _hazard_rows(launch_id: int, launch: Launch) -> list[dict[str, object]]:
+    return [
+        {
+            "launch_id": launch_id,
+            "kernel": launch.kernel,
+            "source_file": launch.file,
+            "kind": h.kind,
+            "space": h.space,
+            "array": h.array,
+            "first_line": h.first_line,
+            "second_line": h.second_line,
+            "count": h.count,
+            "block": list(h.block),
+            "first_thread": list(h.first_thread),
+            "second_thread": list(h.second_thread),
+            "message": f"kernel {launch.kernel}: {h.describe(launch.file)}",
+        }
+        for h in launch.hazards
+    ] + [
+        {
+            "launch_id": launch_id,
+            "kernel": launch.kernel,
+            "source_file": launch.file,
+            "kind": "barrier",
+            "first_line": w.line,
+            "count": w.blocks,
+            "block": list(w.block),
+            "first_thread": list(w.thread),
+            "message": w.describe(launch.file, launch.kernel),
+        }
+        for w in launch.barrier_warnings
+    ]
 
 
 def _register_notes(launches: list[Launch]) -> list[str]:

@@ -10,6 +10,7 @@ import numpy as np
 from warpscope.emulator.arrays import LocalArray, SharedArray
 from warpscope.emulator.errors import KernelFault
 from warpscope.emulator.instructions import Inst, Op
+from warpscope.emulator.race import RaceCheck
 from warpscope.emulator.simt import WARP, Chunk, Counters, Mask
 from warpscope.emulator.trace import Access, Trace
 
@@ -81,6 +82,22 @@ def merge(mask: Mask, new: Any, old: Any) -> Any:
     return np.where(mask.arr, new, old)
 
 
+@dataclass
+class BarrierWarning:
+    """A barrier in divergent code that a GPU runs (from sm_70), at one line of the kernel."""
+
+    line: int
+    blocks: int  # times a block arrived at it partly
+    block: tuple[int, int, int]
+    thread: tuple[int, int, int]  # a thread that arrived
+    what: str
+
+    def describe(self, file: str, kernel: str) -> str:
+        b, t = (", ".join(map(str, v)) for v in (self.block, self.thread))
+        times = f" (in {self.blocks:,} blocks)" if self.blocks > 1 else ""
+        return f"{file}:{self.line}: kernel {kernel}, block ({b}) thread ({t}){times}: {self.what}"
+
+
 class Run:
     """One chunk of blocks executing one kernel."""
 
@@ -93,6 +110,8 @@ class Run:
         budget: int,
         dynamic_shared: int,
         trace: Trace | None = None,
+        race: RaceCheck | None = None,
+        independent: bool = True,
     ) -> None:
         self.kernel, self.file = kernel, file
         self.chunk, self.counters, self.budget = chunk, counters, budget
@@ -102,6 +121,16 @@ class Run:
         self.dynamic_shared = dynamic_shared
         self.dynamic_buffer: np.ndarray | None = None
         self.trace = trace
+        self.race = race
+        # barriers: from sm_70 (``independent``) a barrier counts threads wherever they arrive,
+        # but a warp's threads at two different barriers never meet (bar.sync is per warp)
+        self.independent = independent
+        self.waiting: np.ndarray | None = None  # live lanes whose warp-mates wait at a barrier
+        self.waiting_line = 0
+        self.passed: np.ndarray | None = None  # barriers each lane passed, once they differ
+        self.barrier_warnings: dict[int, BarrierWarning] = {}
+        if race is not None:
+            race.start_chunk(chunk)
         if trace is not None:
             trace.start_chunk(chunk)
 
@@ -163,6 +192,114 @@ class Run:
         block, thread = self.chunk.where(lane) if lane is not None else (None, None)
         return KernelFault(self.kernel, self.file, line, what, block, thread)
 
+    def out_of_bounds(self, line: int, error: Any) -> KernelFault:
+        """An ``arrays.OutOfBounds`` as the kernel's fault, saying how many threads faulted:
+        memcheck reports every one; the emulator stops at the access, so it counts the threads
+        of the blocks running together (a chunk) that were out of bounds there."""
+        what = str(error)
+        faulted = getattr(error, "faulted", None)
+        if faulted is not None and np.ndim(faulted):
+            n = int(np.count_nonzero(faulted))
+            blocks = int(np.count_nonzero(np.bincount(self.chunk.block_of_lane[faulted])))
+            ran = self.chunk.blocks
+            what += (
+                f"; {n:,} thread{'s' if n != 1 else ''} of {blocks:,} block{'s' if blocks != 1 else ''} "
+                f"faulted at this access (of the {ran:,} block{'s' if ran != 1 else ''} run with it)"
+            )
+        return self.fault(line, what, lane=error.lane)
+
     def end_lanes(self, mask: Mask) -> None:
         """Lanes that returned from the kernel: they take part in no later barrier or shuffle."""
         self.alive &= ~mask.arr
+        if self.waiting is not None:
+            self.waiting = self.waiting & ~mask.arr
+
+    def barrier(self, line: int, mask: Mask, arrived: np.ndarray, expected: np.ndarray) -> bool:
+        """``syncthreads`` reached by ``mask`` (``arrived``/``expected``: threads per block of
+        the chunk at it, and live). Returns whether every live thread of the chunk is there.
+
+        Where only part of a block arrives (a barrier in divergent code) the others reach
+        another barrier or exit later: a warning, as the GPU runs it, unless threads of one
+        warp end up at two different barriers, which hangs an H100 (a fault)."""
+        ch = self.chunk
+        if self.waiting is not None:
+            clash = mask.arr & self.waiting
+            if clash.any():
+                raise self.fault(
+                    line,
+                    f"syncthreads reached by threads whose warp-mates wait at the syncthreads of "
+                    f"line {self.waiting_line}: threads of one warp at two different barriers never "
+                    "meet (a GPU hangs here)",
+                    lane=int(np.argmax(clash)),
+                )
+        partial = (arrived > 0) & (arrived < expected)
+        complete = not partial.any() and int(arrived.sum()) == int(expected.sum())
+        if self.passed is not None or partial.any():
+            before = np.zeros(ch.lanes, dtype=np.int64) if self.passed is None else self.passed
+            self.passed = before + mask.arr
+        if partial.any():
+            here = partial[ch.block_of_lane]
+            missing = self.alive & ~mask.arr & here
+            if self.independent:  # live warp-mates of arriving threads elsewhere
+                split = missing & np.repeat(mask.warp_any, 32)
+                if split.any():
+                    self.waiting = split if self.waiting is None else self.waiting | split
+                    self.waiting_line = line
+            self._warn_divergent(line, mask, partial, arrived, expected, missing)
+        elif complete and self.passed is not None:
+            per_block = self.passed.reshape(ch.blocks, -1)
+            alive = self.alive.reshape(ch.blocks, -1)
+            low = np.where(alive, per_block, np.iinfo(np.int64).max).min(axis=1)
+            high = np.where(alive, per_block, -1).max(axis=1)
+            uneven = alive.any(axis=1) & (low != high)
+            if uneven.any():
+                b = int(np.argmax(uneven))
+                lane = b * per_block.shape[1] + int(np.argmin(np.where(alive[b], per_block[b], 1 << 62)))
+                self._warn(
+                    line,
+                    lane,
+                    int(np.count_nonzero(uneven)),
+                    f"every thread reached this syncthreads, but some had passed {int(high[b] - low[b])} "
+                    "barrier(s) fewer than others: on a GPU they meet an earlier barrier here, so "
+                    "values exchanged through it may differ",
+                )
+            self.passed = None
+        return complete
+
+    def _warn_divergent(
+        self,
+        line: int,
+        mask: Mask,
+        partial: np.ndarray,
+        arrived: np.ndarray,
+        expected: np.ndarray,
+        missing: np.ndarray,
+    ) -> None:
+        b = int(np.argmax(partial))
+        lane = int(np.argmax(mask.arr & (self.chunk.block_of_lane == b)))
+        other = int(np.argmax(missing & (self.chunk.block_of_lane == b)))
+        _, away = self.chunk.where(other)
+        how = (
+            "from sm_70 a barrier counts threads wherever they arrive, so whole warps may wait at "
+            "different syncthreads"
+            if self.independent
+            else "before sm_70 a barrier counts warps: one thread of each warp completes it"
+        )
+        self._warn(
+            line,
+            lane,
+            int(np.count_nonzero(partial)),
+            f"syncthreads reached by {arrived[b]} of the block's {expected[b]} live threads (thread "
+            f"({', '.join(map(str, away))}) is elsewhere): a barrier in divergent code; {how}, and "
+            "each thread must pass as many barriers as the others (the emulator ran the arriving "
+            "threads on: values they read after it that the others write before their barrier "
+            "may differ from a GPU's)",
+        )
+
+    def _warn(self, line: int, lane: int, blocks: int, what: str) -> None:
+        w = self.barrier_warnings.get(line)
+        if w is not None:
+            w.blocks += blocks
+            return
+        block, thread = self.chunk.where(lane)
+        self.barrier_warnings[line] = BarrierWarning(line, blocks, block, thread, what)

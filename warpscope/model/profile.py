@@ -51,6 +51,7 @@ class Profile:
     sources: pl.DataFrame = field(default_factory=lambda: schema.empty("sources"))
     rejected: pl.DataFrame = field(default_factory=lambda: schema.empty("rejected"))
     timeline: pl.DataFrame = field(default_factory=lambda: schema.empty("timeline"))
+    hazards: pl.DataFrame = field(default_factory=lambda: schema.empty("hazards"))
     #: lazy: thousands of columns nobody reads whole (``.select(...).collect()`` what you need)
     raw_metrics: pl.LazyFrame = field(default_factory=lambda: schema.empty("raw_metrics").lazy())
     raw_units: pl.DataFrame = field(default_factory=lambda: schema.empty("raw_units"))

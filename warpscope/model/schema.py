@@ -151,6 +151,23 @@ TIMELINE: dict[str, pl.DataType] = {
     "state": pl.String(),  # selected, not_selected or a stall reason (ncu names)
 }
 
+#: Emulator only: races between barriers (racecheck), one row per launch, kind and pair of lines.
+HAZARDS: dict[str, pl.DataType] = {
+    "launch_id": pl.Int64(),
+    "kernel": pl.String(),
+    "source_file": pl.String(),
+    "kind": pl.String(),  # RAW, WAR or WAW; barrier: a syncthreads in divergent code
+    "space": pl.String(),  # shared or global
+    "array": pl.String(),
+    "first_line": pl.Int64(),  # the earlier access: the write of RAW/WAW, the read of WAR
+    "second_line": pl.Int64(),
+    "count": pl.Int64(),  # accesses that raced (barrier: blocks that arrived there partly)
+    "block": pl.List(pl.Int64()),  # (x, y, z) of a block where it happened
+    "first_thread": pl.List(pl.Int64()),  # a thread pair of that block
+    "second_thread": pl.List(pl.Int64()),
+    "message": pl.String(),  # the one line warpscope emulate prints
+}
+
 #: The raw page's metric columns that the catalog does not map, as the file wrote them: one
 #: row per launch, ``launch_id`` plus one String column per metric name (which columns exist
 #: depends on the sections, the GPU and the ncu version: thousands, most of them constant).
@@ -216,6 +233,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "sources": SOURCES,
     "rejected": REJECTED,
     "timeline": TIMELINE,
+    "hazards": HAZARDS,
     "raw_metrics": RAW_METRICS,
     "raw_units": RAW_UNITS,
     "raw_pages": RAW_PAGES,

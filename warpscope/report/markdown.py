@@ -61,7 +61,9 @@ def render(
     and a last line that says what was left out and that ``--full`` gives everything.
     ``launch_groups``: the profile's ``analysis.groups.launch_groups``, where the caller has them."""
     groups = kernels(profile, views, launch_groups)
-    head = ["# warpscope report", ""] + _sources(profile) + _fix_first(opportunities(profile))
+    head = (
+        ["# warpscope report", ""] + _sources(profile) + _races(profile) + _fix_first(opportunities(profile))
+    )
     run = _runs(run_records(profile)) + _run_findings(profile.findings.filter(pl.col("launch_id").is_null()))
     sections = [_kernel(i, k) for i, k in enumerate(groups, 1)]
     table, roof = _summary(groups), _roofline(groups, roofline_figure)
@@ -167,6 +169,31 @@ def _sources(profile: Profile) -> list[str]:
         notes += [f"- {md_cell(r['path'])}: {md_cell(n)}" for n in r["notes"] or ()]
     notes += coverage_notes(profile)
     return out + [""] + (notes + [""] if notes else [])
+
+
+def _races(profile: Profile) -> list[str]:
+    """The emulator's racecheck: each race with both lines (before anything else is worth reading)."""
+    barriers = profile.hazards.filter(pl.col("kind") == "barrier")
+    out = []
+    if not barriers.is_empty():
+        out += ["## Divergent barriers", ""]
+        out += [f"- launch {r['launch_id']}: {md_cell(r['message'])}" for r in barriers.iter_rows(named=True)]
+        out += [""]
+    rows = profile.hazards.filter(pl.col("kind") != "barrier")
+    if rows.is_empty():
+        return out
+    total = int(rows["count"].sum())
+    out += [
+        "## Data races (racecheck)",
+        "",
+        f"{total:,} accesses raced: a thread wrote what another thread of its block read or wrote, "
+        "with no barrier between (`cuda.syncthreads()`; `cuda.syncwarp()` within a warp). The "
+        "emulator runs a block in lockstep, so its results hide them; a GPU's do not.",
+        "",
+    ]
+    for r in rows.iter_rows(named=True):
+        out.append(f"- launch {r['launch_id']}: {md_cell(r['message'])}")
+    return out + [""]
 
 
 def _summary(groups: list[Kernel]) -> list[str]:

@@ -14,13 +14,15 @@ class Compiler(Loops):
     def compile(self) -> Function:
         tree = self.src.tree
         args = tree.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs:
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
             raise self.unsupported(
                 tree,
-                "kernel parameters must be plain positional names "
-                "(no defaults, *args, **kwargs or keyword-only)",
+                "kernel parameters must be positional names (no *args, **kwargs or keyword-only)",
             )
         params = [a.arg for a in args.args]
+        defaults = tuple(getattr(self.fn, "__defaults__", None) or ())
+        if len(defaults) != len(args.defaults):
+            raise self.unsupported(tree, "parameter defaults must be values known when the module loads")
         self.assign_counts = _assignment_counts(tree)
         assigned = set(self.assign_counts)
         self.locals = set(params) | assigned
@@ -39,6 +41,7 @@ class Compiler(Loops):
             [self.var(p) for p in params],
             frozenset(self.return_deps),
             self.grid_sync,
+            defaults,
         )
 
 

@@ -11,12 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays, fma, intrinsics, signatures
+from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
 from warpscope.emulator.compiler.base import CompilerBase
-from warpscope.emulator.compiler.ops import LOAD_OP, arith_op, memory_op
+from warpscope.emulator.compiler.ops import LOAD_OP, STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
 from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
+from warpscope.emulator.intrinsics.elementwise import elementwise
 from warpscope.emulator.ir import Const, Expr, Node, deps, exec_block, run_expr, scalar, truth, with_deps
 from warpscope.emulator.numeric import numba_binary, numba_unary
 from warpscope.emulator.runtime import Frame, Run
@@ -88,6 +89,10 @@ class Expressions(CompilerBase):
             return scalar(value)
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, np.generic)) for v in value):
             return scalar(value)
+        if isinstance(value, np.ndarray) and callable(getattr(value, "copy_to_host", None)):
+            # a device array (cuda.to_device, device_array): captured by reference, as numba-cuda
+            # captures device arrays, so what the host copies into it later is what kernels read
+            return arrays.captured(value, name)
         if isinstance(value, np.ndarray):
             # numba freezes a global array into the kernel when it compiles it
             return arrays.ConstArray(np.array(value, copy=True), name)
@@ -96,6 +101,16 @@ class Expressions(CompilerBase):
             return dtype
         if intrinsics.is_known(value):
             return value
+        if getattr(value, "__module__", "").endswith("cuda.libdevice") and callable(value):
+            # numba.cuda.libdevice.sqrt: the emulated cuda.libdevice function of that name
+            ours = vars(device_api.libdevice).get(getattr(value, "__name__", ""))
+            if ours is None:
+                raise self.unsupported(
+                    node, f"{name} is not emulated by warpscope (docs/emulator.md lists what is)"
+                )
+            return ours
+        if _is_njit(value):  # numba compiles an @njit function for the device where a kernel calls it
+            return DeviceFunction(value.py_func)
         raise self.unsupported(node, f"global '{name}' ({type(value).__name__}) cannot be used in a kernel")
 
     def expr_Attribute(self, node: ast.Attribute) -> Node:
@@ -342,28 +357,82 @@ class Expressions(CompilerBase):
             return lambda run, frame, mask: (field,)
         nodes = [self.expr(p) for p in parts]
         fns = [run_expr(p) for p in nodes]
+        if len(fns) == 1:  # one value: a number, or a tuple of them (``a[gid]``, gid = cuda.grid(2))
+            (one,) = fns
+
+            def single(run: Run, frame: Frame, mask: Mask) -> tuple[Any, ...]:
+                v = one(run, frame, mask)
+                return v if isinstance(v, tuple) else (v,)
+
+            return with_deps(single, deps(nodes[0]))
         return with_deps(
             lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns),
             frozenset().union(*(deps(p) for p in nodes)),
         )
 
     def expr_Call(self, node: ast.Call) -> Node:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count":
+            base = self.expr(node.func.value)  # x.bit_count(), as numba types int.bit_count
+            if not isinstance(base, Const) or isinstance(base.value, (int, np.integer)):
+                if node.args or node.keywords:
+                    raise self.unsupported(node, "bit_count() takes no arguments")
+                return elementwise(self, node, [base], self.line(node), bit_count)
         func = self.expr(node.func)
         if not isinstance(func, Const):
             raise self.unsupported(node, "only functions known when the kernel is compiled can be called")
         fn = func.value
-        if isinstance(fn, DeviceFunction):
+        if isinstance(fn, JitFunction):  # a kernel called from a kernel is a device function
             return self.inline(node, fn)
-        if isinstance(fn, JitFunction):
-            raise self.unsupported(
-                node, f"{fn.name} is a kernel: launching kernels from kernels is not supported"
-            )
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin + 1 and not node.keywords:
+            return self.ufunc_out(node, fn)
         return intrinsics.call(self, node, fn)
+
+    def ufunc_out(self, node: ast.Call, fn: np.ufunc) -> Node:
+        """``np.sin(x, r)``: the ufunc over whole arrays into ``out``, as numba compiles it in a
+        kernel: every thread that runs it loops over all the elements (each read and written
+        with a load and a store, counted as such; threads of one block doing it at once race
+        on ``out``, as they would on a GPU)."""
+        args = [self.expr(a) for a in node.args]
+        fns = [run_expr(a) for a in args]
+        load = self.inst(node, None, frozenset().union(*(deps(a) for a in args)))
+        compute = self.inst(node, None, {load.dst})
+        store = self.inst(node, None, {compute.dst})
+        line = load.line
+        name = fn.__name__
+
+        def ufunc_out(run: Run, frame: Frame, mask: Mask) -> Any:
+            *ins, out = (f(run, frame, mask) for f in fns)
+            if not isinstance(out, (arrays.ArrayRef, arrays.RowView)):
+                raise TypeError(f"the out argument of np.{name} must be an array")
+            for a in ins:
+                if isinstance(a, (arrays.ArrayRef, arrays.RowView)) and tuple(a.shape) != tuple(out.shape):
+                    raise TypeError(f"np.{name}: operand of shape {a.shape} and out of shape {out.shape}")
+            for at in np.ndindex(*out.shape):
+                index = tuple(np.int64(i) for i in at)
+                values = [
+                    load_element(run, mask, a, index, line, load)
+                    if isinstance(a, (arrays.ArrayRef, arrays.RowView))
+                    else a
+                    for a in ins
+                ]
+                v = fn(*values)
+                run.issue(compute, mask, arith_op(v, False))
+                array, full = arrays.resolve(out, index)
+                arrays.store(array, full, v, mask, run.counters.site(line), run.race, line)
+                run.issue(
+                    store,
+                    mask,
+                    memory_op(STORE_OP, array, full),
+                    run.memory_cost(array, full, mask, store=True),
+                )
+            return out
+
+        return with_deps(ufunc_out, {store.dst})
 
     def expr_List(self, node: ast.List) -> Node:
         raise self.unsupported(node, "lists are not supported in kernels (use cuda.local.array)")
 
-    def inline(self, node: ast.Call, fn: DeviceFunction) -> Node:
+    def inline(self, node: ast.Call, fn: JitFunction) -> Node:
         """A device function's body compiled into the caller, its parameters bound to the arguments."""
         if node.keywords:
             raise self.unsupported(node, f"keyword arguments are not supported for {fn.name}")
@@ -384,6 +453,9 @@ class Expressions(CompilerBase):
         )
         compiled = callee.compile()
         self.grid_sync |= compiled.grid_sync
+        missing = len(compiled.params) - len(args)
+        if 0 < missing <= len(compiled.defaults):  # a device function's defaults fill the rest
+            args += [Const(scalar(v)) for v in compiled.defaults[len(compiled.defaults) - missing :]]
         if len(args) != len(compiled.params):
             raise self.unsupported(
                 node, f"{fn.name} takes {len(compiled.params)} arguments, given {len(args)}"
@@ -440,6 +512,20 @@ def is_product(node: ast.expr) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
 
 
+def bit_count(x: Any) -> Any:
+    """``int.bit_count()``: the set bits of the magnitude, as Python counts them."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "iub":
+        raise TypeError(f"bit_count() is a method of integers, not of {a.dtype}")
+    out = np.bitwise_count(np.abs(a) if a.dtype.kind == "i" else a).astype(np.int64)
+    return out if np.ndim(x) else np.int64(out)
+
+
+def _is_njit(value: Any) -> bool:
+    """A numba ``@njit`` (CPU) dispatcher: numba-cuda compiles it as a device function."""
+    return type(value).__name__ == "CPUDispatcher" and callable(getattr(value, "py_func", None))
+
+
 def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: int, inst: Any) -> Any:
     """``base[idx]`` for the active lanes: a tuple's item, a row of a matrix, a record (whose
     fields are read when named), or an element read from memory and counted."""
@@ -452,7 +538,7 @@ def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: in
         return arrays.RowView(array, full)
     if array.dtype.fields is not None:
         return arrays.RecordRef(array, full)
-    v = arrays.load(array, full, mask, run.counters.site(line))
+    v = arrays.load(array, full, mask, run.counters.site(line), run.race, line)
     run.issue(inst, mask, memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
     return v
 

@@ -10,9 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from warpscope.emulator import arrays
+from warpscope.emulator.compiler.expressions import load_element
 from warpscope.emulator.compiler.statements import Statements
 from warpscope.emulator.instructions import Inst, Op
-from warpscope.emulator.ir import Const, Stmt, deps, exec_block
+from warpscope.emulator.ir import Const, Stmt, at_line, deps, exec_block, with_deps
 from warpscope.emulator.runtime import Frame, Loop, Run
 from warpscope.emulator.simt import Mask, union
 
@@ -26,14 +28,10 @@ class Loops(Statements):
             raise self.unsupported(node, "for ... else is not supported")
         call = node.iter
         func = self.expr(call.func) if isinstance(call, ast.Call) else None
-        if not (
-            isinstance(call, ast.Call)
-            and isinstance(func, Const)
-            and func.value is builtins.range
-            and not call.keywords
-            and 1 <= len(call.args) <= 3
-        ):
-            raise self.unsupported(node, "only 'for name in range(...)' loops are supported")
+        if not (isinstance(call, ast.Call) and isinstance(func, Const) and func.value is builtins.range):
+            return self.for_each(node, line)
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            raise self.unsupported(node, "range() takes 1 to 3 positional arguments")
         if len(call.args) == 3 and isinstance(step := self.expr(call.args[2]), Const) and step.value == 0:
             raise self.unsupported(node, "range() step must not be zero")
         bounds = [self.guarded_expr(a, line) for a in call.args]
@@ -70,6 +68,96 @@ class Loops(Statements):
             return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst)
 
         return run_for
+
+    def for_each(self, node: ast.For, line: int) -> Stmt:
+        """``for x in t`` over a tuple, an array (its rows or elements, each read from memory),
+        ``zip(...)`` or ``enumerate(...)`` of them (or of a ``range`` with bounds the same on
+        every thread): as numba types them, the length is the same for every thread."""
+        compiled = self.sequence(node.iter, line)
+        sequence = at_line(line, compiled)  # a TypeError is the kernel's fault at its line
+        counter_slot = self.table.new_slot()
+        seq_deps = deps(compiled)
+        first = self.inst(node, Op.ALU, seq_deps, dst=counter_slot)
+        test_inst = self.inst(node, Op.BRA, seq_deps | {counter_slot})
+        step_inst = self.inst(node, Op.ALU, {counter_slot}, dst=counter_slot)
+        load = self.inst(node, None, seq_deps | {counter_slot})
+        target = self.target(node.target, frozenset({load.dst}))
+        body = self.block(node.body)
+
+        def run_for_each(run: Run, frame: Frame, mask: Mask) -> Mask | None:
+            n, item = sequence(run, frame, mask)
+            counter = [0]
+            run.issue(first, mask)
+
+            def enter(live: Mask) -> None:
+                target(run, frame, live, item(counter[0], live, load))
+
+            def advance() -> None:
+                counter[0] += 1
+
+            return run_loop(
+                run,
+                frame,
+                mask,
+                body,
+                lambda live: np.bool_(counter[0] < n),
+                enter,
+                advance,
+                test_inst,
+                step_inst,
+            )
+
+        return run_for_each
+
+    def sequence(self, node: ast.expr, line: int) -> Any:
+        """What a ``for`` iterates: a closure giving (length, item(k, mask, load inst))."""
+        if isinstance(node, ast.Call):
+            func = self.expr(node.func)
+            fn = func.value if isinstance(func, Const) else None
+            if fn is builtins.zip or fn is builtins.enumerate:
+                if node.keywords or not node.args or (fn is builtins.enumerate and len(node.args) > 2):
+                    raise self.unsupported(node, f"{fn.__name__}() with these arguments is not supported")
+                parts = [self.sequence(a, line) for a in node.args[: 1 if fn is builtins.enumerate else None]]
+                start = self.guarded_expr(node.args[1], line) if len(node.args) == 2 else None
+                is_zip = fn is builtins.zip
+
+                def joined(run: Run, frame: Frame, mask: Mask) -> Any:
+                    got = [p(run, frame, mask) for p in parts]
+                    n = min(g[0] for g in got)
+                    if is_zip:
+                        return n, lambda k, live, load: tuple(g[1](k, live, load) for g in got)
+                    first = np.int64(0) if start is None else start(run, frame, mask)
+                    return n, lambda k, live, load: (first + np.int64(k), got[0][1](k, live, load))
+
+                return with_deps(joined, frozenset().union(*(deps(p) for p in parts)))
+            if fn is builtins.range:
+                if node.keywords or not 1 <= len(node.args) <= 3:
+                    raise self.unsupported(node, "range() takes 1 to 3 positional arguments")
+                bounds = [self.guarded_expr(a, line) for a in node.args]
+
+                def span(run: Run, frame: Frame, mask: Mask) -> Any:
+                    values = [b(run, frame, mask) for b in bounds]
+                    if any(np.ndim(v) for v in values):
+                        raise TypeError(
+                            "a range inside zip() or enumerate() needs bounds the same on every thread"
+                        )
+                    r = range(*(int(v) for v in values))
+                    return len(r), lambda k, live, load: np.int64(r[k])
+
+                return span
+        value = self.guarded_expr(node, line)
+
+        def items(run: Run, frame: Frame, mask: Mask) -> Any:
+            v = value(run, frame, mask)
+            if isinstance(v, tuple):
+                return len(v), lambda k, live, load: v[k]
+            if isinstance(v, (arrays.ArrayRef, arrays.RowView)) and v.ndim >= 1:
+                return int(v.shape[0]), lambda k, live, load: load_element(
+                    run, live, v, (np.int64(k),), line, load
+                )
+            raise TypeError(f"cannot iterate over a {type(v).__name__} (a tuple or an array)")
+
+        return with_deps(items, deps(value))
 
     def stmt_While(self, node: ast.While) -> Stmt:
         line = self.line(node)

@@ -163,7 +163,7 @@ class Statements(Expressions):
 
             def set_item(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 array, idx = arrays.resolve(base(run, frame, mask), index(run, frame, mask))
-                arrays.store(array, idx, value, mask, run.counters.site(line))
+                arrays.store(array, idx, value, mask, run.counters.site(line), run.race, line)
                 run.issue(
                     store,
                     mask,

@@ -10,6 +10,7 @@ from warpscope.emulator.intrinsics import (  # noqa: F401  (each family register
     atomics,
     bits,
     elementwise,
+    libdevice,
     python_builtins,
     sync,
     warp,

@@ -17,33 +17,60 @@ from warpscope.emulator.ir import Compiling, run_expr, with_deps
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
+
+def _keep_nan(pick: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``pick(memory, operand)`` ignoring a NaN operand but keeping a NaN already in memory:
+    what the H100 gives for numba's ``atomic.max``/``min`` on floats (max(63.0, nan) is 63.0;
+    a NaN in the array stays: tools/gpu/measured/issue39_probe.txt)."""
+
+    def combine(memory: Any, operand: Any) -> Any:
+        out = pick(memory, operand)
+        if np.asarray(memory).dtype.kind != "f":
+            return out
+        return np.where(np.isnan(memory), memory, out)
+
+    return combine
+
+
+#: how the operands of one address combine among themselves (a scan over lanes)
 _SCAN: dict[str, Callable[[Any, Any], Any]] = {
     "add": np.add,
     "sub": np.add,
-    "max": np.maximum,
-    "min": np.minimum,
+    "max": np.fmax,  # a NaN operand is ignored (fmax is maximum on integers)
+    "min": np.fmin,
+    "nanmax": np.fmax,  # NaN is a missing value, in memory too
+    "nanmin": np.fmin,
     "and_": np.bitwise_and,
     "or_": np.bitwise_or,
     "xor": np.bitwise_xor,
 }
+#: how the combined operands meet the value in memory, where that differs from ``_SCAN``
+_COMBINE: dict[str, Callable[[Any, Any], Any]] = {"max": _keep_nan(np.fmax), "min": _keep_nan(np.fmin)}
 
 
 def _atomic(op: str) -> Callable[..., Any]:
     def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
-        names = ("ary", "idx", "old", "val") if op == "cas" else ("ary", "idx", "val")
+        names = {
+            "cas": ("ary", "idx", "old", "val"),
+            "compare_and_swap": ("ary", "old", "val"),  # on ary[0]
+        }.get(op, ("ary", "idx", "val"))
         nodes = arguments(c, node, args, names)
         fns = [run_expr(a) for a in nodes]
         inst = c.inst(line, None, all_deps(nodes))
+        step = "cas" if op == "compare_and_swap" else op
 
         def atomic(run: Run, frame: Frame, mask: Mask) -> Any:
             values = [f(run, frame, mask) for f in fns]
+            if op == "compare_and_swap":
+                values.insert(1, np.int64(0))
             target, idx = values[0], values[1]
             index = idx if isinstance(idx, tuple) else (idx,)
             array, full = arrays.resolve(target, index)
             try:
                 full = arrays.checked_index(array, full, mask, write=True)
             except arrays.OutOfBounds as e:
-                raise run.fault(line, str(e).replace("write", "atomic"), lane=e.lane) from None
+                e.args = (str(e).replace("write", "atomic"),)
+                raise run.out_of_bounds(line, e) from None
             site = run.counters.site(line)
             if array.kind == "global":
                 site.global_atomic_requests += mask.warps
@@ -57,7 +84,7 @@ def _atomic(op: str) -> Callable[..., Any]:
                 Op.ATOMG if array.kind == "global" else Op.ATOMS,
                 run.memory_cost(array, full, mask),
             )
-            return _apply_atomic(op, array, full, values[2:], mask)
+            return _apply_atomic(step, array, full, values[2:], mask)
 
         return with_deps(atomic, {inst.dst})
 
@@ -91,10 +118,11 @@ def _apply_atomic(
     if op in _SCAN:
         v = -vals[0] if op == "sub" else vals[0]
         incl = _segmented_scan(_SCAN[op], v, seg)
-        excl_prev = np.where(starts, current, _SCAN[op](current, np.roll(incl, 1)))
+        combine = _COMBINE.get(op, _SCAN[op])
+        excl_prev = np.where(starts, current, combine(current, np.roll(incl, 1)))
         old_sorted = excl_prev
         final_pos = np.flatnonzero(np.append(starts[1:], True))
-        data[tuple(s[final_pos] for s in sel)] = _SCAN[op](current[final_pos], incl[final_pos])
+        data[tuple(s[final_pos] for s in sel)] = combine(current[final_pos], incl[final_pos])
     elif op == "exch":
         old_sorted = np.where(starts, current, np.roll(vals[0], 1))
         final_pos = np.flatnonzero(np.append(starts[1:], True))

@@ -23,14 +23,14 @@ def _bit_length(u: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _clz(x: Any) -> Any:
+def clz_bits(x: Any) -> Any:
     n = _bits(x)
     u = np.asarray(x).astype(np.uint64) & np.uint64((1 << n) - 1)
     out = n - _bit_length(u, n)
     return out if np.ndim(x) else np.int64(out)
 
 
-def _ffs(x: Any) -> Any:
+def ffs_bits(x: Any) -> Any:
     n = _bits(x)
     u = np.asarray(x).astype(np.uint64) & np.uint64((1 << n) - 1)
     low = u & (~u + np.uint64(1))
@@ -38,7 +38,7 @@ def _ffs(x: Any) -> Any:
     return out if np.ndim(x) else np.int64(out)
 
 
-def _brev(x: Any) -> Any:
+def brev_bits(x: Any) -> Any:
     n = _bits(x)
     u = np.asarray(x).astype(np.uint64)
     out = np.zeros_like(u)
@@ -47,7 +47,7 @@ def _brev(x: Any) -> Any:
     return out.astype(np.asarray(x).dtype) if np.ndim(x) else np.asarray(x).dtype.type(out)
 
 
-def _popc(x: Any) -> Any:
+def popc_bits(x: Any) -> Any:
     """Set bits at the operand's own width (a negative int16 has 16 bits to count, not its
     magnitude's, which is what numpy's bitwise_count counts)."""
     a = np.asarray(x)
@@ -57,7 +57,7 @@ def _popc(x: Any) -> Any:
     return out if np.ndim(x) else np.int64(out)
 
 
-BUILDERS[device.popc] = builder(_popc)
-BUILDERS[device.clz] = builder(_clz)
-BUILDERS[device.ffs] = builder(_ffs)
-BUILDERS[device.brev] = builder(_brev)
+BUILDERS[device.popc] = builder(popc_bits)
+BUILDERS[device.clz] = builder(clz_bits)
+BUILDERS[device.ffs] = builder(ffs_bits)
+BUILDERS[device.brev] = builder(brev_bits)

@@ -63,7 +63,10 @@ def is_known(value: Any) -> bool:
     """Whether a global may be named in a kernel (modules, intrinsics, device functions)."""
     if isinstance(value, (ModuleType, Dim3Index, JitFunction, CudaNamespace, np.dtype, np.ufunc)):
         return True
-    if any(value is ns for ns in (device.shared, device.local, device.const, device.atomic, device.cg)):
+    if any(
+        value is ns
+        for ns in (device.shared, device.local, device.const, device.atomic, device.libdevice, device.cg)
+    ):
         return True
     if isinstance(value, device.GridGroup):
         return True

@@ -26,16 +26,9 @@ def _syncthreads_kind(kind: str) -> Callable[..., Any]:
             ch = run.chunk
             arrived = np.bincount(ch.block_of_lane[mask.arr], minlength=ch.blocks)
             expected = np.bincount(ch.block_of_lane[run.alive], minlength=ch.blocks)
-            partial = (arrived > 0) & (arrived < expected)
-            if partial.any():
-                b = int(np.argmax(partial))
-                lane = int(np.argmax(mask.arr & (ch.block_of_lane == b)))
-                raise run.fault(
-                    line,
-                    f"syncthreads reached by {arrived[b]} of the block's {expected[b]} "
-                    "threads (a barrier inside a branch that splits the block)",
-                    lane=lane,
-                )
+            complete = run.barrier(line, mask, arrived, expected)
+            if run.race is not None:
+                run.race.barrier(mask, complete)
             site = run.counters.site(line)
             site.barriers += mask.warps
             run.issue(bar, mask)
@@ -86,6 +79,8 @@ def _grid_sync(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Node
                 "(a grid barrier inside a branch that splits the grid)",
                 mask,
             )
+        if run.race is not None:
+            run.race.barrier(mask, True)
         run.counters.site(line).barriers += mask.warps
         run.issue(bar, mask)
         return None

@@ -61,6 +61,8 @@ def _syncwarp(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
 
     def syncwarp(run: Run, frame: Frame, mask: Mask) -> Any:
         check_members(run, line, mask, mf(run, frame, mask), "syncwarp")
+        if run.race is not None:
+            run.race.syncwarp(mask)
         run.issue(inst, mask)
         return None
 

@@ -1,0 +1,288 @@
+"""Races between barriers, as compute-sanitizer's racecheck reports them: the emulator runs a
+block in lockstep, so a missing barrier gives the right answer here and a wrong one on a GPU;
+racecheck says so, with both lines, the kind, a thread pair and how many accesses raced."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from warpscope.emulator import cuda
+from warpscope.emulator.kernel import Settings, using
+
+N = 128  # threads per block of the stencils
+
+
+def _line(fn, text: str) -> int:
+    """The file line of the kernel's first source line containing ``text``."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn.py_func)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+@cuda.jit
+def stencil_no_barrier(out, x):
+    s = cuda.shared.array(N, np.float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i]
+    if t > 0 and t < N - 1:
+        out[i] = s[t - 1] + s[t] + s[t + 1]
+
+
+@cuda.jit
+def stencil_barrier(out, x):
+    s = cuda.shared.array(N, np.float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i]
+    cuda.syncthreads()
+    if t > 0 and t < N - 1:
+        out[i] = s[t - 1] + s[t] + s[t + 1]
+
+
+def _stencil(kernel, blocks: int = 3):
+    x = np.arange(blocks * N, dtype=np.float32)
+    out = np.zeros_like(x)
+    return kernel[blocks, N](out, x), out
+
+
+def test_stencil_without_its_barrier_is_a_read_after_write_race_on_both_lines():
+    launch, out = _stencil(stencil_no_barrier)
+    # the lockstep emulator still computes the right sums: only racecheck tells
+    assert out[1] == 0 + 1 + 2
+    (h,) = launch.hazards
+    assert (h.kind, h.space, h.array) == ("RAW", "shared", "s")
+    assert h.first_line == _line(stencil_no_barrier, "s[t] = x[i]")
+    assert h.second_line == _line(stencil_no_barrier, "out[i] = s[t - 1]")
+    # threads 1..N-2 read two neighbours each, written by other threads, in every block
+    assert h.count == 3 * 2 * (N - 2)
+    assert h.block == (0, 0, 0)
+    t1, t2 = h.first_thread[0], h.second_thread[0]
+    assert abs(t1 - t2) == 1 and 1 <= t2 <= N - 2
+    text = h.describe("k.py")
+    assert f"k.py:{h.first_line}" in text and f"k.py:{h.second_line}" in text and "RAW" in text
+
+
+def test_stencil_with_its_barrier_has_no_race():
+    launch, out = _stencil(stencil_barrier)
+    assert launch.hazards == [] and launch.racecheck
+    assert out[1] == 3
+
+
+def test_racecheck_off_looks_for_nothing():
+    with using(Settings(timing=False, racecheck=False)):
+        launch, _ = _stencil(stencil_no_barrier)
+    assert launch.hazards == [] and not launch.racecheck
+
+
+@cuda.jit
+def shift_left(a):
+    s = cuda.shared.array(N, np.int64)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    cuda.syncthreads()
+    if t < N - 1:
+        v = s[t + 1]
+        s[t] = v  # thread t overwrites what thread t - 1 read: needs a barrier before it
+    cuda.syncthreads()
+    a[t] = s[t]
+
+
+@cuda.jit
+def everyone_writes(a):
+    flag = cuda.shared.array(1, np.int64)
+    flag[0] = cuda.threadIdx.x
+    cuda.syncthreads()
+    a[cuda.threadIdx.x] = flag[0]
+
+
+def test_write_after_read_and_write_after_write():
+    a = np.arange(N, dtype=np.int64)
+    (h,) = shift_left[1, N](a).hazards
+    assert h.kind == "WAR"
+    assert (h.first_line, h.second_line) == (_line(shift_left, "v = s[t + 1]"), _line(shift_left, "s[t] = v"))
+    assert h.count == N - 2  # threads 1..N-2 overwrite a value their left neighbour read
+    assert h.second_thread[0] == h.first_thread[0] + 1
+    (h,) = everyone_writes[2, 64](np.zeros(64, dtype=np.int64)).hazards
+    assert h.kind == "WAW" and h.first_line == h.second_line == _line(everyone_writes, "flag[0] =")
+    assert h.count == 2 * 63  # every thread but one per block
+
+
+@cuda.jit
+def global_in_place(a, n):
+    i = cuda.grid(1)
+    if i < n - 1:
+        a[i] = a[i + 1]  # reads a neighbour's element that the neighbour overwrites
+
+
+def test_global_races_are_judged_within_a_block_only():
+    a = np.arange(64, dtype=np.float32)
+    (h,) = global_in_place[2, 32](a, 64).hazards
+    assert (h.kind, h.space, h.array) == ("WAR", "global", "a")
+    # block 0: threads 1..31 overwrite what their left neighbour read (thread 31 reads block
+    # 1's first element: another block, not a hazard racecheck reports); block 1: 1..30
+    # (its last thread, i = 63, does nothing)
+    assert h.count == 31 + 30
+
+
+@cuda.jit
+def warp_sum(out, x, synced):
+    s = cuda.shared.array(64, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    s[t + 32] = 0
+    if synced:
+        cuda.syncwarp()
+    v = s[t]
+    k = 16
+    while k > 0:
+        v += s[t + k]
+        if synced:
+            cuda.syncwarp()
+        s[t] = v
+        if synced:
+            cuda.syncwarp()
+        k //= 2
+    out[t] = v
+
+
+@pytest.mark.parametrize(
+    "arch,synced,raced",
+    [
+        ("sm_90", False, True),  # independent thread scheduling: lanes of a warp race
+        ("sm_90", True, False),  # syncwarp orders them
+        ("sm_70", False, True),
+        ("sm_61", False, False),  # Pascal: a warp runs in lockstep, warp-synchronous code was legal
+        ("sm_61", True, False),
+    ],
+)
+def test_warp_synchronous_code_is_judged_by_the_architecture(arch, synced, raced):
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, dtype=np.float32)
+    with using(Settings(arch=arch, timing=False)):
+        launch = warp_sum[1, 32](out, x, synced)
+    assert out[0] == x.sum()
+    kinds = {h.kind for h in launch.hazards}
+    assert bool(launch.hazards) is raced
+    if raced:
+        assert {"RAW", "WAR"} <= kinds
+        raw = next(h for h in launch.hazards if h.kind == "RAW")
+        assert raw.second_line == _line(warp_sum, "v += s[t + k]")
+        assert raw.first_line in (_line(warp_sum, "s[t] = v"), _line(warp_sum, "s[t] = x[t]"))
+
+
+@cuda.jit
+def two_warps_no_barrier(out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    s[t] = t
+    cuda.syncwarp()  # orders a warp's own lanes, not the other warp
+    out[t] = s[63 - t]
+
+
+@pytest.mark.parametrize("arch", ["sm_61", "sm_90"])
+def test_syncwarp_does_not_order_other_warps(arch):
+    with using(Settings(arch=arch, timing=False)):
+        (h,) = two_warps_no_barrier[1, 64](np.zeros(64, dtype=np.int64)).hazards
+    assert h.kind == "RAW" and h.count == 64
+
+
+def test_the_count_does_not_depend_on_how_blocks_are_chunked():
+    a = np.arange(64, dtype=np.float32)
+    with using(Settings(timing=False, chunk_lanes=32)):  # one block per chunk
+        (h,) = global_in_place[2, 32](a, 64).hazards
+    assert h.count == 31 + 30
+    with using(Settings(timing=False, chunk_lanes=N)):
+        (h,) = _stencil(stencil_no_barrier)[0].hazards
+    assert h.count == 3 * 2 * (N - 2)
+
+
+@cuda.jit
+def reduce_early_return(src, out):
+    s = cuda.shared.array(256, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = src[t]
+    cuda.syncthreads()
+    n = 128
+    while n > 0:
+        if t >= n:
+            return  # after its last barrier: exited threads do not hold the others up
+        s[t] += s[t + n]
+        cuda.syncthreads()
+        n //= 2
+    if t == 0:
+        out[0] = s[0]
+
+
+@cuda.jit
+def exchange_in_branches(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:
+        s[t] = 1
+        cuda.syncthreads()
+    else:
+        s[t] = 2
+        cuda.syncthreads()
+    out[t] = s[63 - t]  # after both branches' barriers: ordered
+
+
+@cuda.jit
+def race_before_branch_barrier(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:
+        s[t] = 1
+        cuda.syncthreads()
+    else:
+        v = s[t - 32]  # warp 1 reads, before its barrier, what warp 0 wrote before its own
+        cuda.syncthreads()
+        out[t] = v
+
+
+def test_divergent_barriers_order_accesses_by_the_barriers_each_thread_passed():
+    src = np.arange(256, dtype=np.float32)
+    out = np.zeros(1, dtype=np.float32)
+    launch = reduce_early_return[1, 256](src, out)
+    assert out[0] == src.sum() and launch.hazards == [] and launch.barrier_warnings == []
+    launch = exchange_in_branches[1, 64](np.zeros(64, dtype=np.int32))
+    assert launch.hazards == [] and len(launch.barrier_warnings) == 2
+    (h,) = race_before_branch_barrier[1, 64](np.zeros(64, dtype=np.int32)).hazards
+    assert h.kind == "RAW" and h.count == 32
+    assert (h.first_line, h.second_line) == (
+        _line(race_before_branch_barrier, "s[t] = 1"),
+        _line(race_before_branch_barrier, "v = s[t - 32]"),
+    )
+
+
+@cuda.jit
+def exchange_inside_branches(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:
+        s[t] = 1
+        cuda.syncthreads()
+        out[t] = s[t + 32]  # written by warp 1 before its barrier: the emulator runs that later
+    else:
+        s[t] = 2
+        cuda.syncthreads()
+        out[t] = s[t - 32]
+
+
+def test_a_read_the_emulator_served_before_its_writer_wrote_is_warned_about():
+    # the H100 gives 2s then 1s (tools/gpu/measured/issue39_barriers.txt); the emulator runs
+    # the first branch to its end before the second, so its reads come too early: it says so
+    out = np.zeros(64, dtype=np.int32)
+    launch = exchange_inside_branches[1, 64](out)
+    assert out[:32].tolist() == [0] * 32 and out[32:].tolist() == [1] * 32
+    assert launch.hazards == []
+    stale = [w for w in launch.barrier_warnings if "the emulator ran that write later" in w.what]
+    (w,) = stale
+    assert w.line == _line(exchange_inside_branches, "out[t] = s[t + 32]")
+    assert w.thread == (0, 0, 0)
+    assert (
+        f"thread (32, 0, 0), reaches at another syncthreads after writing it at line {w.line + 2}" in w.what
+    )
+    assert "the 32 value(s) read here differ from a GPU's" in w.what

@@ -1,0 +1,447 @@
+"""Data races between barriers, found as compute-sanitizer's racecheck finds them.
+
+The emulator runs a block's warps in lockstep, statement by statement, so a kernel that
+forgets a ``syncthreads`` still gives the right answer here and a wrong one on a GPU. This
+module watches every shared-memory access (and every global access, per block) and, at each
+barrier a block reaches, judges the accesses since its previous one: a write by one thread
+and a read or write of the same address by another thread of the block, with no barrier
+between them, is a hazard —
+
+- RAW: a thread reads what another wrote (the read may come first on a GPU);
+- WAR: a thread writes what another read (the write may land before the read);
+- WAW: two threads write the same address (which value stays is a matter of timing).
+
+Threads of one warp: before Volta (sm_70) a warp executes in lockstep, so its threads are
+ordered by program order and never race with each other. From sm_70 they are scheduled
+independently: two lanes of one warp race unless a ``syncwarp`` both took part in lies
+between their accesses (each warp counts the ``syncwarp`` calls it executed; two accesses in
+the same count race).
+
+Barriers in divergent code (from sm_70 whole warps may reach different ``syncthreads``)
+are followed per lane: each access carries how many barriers its thread passed since the
+chunk's threads last all met at one, and accesses in different such intervals never race.
+
+Vectorised: an access copies its lanes' addresses into a reused buffer (-1 where inactive);
+when every thread has met at a barrier, each memory space written since the last one is
+judged: a dense table of 4-byte words first keeps only the addresses two threads touch;
+blocks that asked for the same shared offsets under the same masks are judged once; the rest
+is sorted by (block, address, interval, order) and segmented running maxima say whether an
+earlier access of the same address came from a thread that may race with this one. Spaces
+only read since the barrier cost nothing but their copies. Global reads of an allocation
+nobody has written yet are recorded in the launch's first chunk of blocks only (up to
+``READ_LIMIT`` lanes an interval): where a later chunk first writes an allocation after
+reading it, that read is not judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from warpscope.emulator.simt import WARP, Chunk, Mask
+
+KINDS = ("RAW", "WAR", "WAW")
+#: lanes of reads recorded per space and interval for an allocation not yet written
+READ_LIMIT = 1 << 22
+#: lanes recorded per space before an interval is judged early (memory bound)
+EVENT_LIMIT = 1 << 24
+_ADDRESS_BITS = 46  # global addresses start at 2**40 (kernel._arguments)
+
+
+def independent_threads(arch: str) -> bool:
+    """Whether ``arch`` (``sm_90``) schedules a warp's threads independently (Volta, sm_70, on)."""
+    digits = arch.removeprefix("sm_").rstrip("abf")
+    return (int(digits[:-1]) if digits.isdigit() and len(digits) > 1 else 9) >= 7
+
+
+@dataclass
+class Hazard:
+    """One kind of race between two source lines of one array, over the whole launch."""
+
+    kind: str  # RAW, WAR or WAW
+    space: str  # shared or global
+    array: str
+    first_line: int  # the earlier access: the write of RAW and WAW, the read of WAR
+    second_line: int
+    count: int  # accesses that raced (each thread's access counted once)
+    block: tuple[int, int, int]  # where the first one was seen
+    first_thread: tuple[int, int, int]
+    second_thread: tuple[int, int, int]
+
+    def describe(self, file: str) -> str:
+        first = "read" if self.kind == "WAR" else "written"
+        second = "read" if self.kind == "RAW" else "written"
+        b, t1, t2 = (", ".join(map(str, v)) for v in (self.block, self.first_thread, self.second_thread))
+        return (
+            f"{self.count:,} {self.kind} hazard{'s' if self.count != 1 else ''} on {self.space} array "
+            f"{self.array}: {first} at {file}:{self.first_line} by thread ({t1}), {second} at "
+            f"{file}:{self.second_line} by thread ({t2}) of block ({b}) with no barrier between"
+        )
+
+
+@dataclass
+class _Access:
+    line: int
+    array: str
+    write: bool
+
+
+@dataclass
+class _Record:
+    """One warp-wide access, copied into a reused buffer until its interval is judged (a
+    buffer per access would be fresh memory each time: page faults cost more than the copy)."""
+
+    offsets: np.ndarray  # per lane of the chunk: byte offset from ``base``, -1 where inactive
+    base: int
+    id: int  # index into RaceCheck.accesses, in program order
+    epoch: np.ndarray | None  # syncwarps each warp had passed, None before the first
+    threads: int
+    gen: np.ndarray | None = None  # barriers each lane passed since all last met, None: 0
+
+
+@dataclass
+class _Space:
+    """The accesses to one memory space (a block's shared memory, one global allocation)
+    since the last barrier."""
+
+    name: str
+    records: list[_Record] = field(default_factory=list)
+    writes: int = 0
+    events: int = 0
+    reads_dropped: bool = False
+
+
+class RaceCheck:
+    """Races of one launch: ``start_chunk`` per chunk of blocks, then ``access``, ``barrier``
+    and ``syncwarp`` as the kernel runs them, ``end_chunk`` when it returns; ``hazards``."""
+
+    def __init__(self, arch: str, file: str) -> None:
+        self.independent = independent_threads(arch)
+        self.file = file
+        self.found: dict[tuple[str, str, str, int, int], Hazard] = {}
+        # (read line, write line) -> [count, block, reading thread, writing thread, array]
+        self.stale: dict[tuple[int, int], list[Any]] = {}
+        self.written: set[int] = set()  # global allocations written so far in the launch
+        self.chunks = 0
+        self.pool: dict[str, list[np.ndarray]] = {}
+
+    # -- while the kernel runs --------------------------------------------------------
+    def start_chunk(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.chunks += 1
+        self.spaces: dict[int, _Space] = {}
+        self.accesses: list[_Access] = []
+        self.epoch: np.ndarray | None = None  # syncwarps executed per warp, once there is one
+        # barriers each lane passed since the chunk's live threads last all met at one (threads
+        # in divergent code reach barriers separately: accesses in different ones never race)
+        self.gen: np.ndarray | None = None
+        self.pool = {k: [b for b in v if b.size == chunk.lanes] for k, v in self.pool.items()}
+
+    def access(
+        self, array: Any, index: tuple[Any, ...], addresses: Any, mask: Mask, line: int, write: bool
+    ) -> None:
+        """The active lanes' load or store of ``array[index]`` (index checked, in bounds) at
+        ``addresses`` (their byte addresses, where the counters computed them, else None)."""
+        kind = array.kind
+        if kind == "shared":
+            key, base, dtype = -1, 0, "i4"
+        elif kind == "global":
+            key, base = array.alloc.key, array.alloc.base
+            dtype = "i4" if array.alloc.nbytes < 1 << 31 else "i8"
+            if write:
+                self.written.add(key)
+        else:
+            return
+        space = self.spaces.get(key)
+        if space is None:
+            space = self.spaces[key] = _Space(kind)
+        threads = mask.threads
+        if not write and kind == "global" and key not in self.written:
+            if self.chunks > 1 or space.reads_dropped:
+                return
+            if space.events - space.writes + threads > READ_LIMIT:
+                space.reads_dropped = True
+                return
+        if not threads:
+            return
+        if addresses is None:
+            addresses = array.byte_offsets(index) + (array.offset if kind == "shared" else array.base)
+        buf = self._take(dtype)
+        if threads == mask.arr.size:
+            np.subtract(addresses, base, out=buf, casting="unsafe")
+        else:
+            buf.fill(-1)
+            np.subtract(addresses, base, out=buf, where=mask.arr, casting="unsafe")
+        space.records.append(_Record(buf, base, len(self.accesses), self.epoch, threads, self.gen))
+        self.accesses.append(_Access(line, array.name, write))
+        space.events += threads
+        if write:
+            space.writes += threads
+        if space.events > EVENT_LIMIT:
+            self._judge(space)
+            self._give_back(space.records)
+            self.spaces[key] = _Space(kind, reads_dropped=space.reads_dropped)
+
+    def _take(self, dtype: str) -> np.ndarray:
+        free = self.pool.setdefault(dtype, [])
+        return free.pop() if free else np.empty(self.chunk.lanes, dtype=dtype)
+
+    def _give_back(self, records: list[_Record]) -> None:
+        for r in records:
+            self.pool[r.offsets.dtype.str[1:]].append(r.offsets)
+
+    def syncwarp(self, mask: Mask) -> None:
+        """The warps with lanes in ``mask`` passed a ``syncwarp``: their earlier accesses are
+        ordered before their later ones (a new array: records keep the old one)."""
+        before = np.zeros(self.chunk.lanes // WARP, dtype=np.int64) if self.epoch is None else self.epoch
+        self.epoch = before + mask.warp_any
+
+    def barrier(self, mask: Mask, complete: bool) -> None:
+        """The lanes of ``mask`` passed a barrier; ``complete``: every live lane of the chunk
+        did (then everything recorded is judged and forgotten)."""
+        if complete:
+            self.end_chunk()
+            return
+        before = np.zeros(self.chunk.lanes, dtype=np.int64) if self.gen is None else self.gen
+        self.gen = before + mask.arr
+
+    def end_chunk(self) -> None:
+        for space in self.spaces.values():
+            if space.writes:
+                self._judge(space)
+            self._give_back(space.records)
+        self.spaces = {}
+        self.gen = None
+
+    # -- judging one interval ---------------------------------------------------------
+    def _judge(self, space: _Space) -> None:
+        """Report the races among the accesses recorded in ``space``."""
+        records = space.records
+        if not any(self.accesses[r.id].write for r in records):
+            return
+        repeat = 1
+        blocks, slots = self.chunk.blocks, self.chunk.warps_per_block * WARP
+        if space.name == "shared" and blocks > 1 and all(r.epoch is None and r.gen is None for r in records):
+            # every block asking for the same offsets under the same masks (the usual case)
+            # races alike: judge the first, count it for all
+            views = [r.offsets.reshape(blocks, slots) for r in records]
+            if all((v == v[0]).all() for v in views):
+                records = [_Record(r.offsets[:slots], r.base, r.id, None, 0, None) for r in records]
+                repeat = blocks
+        picked = [np.flatnonzero(r.offsets >= 0) for r in records]
+        lanes = np.concatenate(picked)
+        sizes = [p.size for p in picked]
+        addresses = np.concatenate([r.offsets[p].astype(np.int64) + r.base for r, p in zip(records, picked)])
+        ids = np.repeat(np.asarray([r.id for r in records], dtype=np.int64), sizes)
+        epochs = None
+        if self.independent and any(r.epoch is not None for r in records):
+            epochs = np.concatenate(
+                [
+                    np.zeros(p.size, np.int64) if r.epoch is None else r.epoch[p // WARP]
+                    for r, p in zip(records, picked)
+                ]
+            )
+        if not lanes.size:
+            return
+        per_block = space.name == "shared"  # each block has its own shared memory
+        shared = _shared_addresses(lanes, addresses, self.chunk.warps_per_block * WARP if per_block else 0)
+        if shared is not None:  # only the addresses two threads touch can race
+            lanes, addresses, ids = lanes[shared], addresses[shared], ids[shared]
+            epochs = None if epochs is None else epochs[shared]
+        gens = None
+        if any(r.gen is not None for r in records):
+            gens = np.concatenate(
+                [np.zeros(p.size, np.int64) if r.gen is None else r.gen[p] for r, p in zip(records, picked)]
+            )
+        if shared is not None:
+            gens = None if gens is None else gens[shared]
+        if lanes.size:
+            self._races(space.name, lanes, addresses, ids, epochs, gens, repeat)
+
+    def _races(
+        self,
+        space: str,
+        lanes: np.ndarray,
+        addresses: np.ndarray,
+        ids: np.ndarray,
+        epochs: np.ndarray | None,
+        gens: np.ndarray | None,
+        repeat: int = 1,
+    ) -> None:
+        write = np.fromiter((a.write for a in self.accesses), dtype=bool, count=len(self.accesses))[ids]
+        if not write.any():
+            return
+        slots = self.chunk.warps_per_block * WARP
+        block = lanes // slots
+        local = lanes - block * slots
+        key = (block << _ADDRESS_BITS) | addresses
+        flags = np.zeros((3, lanes.size), dtype=bool)
+        witness = np.zeros((3, lanes.size), dtype=np.int64)
+        warp = local // WARP
+        g = np.zeros_like(ids) if gens is None else gens  # the barrier interval of each access
+        # threads of different warps (any architecture)
+        order = np.lexsort((ids, g, key))
+        _pass(order, (key, g), write, warp, flags, witness)
+        if self.independent:  # lanes of one warp between the same syncwarps
+            e = np.zeros_like(ids) if epochs is None else epochs
+            order = np.lexsort((ids, e, warp, g, key))
+            _pass(order, (key, g, warp, e), write, local % WARP, flags, witness)
+        if flags.any():
+            self._collect(space, flags, witness, ids, block, local, repeat)
+        if gens is not None:
+            self._stale(key, g, ids, write, block, local)
+
+    def _stale(
+        self,
+        key: np.ndarray,
+        gen: np.ndarray,
+        ids: np.ndarray,
+        write: np.ndarray,
+        block: np.ndarray,
+        local: np.ndarray,
+    ) -> None:
+        """Reads the emulator served too early: after its barrier a thread read an address that
+        another thread writes before its own (a later barrier interval in the emulator's order,
+        an earlier one on a GPU), as when whole warps meet at different ``syncthreads``."""
+        n = key.size
+        order = np.lexsort((-ids, key))  # by address, latest access first
+        k, g, w = key[order], gen[order], write[order]
+        new = np.zeros(n, dtype=bool)
+        new[1:] = k[1:] != k[:-1]
+        top = int(g.max()) + 1
+        code = np.where(w, (top - g) * n + np.arange(n), 0)  # the lowest interval wins
+        later = _running_max(np.cumsum(new), code, (top + 1) * n)
+        stale = ~w & (later > 0) & (top - later // n < g)
+        for at in np.flatnonzero(stale):
+            r, wr = int(order[at]), int(order[int(later[at] % n)])
+            read, written = self.accesses[int(ids[r])], self.accesses[int(ids[wr])]
+            hk = (read.line, written.line)
+            s = self.stale.get(hk)
+            if s is not None:
+                s[0] += 1
+                continue
+            ch = self.chunk
+            lane = int(block[r]) * ch.warps_per_block * WARP + int(local[r])
+            other = int(block[wr]) * ch.warps_per_block * WARP + int(local[wr])
+            blk, thread = ch.where(lane)
+            _, writer = ch.where(other)
+            self.stale[hk] = [1, blk, thread, writer, read.array]
+
+    def _collect(
+        self,
+        space: str,
+        flags: np.ndarray,
+        witness: np.ndarray,
+        ids: np.ndarray,
+        block: np.ndarray,
+        local: np.ndarray,
+        repeat: int,
+    ) -> None:
+        ch = self.chunk
+        bx, by, _ = ch.block
+        for k, kind in enumerate(KINDS):
+            second = np.flatnonzero(flags[k])
+            if not second.size:
+                continue
+            first = witness[k][second]
+            pair = ids[first] * len(self.accesses) + ids[second]
+            pairs, where, counts = np.unique(pair, return_index=True, return_counts=True)
+            for p, i, n in zip(pairs.tolist(), where.tolist(), (counts * repeat).tolist()):
+                a, b = self.accesses[p // len(self.accesses)], self.accesses[p % len(self.accesses)]
+                hk = (kind, space, b.array, a.line, b.line)
+                h = self.found.get(hk)
+                if h is not None:
+                    h.count += n
+                    continue
+                s, f = int(second[i]), int(first[i])
+                lane = int(block[s]) * ch.warps_per_block * WARP + int(local[s])
+                blk, _ = ch.where(lane)
+
+                def thread(t: int) -> tuple[int, int, int]:
+                    return (t % bx, t // bx % by, t // (bx * by))
+
+                self.found[hk] = Hazard(
+                    kind, space, b.array, a.line, b.line, n, blk, thread(int(local[f])), thread(int(local[s]))
+                )
+
+    def hazards(self) -> list[Hazard]:
+        """What was found, most frequent first."""
+        return sorted(self.found.values(), key=lambda h: (-h.count, h.first_line, h.second_line, h.kind))
+
+
+def _shared_addresses(lanes: np.ndarray, addresses: np.ndarray, slots: int) -> np.ndarray | None:
+    """Which accesses name an address some other lane also names (a quick pass over a dense
+    table of the addresses' 4-byte words, the last lane to name a word owning it), or None
+    when the words span too far for a table (then every access is judged). ``slots``: lanes
+    per block where every block has its own copy of the addresses (shared memory), else 0."""
+    lo, hi = int(addresses.min()), int(addresses.max())
+    span = (hi - lo) // 4 + 1
+    blocks = int(lanes[-1] // slots) + 1 if slots else 1
+    words = span * blocks
+    if words > max(1 << 22, 4 * addresses.size):
+        return None
+    word = (addresses - lo) >> 2
+    if slots:
+        word = word + lanes // slots * span
+    owner = np.full(words, -1, dtype=np.int64)
+    owner[word] = lanes
+    other = owner[word] != lanes
+    if not other.any():
+        return other
+    crowded = np.zeros(words, dtype=bool)
+    crowded[word[other]] = True
+    return crowded[word]
+
+
+def _pass(
+    order: np.ndarray,
+    group: Any,
+    write: np.ndarray,
+    ident: np.ndarray,
+    flags: np.ndarray,
+    witness: np.ndarray,
+) -> None:
+    """Flag, in ``order`` (grouped by ``group``, then program order), each access an earlier
+    one of its group from another ``ident`` conflicts with: a read after a write (RAW), a
+    write after a read (WAR), a write after or with a write (WAW)."""
+    n = order.size
+    if isinstance(group, tuple):
+        new = np.zeros(n, dtype=bool)
+        for part in group:
+            g = part[order]
+            new[1:] |= g[1:] != g[:-1]
+    else:
+        g = group[order]
+        new = np.zeros(n, dtype=bool)
+        new[1:] = g[1:] != g[:-1]
+    gid = np.cumsum(new)
+    who = ident[order].astype(np.int64)
+    w = write[order]
+    pos = np.arange(n, dtype=np.int64)
+    top = int(who.max()) + 2 if n else 2
+    hi_code = (who + 1) * n + pos  # the highest ident wins, then the latest
+    lo_code = (top - who) * n + pos  # the lowest ident wins
+    for source, kinds in ((w, (0, 2)), (~w, (1,))):  # earlier writes: RAW, WAW; earlier reads: WAR
+        if not source.any():
+            continue
+        hi = _running_max(gid, np.where(source, hi_code, 0), top * n + n)
+        lo = _running_max(gid, np.where(source, lo_code, 0), top * n + n)
+        hi_who, lo_who = hi // n - 1, top - lo // n
+        other_hi = (hi > 0) & (hi_who != who)
+        other_lo = (lo > 0) & (lo_who != who)
+        other = other_hi | other_lo
+        at = np.where(other_hi, hi % n, lo % n)
+        for k in kinds:
+            sel = other & (~w if k == 0 else w)
+            if sel.any():
+                dst = order[sel]
+                flags[k, dst] = True
+                witness[k, dst] = order[at[sel]]
+
+
+def _running_max(gid: np.ndarray, code: np.ndarray, span: int) -> np.ndarray:
+    """Per position, the largest ``code`` so far within its group (0: none yet)."""
+    base = gid * span
+    return np.maximum.accumulate(base + code) - base
