@@ -163,6 +163,17 @@ def _answer_ms(session: str, key: str, timeout: float = 5.0) -> float:
     raise AssertionError(f"{key!r} changed nothing in {timeout} s; the screen was:\n{before}")
 
 
+def _answers(session: str, keys: tuple[str, ...]) -> dict[str, int]:
+    """Per key in turn (typed as a person types), milliseconds until the screen changed."""
+    out = {}
+    for key in keys:
+        out[f"{len(out)}:{key}"] = round(_answer_ms(session, key))
+        if key == "x":
+            _wait_for(session, "Fix first")
+        time.sleep(0.3)  # a key within 0.1 s of Escape would make it Alt+key
+    return out
+
+
 @pytest.mark.slow
 def test_every_key_answers_while_the_rules_run(tmp_path):
     """A profile of 18,000 launches no two alike (the real PyTorch step, 2% jitter on every
@@ -187,22 +198,22 @@ def test_every_key_answers_while_the_rules_run(tmp_path):
     _tmux("set-option", "-s", "escape-time", "0")  # an Escape and the next key stay two keys
     try:
         _wait_for(session, "findings: analysing")
-        times = {}
-        for key in ("Down", "Down", "s", "x", "Escape", "?", "Escape", "Up", "l", "l"):
-            times[f"{len(times)}:{key}"] = _answer_ms(session, key)
-            if key == "x":
-                _wait_for(session, "the findings are being analysed")
-            time.sleep(0.3)  # as a person types: a key within 0.1 s of Escape makes it Alt+key
+        keys = ("Down", "Down", "s", "x", "Escape", "?", "Escape", "Up")
+        during = _answers(session, keys)
         assert "findings: analysing" in _screen(session)  # all of it while the rules ran
-        # on a quiet machine every key but one repaints within 200 ms (docs/robustness.md); the
-        # first switch to every launch loads 18,000 rows into the table widget, ~0.4 s with the
-        # rules idle too. CI runs other tests beside this one on its two cores (the help screen
-        # then took 1.5 s once): the bound here is the median, and no key may take 3 s
-        print("key answers (ms):", {k: round(v) for k, v in times.items()})
-        ordered = sorted(times.values())
-        assert ordered[len(ordered) // 2] <= 200 and ordered[-1] <= 3000, times
         _tmux("send-keys", "-t", session, "x")
         _wait_for(session, "(kernel, problem) pairs", timeout=120)
+        _tmux("send-keys", "-t", session, "Escape")
+        time.sleep(0.3)
+        idle = _answers(session, keys)  # the same keys, the rules done: the UI's own pace here
+        print("key answers during / after the analysis (ms):", during, idle)
+        # on a quiet machine every key repainted within 205 ms while the rules ran
+        # (docs/robustness.md). CI runs other tests beside this one on its two cores, which slows
+        # the UI with or without the rules: the median must be within 200 ms or within 1.5x the
+        # same keys' once the rules are done, and no key may take 3 s
+        median = sorted(during.values())[len(during) // 2]
+        assert median <= max(200, 1.5 * sorted(idle.values())[len(idle) // 2]), (during, idle)
+        assert max(during.values()) <= 3000, during
         _tmux("send-keys", "-t", session, "q")
         screen = _wait_for(session, "warpscope exited with 0")
         assert "Traceback" not in screen

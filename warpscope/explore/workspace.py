@@ -8,6 +8,7 @@ no findings column and the kernel view analyses just the kernel it opens.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,12 +40,15 @@ class Workspace:
         self.view = TableView(self.table)
 
     # -- changes -----------------------------------------------------------------
-    def analyse(self) -> None:
+    def analyse(self, give_way: Callable[[], None] | None = None) -> None:
         """Run every rule over every launch and put each launch's worst finding in the table
-        (``analysis_progress`` says how far it got, for screens that wait for it)."""
+        (``analysis_progress`` says how far it got, for screens that wait for it).
+        ``give_way`` is called between launches: a UI pauses the rules there while someone types."""
 
         def progress(done: int, total: int) -> None:
             self.analysis_progress = (done, total)
+            if give_way is not None:
+                give_way()
 
         self.analysis_progress = (0, self.profile.launches.height)
         self.profile = analyze(self.profile, progress=progress)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 Job = Callable[[Callable[[int, int, str], None]], "Profile"]
 #: a loader reports (bytes done, bytes total) and returns what the app opens
 Loader = Callable[[Callable[[int, int], None]], "Workspace"]
+
+
+#: seconds after a key or click during which the analysis thread waits
+INPUT_PAUSE = 0.4
 
 
 class WarpscopeApp(App):
@@ -70,7 +75,19 @@ class WarpscopeApp(App):
         self._analyse = analyse
         self.report_path = Path("warpscope-report.md")
         self.analysis: threading.Thread | None = None  # the rules running over the workspace
+        self.last_input = 0.0  # time.monotonic() of the last key or click
         self.load_error: Exception | None = None
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown | events.MouseScrollUp):
+            self.last_input = time.monotonic()
+        await super().on_event(event)
+
+    def give_way(self) -> None:
+        """Called by the analysis thread between launches: while someone types (a key in the last
+        ``INPUT_PAUSE`` seconds) the rules wait, so the screen answers at the UI's own pace."""
+        while time.monotonic() - self.last_input < INPUT_PAUSE and self.is_running:
+            time.sleep(0.02)
 
     def on_mount(self) -> None:
         if self._loader is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -371,7 +372,15 @@ class KernelsScreen(WarpscopeScreen):
 
         def run() -> None:
             _yield_to_the_ui()
-            workspace.analyse()
+            switch = sys.getswitchinterval()
+            # the UI's thread waits for the GIL after each Polars call or write: a whole switch
+            # interval while the rules hold it (5 ms by default; a screen of many such calls took
+            # seconds to open). Shorter while the rules run
+            sys.setswitchinterval(RULES_SWITCH_INTERVAL)
+            try:
+                workspace.analyse(app.give_way)
+            finally:
+                sys.setswitchinterval(switch)
             if app.is_running and workspace is app.workspace:
                 app.call_from_thread(self.refresh_rows)
 
@@ -383,6 +392,10 @@ class KernelsScreen(WarpscopeScreen):
         bar.display = done < total
         bar.update(total=total, progress=done)
         self._show_status(f"{what} {done}/{total}" if done < total else "")
+
+
+#: seconds a thread may hold the GIL while another waits, while the analysis thread runs
+RULES_SWITCH_INTERVAL = 0.0005
 
 
 def _yield_to_the_ui() -> None:
