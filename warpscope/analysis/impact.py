@@ -42,7 +42,28 @@ _CALL_ADVICE = {
     "algorithm selection (torch.backends.cudnn.benchmark = True tries them and keeps the fastest).",
     "PyTorch": "PyTorch chooses its launch. What you control: fewer, larger calls — fuse chains of "
     "small elementwise ops (torch.compile), drop needless copies and dtype casts, larger batches.",
+    "Triton": "torch.compile (Inductor) generated it and chose its launch. What you control: "
+    'torch.compile(mode="max-autotune") autotunes its block sizes and fusion, mode="reduce-overhead" '
+    "captures the step in CUDA Graphs (short kernels then cost no launch), and larger batches.",
 }
+#: on a library kernel, launch findings (too few blocks, a tail) hold time the user wins back
+#: only through the call: they stay opportunities, with the call-level fix, their estimate the
+#: SMs' idle time, and low confidence (the layout, batch or mode that the library then runs
+#: with decides how much comes back)
+CALL_LEVEL_CATEGORIES = frozenset({"launch_config", "tail_effect"})
+_UNDERFILL_ADVICE = {
+    "cuDNN": "cuDNN chose this launch for the call's layout and shape; it leaves SMs idle. What you "
+    "control: channels_last (model.to(memory_format=torch.channels_last) and the same for the input) so "
+    "cuDNN picks its NHWC kernels, a larger batch (more blocks), torch.backends.cudnn.benchmark = True, "
+    "or fusing the op with its neighbours (torch.compile); in inference, fold batch norm into the "
+    "convolution.",
+    "PyTorch": "PyTorch sized this launch to a small tensor: the GPU is mostly idle and the launch is "
+    "most of the time. What you control: fuse the chain of small ops (torch.compile), capture the step "
+    'in CUDA Graphs (torch.compile(mode="reduce-overhead") or torch.cuda.graphs), larger batches.',
+}
+#: a launch of at most this many threads in all is bookkeeping (a counter, a seed, a scalar):
+#: its time is the launch itself, whatever its configuration
+ONE_WARP = 32
 _GENERIC_ADVICE = (
     "its launch configuration comes from the library's own choice for the call's shapes. What you "
     "control: problem shapes that fit its tiles, the data type and layout, and batching small calls."
@@ -162,7 +183,19 @@ def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: f
                 cap(severity, "low"),
             )
         fix = f.fix
-        if view.library:
+        threads = (view.grid_size or 0) * (view.block_size or 0)
+        if 0 < threads <= ONE_WARP and f.category in LAUNCH_CATEGORIES:
+            severity = "info"
+            fix = (
+                (f"This is a {view.library} kernel: " if view.library else "")
+                + f"{threads} thread{'s' if threads > 1 else ''} in all: bookkeeping whose time is the "
+                "launch itself. Fold it into a neighbouring kernel or capture the step in a CUDA Graph."
+            )
+        elif view.library and f.category in CALL_LEVEL_CATEGORIES and f.estimated_speedup_pct:
+            advice = _UNDERFILL_ADVICE.get(view.library, _CALL_ADVICE.get(view.library, _GENERIC_ADVICE))
+            severity, conf = cap(severity, "low"), "low"
+            fix = f"This is a {view.library} kernel: {advice} (What the launch shows: {f.fix})"
+        elif view.library:
             call = f"This is a {view.library} kernel: {_CALL_ADVICE.get(view.library, _GENERIC_ADVICE)}"
             if f.category in LIBRARY_INFO_CATEGORIES:
                 severity, fix = "info", call

@@ -31,7 +31,16 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("NCCL", r"^nccl"),
     ("CUB/Thrust", r"^(cub|thrust)(::|_)|^(at_cuda_detail::)?cub::"),
     ("CUTLASS", r"^cutlass(_\w+)?::|^cute::"),
-    ("PyTorch", r"^(at|c10|torch)::|^<unnamed>::(softmax_warp_|cunn_)"),
+    # ncu prints some of PyTorch's names without the at:: (native::…), others in the anonymous
+    # namespace; philox::unpack is its RNG bookkeeping
+    (
+        "PyTorch",
+        r"^(at|c10|torch)::|^native::|^(<unnamed>|\(anonymous namespace\))::(softmax_warp_|cunn_)"
+        r"|^(at::cuda::)?philox::",
+    ),
+    # kernels torch.compile (Inductor) generates: pointwise, persistent and looped reductions,
+    # templates, foreach
+    ("Triton", r"^triton_(poi|per|red|tem|for|tma)_|^triton_\w+_fused_"),
 )
 _COMPILED = tuple((lib, re.compile(p)) for lib, p in _PATTERNS)
 
