@@ -22,6 +22,7 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     occupancy,
     program,
     reduction,
+    tensor_cores,
     transfers,
 )
 from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame

@@ -26,6 +26,7 @@ CATEGORIES = (
     "memory_bound",
     "latency_bound",
     "compute_bound",
+    "tensor_cores",
     "stalls",
     "tail_effect",
     "transfers",

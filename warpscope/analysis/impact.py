@@ -191,6 +191,8 @@ def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: f
                 + f"{threads} thread{'s' if threads > 1 else ''} in all: bookkeeping whose time is the "
                 "launch itself. Fold it into a neighbouring kernel or capture the step in a CUDA Graph."
             )
+        elif view.library and f.category == "tensor_cores":  # its fix is the call's already
+            fix = f"This is a {view.library} kernel: {f.fix[:1].lower()}{f.fix[1:]}"
         elif view.library and f.category in CALL_LEVEL_CATEGORIES and f.estimated_speedup_pct:
             advice = _UNDERFILL_ADVICE.get(view.library, _CALL_ADVICE.get(view.library, _GENERIC_ADVICE))
             severity, conf = cap(severity, "low"), "low"

@@ -988,6 +988,38 @@ CATALOG: tuple[Metric, ...] = (
         derived_from=("peak_fp16_fma_per_cycle", "sm_clock_hz"),
     ),
     Metric(
+        "fma_pipe_active_pct",
+        "%",
+        "Share of active cycles the FP32 FMA pipe (the SIMT cores' FFMA/FMUL/FADD, and IMAD) was busy.",
+        "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+        ncu=_n("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
+    ),
+    Metric(
+        "tensor_pipe_active_pct",
+        "%",
+        "Share of the peak the tensor pipe (every precision) was busy: ~0 for a GEMM on the SIMT cores.",
+        "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active (the TriageCompute section's "
+        "realtime, elapsed form where only it is exported)",
+        ncu=_n(
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "TPC.TriageCompute.sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+        ),
+    ),
+    Metric(
+        "tensor_hmma_inst_pct",
+        "%",
+        "Warp-level matrix instructions (HMMA: fp16, bf16, tf32 on mma.sync/wmma) as a share of their peak.",
+        "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active",
+        ncu=_n("sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active"),
+    ),
+    Metric(
+        "tensor_gmma_inst_pct",
+        "%",
+        "Warpgroup matrix instructions (GMMA, sm_90's wgmma) as a share of their peak.",
+        "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
+        ncu=_n("sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active"),
+    ),
+    Metric(
         "peak_dram_bytes_per_s",
         "byte/s",
         "The DRAM bandwidth roof: peak bytes per DRAM cycle × DRAM clock.",
