@@ -142,12 +142,12 @@ def test_the_per_parameter_optimizer_is_named_and_the_fused_one_is_not():
 
 
 def test_a_kernel_with_most_of_the_time_tops_the_fix_first_list():
-    """The probe export's cuBLAS SGEMM holds half the time; as a library kernel its launch
-    findings are info (no opportunity of its own), yet it leads the list."""
+    """The probe export's cuBLAS SGEMM holds half the time; its opportunity, FP32 on the SIMT
+    cores where TF32 tensor cores would run it, leads the list."""
     profile = analyze(warpscope.load(PROBE))
     entries = opportunities(profile)
     top = entries[0]
-    assert top["library"] == "cuBLAS" and top["rule"] == "dominant_kernel"
+    assert top["library"] == "cuBLAS" and top["rule"] == "fp32_matrix_on_simt_cores"
     assert top["time_ns"] / profile.launches["duration_ns"].sum() > 0.5
     assert "TF32" in top["fix"]
     assert sum(e["kernel_short"] == top["kernel_short"] for e in entries) == 1
