@@ -153,3 +153,63 @@ async def test_hostile_text_is_literal_in_the_tui(tmp_path, kind):
         screens.append(app.export_screenshot())
     for svg in screens:
         assert not any(ch in svg for ch in _RAW), kind
+
+
+def test_a_100_kb_kernel_name_costs_the_report_and_the_table_no_more_than_a_normal_one(tmp_path):
+    """The seed export with one kernel named in 100 kB, against the same export as it is: the
+    markdown report and the kernel table's rows within 1.5x (and 0.5 s) of the normal name's."""
+    import time
+
+    from warpscope.analysis import analyze
+    from warpscope.explore.workspace import Workspace
+    from warpscope.report.markdown import render
+
+    def cost(path) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+        profile = analyze(warpscope.load(path))
+        start = time.perf_counter()
+        render(profile)
+        report = time.perf_counter() - start
+        ws = Workspace(profile)
+        ws.view.name_width = 48
+        start = time.perf_counter()
+        ws.view.rows()
+        ws.view.mode = "launches"
+        ws.view.rows()
+        return report, time.perf_counter() - start
+
+    normal = tmp_path / "normal"
+    normal.mkdir()
+    plain = [
+        min(cost(_hostile_export(normal, "heavyRegisters(const float *, float *, int)"))) for _ in range(2)
+    ]
+    long = [min(cost(_hostile_export(tmp_path, HOSTILE_KINDS["long_100kB"]))) for _ in range(2)]
+    assert min(long) <= 1.5 * min(plain) + 0.5, (long, plain)
+
+
+async def test_the_ui_opens_a_100_kb_kernel_name_enter_opens_it_and_q_quits(tmp_path):
+    from textual.widgets import Static
+
+    from tests.conftest import settle
+    from warpscope.explore.workspace import Workspace
+    from warpscope.tui import WarpscopeApp
+    from warpscope.tui.screens.kernel import KernelScreen
+    from warpscope.tui.widgets.grid import Grid
+
+    profile = warpscope.load(_hostile_export(tmp_path, HOSTILE_KINDS["long_100kB"]))
+    app = WarpscopeApp(Workspace(profile))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        grid = app.screen.query_one(Grid)
+        from textual.coordinate import Coordinate
+
+        rows = [str(grid.get_cell_at(Coordinate(r, 0))) for r in range(grid.row_count)]
+        row = next(i for i, name in enumerate(rows) if name.strip().startswith("kkkk"))
+        grid.move_cursor(row=row, column=0)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, KernelScreen)
+        title = app.screen.query_one("#kernel-title", Static)
+        assert title.size.height <= 2
+        await pilot.press("q")
+        await pilot.pause()
+    assert not app.is_running
