@@ -16,6 +16,17 @@ process. Prints:
     within 5x of off).
 
     python benchmarks/emulator_bench.py [--sim-blocks 1024] [--repeat 3] [--baseline REF]
+
+``--corpus`` instead times every file of ``tests/numba_corpus`` (the real numba.cuda
+files): each file's ``main()`` (first call: compilation included, racecheck on as
+``warpscope emulate`` runs it) under numba's simulator (``NUMBA_ENABLE_CUDASIM=1``, the
+imports switched back to numba's) and under warpscope with the timing model off
+(``WARPSCOPE_TIMING=0``) and on, one process per engine, the engines alternated
+``--repeat`` times (best kept per file), and prints the three side by side with the ratios
+(targets: total >= 300x without timing and >= 100x with it, per-file median >= 50x / 20x,
+no file slower than the simulator):
+
+    python benchmarks/emulator_bench.py --corpus [--repeat 2] [--sim-timeout 120]
 """
 
 from __future__ import annotations
@@ -130,7 +141,134 @@ def baseline_run(ref: str, tmp: Path, blocks: int, repeat: int) -> float:
         subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
 
 
+CORPUS = ROOT / "tests" / "numba_corpus"
+
+
+def corpus_worker(engine: str, out: str, timeout: float) -> None:
+    """In a child process: time each corpus file's main() under ``engine`` (``numba`` or
+    ``warpscope``, the timing model as WARPSCOPE_TIMING says), seconds to JSON (None: failed
+    or over ``timeout``)."""
+    import json
+    import signal
+    import types
+
+    sys.path.insert(0, str(CORPUS))
+    import harness  # type: ignore[import-not-found]
+
+    def stop(*_: Any) -> None:
+        raise TimeoutError
+
+    signal.signal(signal.SIGALRM, stop)
+    if engine == "warpscope":  # as WARPSCOPE_TIMING says, also on a warpscope that predates it
+        from warpscope.emulator.kernel import SETTINGS
+
+        SETTINGS.timing = os.environ.get("WARPSCOPE_TIMING", "1") != "0"
+    times: dict[str, float | None] = {}
+    for path in harness.corpus_files():
+        name = f"_bench_{engine}_{path.stem}"
+        module = types.ModuleType(name)
+        module.__file__ = str(path)
+        sys.modules[name] = module
+        source = harness.numba_source(path) if engine == "numba" else path.read_text()
+        try:
+            exec(compile(source, str(path), "exec"), module.__dict__)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            started = time.perf_counter()
+            module.main()
+            times[path.stem] = time.perf_counter() - started
+        except BaseException as e:  # a file numba cannot run (or over the timeout) is reported, not fatal
+            times[path.stem] = None
+            print(f"{engine}: {path.stem}: {type(e).__name__}: {str(e)[:200]}", file=sys.stderr)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            sys.modules.pop(name, None)
+    Path(out).write_text(json.dumps(times))
+
+
+def corpus(repeat: int, timeout: float) -> None:
+    """The corpus side by side: numba's simulator, warpscope without and with timing."""
+    import json
+    import statistics
+
+    engines = {
+        "numba simulator": ("numba", {"NUMBA_ENABLE_CUDASIM": "1"}),
+        "warpscope, no timing": ("warpscope", {"WARPSCOPE_TIMING": "0"}),
+        "warpscope, timing": ("warpscope", {"WARPSCOPE_TIMING": "1"}),
+    }
+    best: dict[str, dict[str, float | None]] = {k: {} for k in engines}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeat):
+            for label, (engine, extra) in engines.items():
+                out = Path(tmp) / "times.json"
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--corpus-worker",
+                        engine,
+                        str(out),
+                        "--sim-timeout",
+                        str(timeout),
+                    ],
+                    cwd=ROOT,
+                    env={**os.environ, "PYTHONPATH": str(ROOT), **extra},
+                    check=True,
+                    timeout=3600,
+                )
+                for stem, sec in json.loads(out.read_text()).items():
+                    old = best[label].get(stem)
+                    best[label][stem] = sec if old is None or (sec is not None and sec < old) else old
+    sim, off, on = (best[k] for k in engines)
+    stems = sorted(sim)
+    print(
+        f"tests/numba_corpus, main() per file (first call, compile included), best of {repeat}; {os.cpu_count()} CPUs"
+    )
+    print(
+        f"{'file':40} {'numba sim s':>11} {'ws no-timing s':>14} {'ratio':>7} {'ws timing s':>11} {'ratio':>7}"
+    )
+
+    def ratio(a: float | None, b: float | None) -> float | None:
+        return a / b if a is not None and b else None
+
+    def fmt(x: float | None, spec: str) -> str:
+        return format(x, spec) if x is not None else "-"
+
+    both = [s for s in stems if sim[s] is not None and off.get(s) is not None and on.get(s) is not None]
+    for s in stems:
+        r_off, r_on = ratio(sim[s], off.get(s)), ratio(sim[s], on.get(s))
+        print(
+            f"{s:40} {fmt(sim[s], '11.4f')} {fmt(off.get(s), '14.4f')} {fmt(r_off, '6.1f') + 'x':>7} "
+            f"{fmt(on.get(s), '11.4f')} {fmt(r_on, '6.1f') + 'x':>7}"
+        )
+    t_sim = sum(sim[s] or 0.0 for s in both)
+    t_off = sum(off[s] or 0.0 for s in both)
+    t_on = sum(on[s] or 0.0 for s in both)
+    med_off = statistics.median(sim[s] / off[s] for s in both)  # type: ignore[operator]
+    med_on = statistics.median(sim[s] / on[s] for s in both)  # type: ignore[operator]
+    slower = [s for s in both if (on[s] or 0.0) > (sim[s] or 0.0)]
+    print(f"files all three ran: {len(both)} of {len(stems)} (numba's simulator failed on the others)")
+    print(
+        f"total: numba sim {t_sim:.2f} s, warpscope {t_off:.2f} s without timing ({t_sim / t_off:.1f}x, target >= 300x), "
+        f"{t_on:.2f} s with timing ({t_sim / t_on:.1f}x, target >= 100x)"
+    )
+    print(
+        f"per-file median ratio: {med_off:.1f}x without timing (target >= 50x), {med_on:.1f}x with (target >= 20x)"
+    )
+    print(f"files slower than numba's simulator with timing: {', '.join(slower) or 'none'}")
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--corpus-worker":
+        corpus_worker(sys.argv[2], sys.argv[3], float(sys.argv[5]) if len(sys.argv) > 5 else 120.0)
+        return
+    if "--corpus" in sys.argv:
+        corpus_args = argparse.ArgumentParser()
+        corpus_args.add_argument("--corpus", action="store_true")
+        corpus_args.add_argument("--repeat", type=int, default=2)
+        corpus_args.add_argument("--sim-timeout", type=float, default=120.0)
+        a = corpus_args.parse_args()
+        corpus(a.repeat, a.sim_timeout)
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed-blocks", type=int, default=4096)
     parser.add_argument(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -102,6 +103,18 @@ def _emulate_progress(done: int, total: int, what: str) -> None:
 
     count = f"{done}/{total}" if total else str(done)
     _progress(f"{count} {visible(what)[:60]}", bool(total) and done >= total)
+
+
+def _emulate_summary(launches: list, wall_s: float) -> None:
+    """One line on stderr after an emulation: launches, warp instructions, wall time and the
+    rate (and the timing model's share when it ran)."""
+    insts = sum(launch.counters.warp_instructions for launch in launches)
+    timed = sum(launch.timing.wall_s for launch in launches if launch.timing is not None)
+    timing = f", timing model {timed:.2f} s" if any(launch.timing for launch in launches) else ""
+    sys.stderr.write(
+        f"warpscope: emulated {len(launches)} launches, {insts:,} warp instructions in {wall_s:.2f} s "
+        f"({insts / max(wall_s, 1e-9) / 1e6:.2f} M warp instructions/s{timing})\n"
+    )
 
 
 @app.command("import")
@@ -341,14 +354,19 @@ def emulate(
     settings = Settings(
         arch=arch, registers=registers, budget=budget, timing=timing, policy=policy, racecheck=racecheck
     )
+    from warpscope.emulator.kernel import recording
+
+    started = time.perf_counter()
     try:
-        profile = (
-            emulate_file(file, settings, _emulate_progress)
-            if file is not None
-            else emulate_workload(workload or "", settings, scale, _emulate_progress)
-        )
+        with recording() as launches:
+            profile = (
+                emulate_file(file, settings, _emulate_progress)
+                if file is not None
+                else emulate_workload(workload or "", settings, scale, _emulate_progress)
+            )
     except EmulatorError as e:
         _fail(visible(str(e)))
+    _emulate_summary(launches, time.perf_counter() - started)
     for kind, message in profile.hazards.select("kind", "message").iter_rows():
         sys.stderr.write(
             f"warpscope: {'warning' if kind == 'barrier' else 'racecheck'}: {visible(message)}\n"

@@ -9,6 +9,7 @@ records a ``Launch``: configuration, occupancy inputs and the per-line counters.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -29,6 +30,12 @@ from warpscope.emulator.timing import TimingResult, simulate, timing_for
 from warpscope.emulator.trace import Trace
 
 
+def _timing_default() -> bool:
+    """``WARPSCOPE_TIMING=0`` turns the timing model off for launches that do not say
+    (a script launching kernels itself, as ``--no-timing`` does for ``warpscope emulate``)."""
+    return os.environ.get("WARPSCOPE_TIMING", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 @dataclass
 class Settings:
     """How launches are emulated (``warpscope emulate`` options)."""
@@ -37,7 +44,7 @@ class Settings:
     registers: int = 32  # registers per thread when the kernel does not say
     budget: int = 2_000_000_000  # warp instructions per launch before a loop is called runaway
     chunk_lanes: int = 1 << 17  # lanes executed together (memory vs per-step overhead)
-    timing: bool = True  # run the timing model on each launch
+    timing: bool = field(default_factory=_timing_default)  # run the timing model on each launch
     policy: str = "gty"  # warp scheduler: gty (greedy then youngest), gto, lrr
     racecheck: bool = True  # report shared (and in-block global) races between barriers
 

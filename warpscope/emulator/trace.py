@@ -126,13 +126,7 @@ class Trace:
         rows = np.where(active[keep], rows, -1)
         if kind == "shared":
             return [Access(int(w)) for w in memory.wavefronts_per_warp(rows, itemsize)]
-        sectors = memory.sector_ids(rows, itemsize)
-        out = []
-        for row in sectors:
-            ids = np.unique(row[row >= 0])
-            lines = np.unique(ids // LINE_SECTORS).size
-            out.append(Access(int(lines), ids if kind == "global" else None))
-        return out
+        return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
 
     def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
         alloc = array.alloc  # views (slices, record fields) mark their allocation's sectors
@@ -146,3 +140,22 @@ class Trace:
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
         return int(sum(int(e[2 if store else 1].sum()) for e in self.touched.values()))
+
+
+def _per_warp(sectors: np.ndarray, keep_ids: bool) -> list[Access]:
+    """Each row's distinct sector ids (sorted, -1 = inactive dropped) and distinct 128-byte
+    lines, for all rows at once: one sort of the whole (warps, lanes) array instead of a
+    ``np.unique`` per warp."""
+    ordered = np.sort(sectors, axis=1)
+    valid = ordered >= 0
+    new = valid.copy()
+    new[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
+    line = ordered // LINE_SECTORS
+    new_line = valid.copy()
+    new_line[:, 1:] &= line[:, 1:] != line[:, :-1]
+    lines = new_line.sum(axis=1).tolist()
+    if not keep_ids:
+        return [Access(n) for n in lines]
+    counts = new.sum(axis=1)
+    ids = np.split(ordered[new], np.cumsum(counts)[:-1].tolist())
+    return [Access(n, i) for n, i in zip(lines, ids)]

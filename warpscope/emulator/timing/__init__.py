@@ -11,6 +11,7 @@ the slowest deciding the duration.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,7 +21,7 @@ from warpscope.emulator.timing.memory import MemorySystem
 from warpscope.emulator.timing.params import TIMINGS, Timing, timing_for
 from warpscope.emulator.timing.sm import POLICIES, SM, STATES, SMResult
 from warpscope.emulator.trace import Trace, WarpStream
-from warpscope.occupancy.calculator import evaluate
+from warpscope.occupancy.calculator import Occupancy, evaluate
 
 __all__ = ["POLICIES", "STATES", "TIMINGS", "Timing", "TimingResult", "simulate", "timing_for"]
 
@@ -67,7 +68,7 @@ def simulate(
 ) -> TimingResult:
     """Time a traced launch on ``arch``."""
     t = timing_for(arch)
-    occ = evaluate(arch, block_threads, registers, static_shared, dynamic_shared, barriers=barriers)
+    occ = _occupancy(arch, block_threads, registers, static_shared, dynamic_shared, barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
     max_warps = occ.arch.max_warps_per_sm if not occ.error else 64
     shared_per_block = (
@@ -116,6 +117,15 @@ def simulate(
         max_warps=max_warps,
         launch_overhead_ns=t.launch_overhead_ns,
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _occupancy(
+    arch: str, block_threads: int, registers: int, static_shared: int, dynamic_shared: int, barriers: int
+) -> Occupancy:
+    """The occupancy calculator's answer, once per launch configuration (a launch's fixed
+    cost: a loop launching one kernel thousands of times asks the same question each time)."""
+    return evaluate(arch, block_threads, registers, static_shared, dynamic_shared, barriers=barriers)
 
 
 def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...], sms: int) -> float:

@@ -169,10 +169,17 @@ class SM:
         self.shared_step = 1.0 / t.shared_wavefronts_per_cycle
         self.shuffle_step = 1.0 / t.shuffle_per_cycle
         self.last_issued: list[Warp | None] = [None] * 4
+        # per sub-partition, a lower bound of its warps' ``when``: a sub-partition none of whose
+        # warps can be eligible at ``now`` is skipped without looking at them (every change to a
+        # warp's ``when`` outside its sub-partition's own scan lowers this bound)
+        self.smsp_wake = [NEVER] * 4
         self.ages = 0
         self.last_retire = 0
         self.cold = True
         self.r = SMResult()
+        self._state_cycles = self.r.state_cycles
+        self._timeline = self.r.timeline
+        self.xu_refinement = t.xu_refinement
         self.timeline_limit = timeline_limit
         self.smsp_resident = [0] * 4
         self.smsp_since = [0] * 4
@@ -199,10 +206,13 @@ class SM:
         now = 0
         first = None
         while True:
-            self._dispatch(now)
-            if first is None and self.resident:
-                first = now
-            if not self.resident and not self.pending:
+            # blocks start only from ``next_dispatch`` on; before it, releasing resources can
+            # wait (slots are sorted before they are taken, so when they return is all that counts)
+            if self.pending and now >= self.next_dispatch:
+                self._dispatch(now)
+                if first is None and self.resident:
+                    first = now
+            elif not self.resident and not self.pending:
                 now = max(now, self.last_retire)
                 break
             progressed, wake = self._cycle(now)
@@ -210,6 +220,7 @@ class SM:
                 now += 1
                 continue
             if self.pending:
+                self._release_resources(now)
                 wake = min(wake, max(self.next_dispatch, self._capacity_at(now), now + 1))
             if wake >= NEVER:
                 raise RuntimeError("timing model: no warp can ever issue again (a barrier no warp reaches?)")
@@ -261,14 +272,21 @@ class SM:
         wake = NEVER
         any_eligible = False
         refinement = 1 + self.t.xu_refinement
+        smsp_wake = self.smsp_wake
         for p in range(4):
+            soonest = smsp_wake[p]
+            if soonest > now:
+                if soonest < wake:
+                    wake = soonest
+                continue
+            soonest = NEVER
             eligible = []
             free = self.pipe_free[p]
             for w in self.smsp[p]:
                 when = w.when
                 if when > now:
-                    if when < wake:
-                        wake = when
+                    if when < soonest:
+                        soonest = when
                     continue
                 kind = w.kinds[w.pc]
                 if kind < _MIO_KIND:
@@ -290,17 +308,27 @@ class SM:
                 if w.state != why:
                     self._set(w, why, now)
                 w.when, w.why = hazard, why
-                if hazard < wake:
-                    wake = hazard
+                if hazard < soonest:
+                    soonest = hazard
             if not eligible:
+                smsp_wake[p] = soonest
+                if soonest < wake:
+                    wake = soonest
                 continue
             any_eligible = True
             self.r.eligible_warp_cycles += len(eligible)
-            pick = self._pick(p, eligible) if len(eligible) > 1 else eligible[0]
+            if len(eligible) > 1:
+                pick = self._pick(p, eligible)
+                soonest = now  # the others stay eligible
+            else:
+                pick = eligible[0]
+            smsp_wake[p] = soonest
             for w in eligible:
                 if w is not pick and w.state != NOT_SELECTED:
                     self._set(w, NOT_SELECTED, now)
             self._issue(pick, now)
+            if pick.when < smsp_wake[p]:
+                smsp_wake[p] = pick.when
         return any_eligible, wake
 
     def _pick(self, p: int, eligible: list[Warp]) -> Warp:
@@ -333,16 +361,45 @@ class SM:
 
     def _issue(self, w: Warp, now: int) -> None:
         """``w`` issues its next instruction at ``now``: what it occupies, when its result is
-        ready, and when the warp may issue again (by pipe class, each in its own method)."""
+        ready, and when the warp may issue again (by pipe class, each in its own method).
+
+        The commonest case, the last (or only) arithmetic instruction of a site followed by an
+        instruction that is not a variable definition, runs inline: ``_issue_arithmetic``,
+        ``_advance`` and ``_schedule`` in one, with the same effects."""
         self._set(w, SELECTED, now)
         self.last_issued[w.smsp] = w
         self.r.issued += 1
-        op = w.ops[w.pc]
+        pc = w.pc
+        op = w.ops[pc]
         if w.left > 1:  # not the last instruction of its site
             self._issue_within_site(w, op, now)
             return
+        ops = w.ops
+        pipe = _PIPE.get(op)
+        if pipe is not None and pc + 1 < len(ops) and ops[pc + 1] is not Op.DEF:
+            if (op is Op.XU or op is Op.FDIV) and self.xu_refinement:
+                pipe = 1  # the last refinement instruction runs on the FMA pipe
+            self.pipe_free[w.smsp][pipe] = now + self.interval[pipe]
+            latency, kind = self.result_latency[op]
+            ready = w.ready
+            ready[w.dsts[pc]] = (now + latency, kind)
+            pc += 1
+            w.pc = pc
+            nxt = ops[pc]
+            w.left = 1 + self.xu_refinement if nxt is Op.XU or nxt is Op.FDIV else w.ns[pc]
+            # _schedule(w, now + 1, now + 1, NOT_SELECTED)
+            when, why = now + 1, NOT_SELECTED
+            for src in w.srcs[pc]:
+                r = ready.get(src)
+                if r is not None and r[0] > when:
+                    when, why = r
+            w.when, w.why = when, why
+            if when < self.smsp_wake[w.smsp]:
+                self.smsp_wake[w.smsp] = when
+            self._set(w, why if when > now + 1 else NOT_SELECTED, now + 1)
+            return
         ready_at, reason = now + 1, NOT_SELECTED
-        if op in _PIPE:
+        if pipe is not None:
             self._issue_arithmetic(w, op, now)
         elif op in _MIO:
             self._issue_mio(w, op, now)
@@ -450,6 +507,8 @@ class SM:
             if r is not None and r[0] > when:
                 when, why = r
         w.when, w.why = when, why
+        if when < self.smsp_wake[w.smsp]:
+            self.smsp_wake[w.smsp] = when
         self._set(w, why if when > now else NOT_SELECTED, now)
 
     def _barrier(self, w: Warp, now: int) -> None:
@@ -502,6 +561,8 @@ class SM:
                 w = Warp(slot, self.ages, block, s, self.table, now)
                 self.ages += 1
                 w.when, w.why = start, NO_INSTRUCTION
+                if start < self.smsp_wake[w.smsp]:
+                    self.smsp_wake[w.smsp] = start
                 if w.ops and w.ops[0] is Op.DEF:
                     w.pc = -1
                     self._advance(w, now)
@@ -530,15 +591,15 @@ class SM:
     # -- accounting -----------------------------------------------------------------------
     def _set(self, w: Warp, state: int, at: int) -> None:
         """``w`` is in ``state`` from cycle ``at`` on."""
-        if state == w.state or at < w.since:
+        old, since = w.state, w.since
+        if state == old or at < since:
             return
-        span = at - w.since
-        if span > 0:
-            if w.state < NOT_RESIDENT:
-                self.r.state_cycles[w.state] += span
-            tl = self.r.timeline
+        if at > since:
+            if old < NOT_RESIDENT:
+                self._state_cycles[old] += at - since
+            tl = self._timeline
             if len(tl) < self.timeline_limit:
-                tl.append((w.slot, w.block.index, w.stream.warp, w.smsp, w.since, at, w.state))
+                tl.append((w.slot, w.block.index, w.stream.warp, w.smsp, since, at, old))
             else:
                 self.r.timeline_complete = False
         w.state, w.since = state, at
