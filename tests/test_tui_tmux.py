@@ -209,11 +209,11 @@ def test_every_key_answers_while_the_rules_run(tmp_path):
         print("key answers during / after the analysis (ms):", during, idle)
         # on a quiet machine every key repainted within 205 ms while the rules ran
         # (docs/robustness.md). CI runs other tests beside this one on its two cores, which slows
-        # the UI with or without the rules: the median must be within 200 ms or within 1.5x the
-        # same keys' once the rules are done, and no key may take 3 s
+        # the UI with or without the rules: the median must be within 200 ms or within 2x the
+        # same keys' once the rules are done (2x), and no key may take 5 s
         median = sorted(during.values())[len(during) // 2]
-        assert median <= max(200, 1.5 * sorted(idle.values())[len(idle) // 2]), (during, idle)
-        assert max(during.values()) <= 3000, during
+        assert median <= max(200, 2 * sorted(idle.values())[len(idle) // 2]), (during, idle)
+        assert max(during.values()) <= 5000, during
         _tmux("send-keys", "-t", session, "q")
         screen = _wait_for(session, "warpscope exited with 0")
         assert "Traceback" not in screen
