@@ -252,7 +252,8 @@ def test_per_instruction_counters_are_the_source_page():
     rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
     page = import_file(REPORTS / "seed_full_source_sass.csv.gz")
     key = ["address", "counter"]
-    ours = rep.source.select(*key, "value", "row", "launch_id").with_columns(
+    instructions = rep.source.filter(pl.col("address").is_not_null())  # the CUDA lines' rows aside
+    ours = instructions.select(*key, "value", "row", "launch_id").with_columns(
         pl.col("counter").cast(pl.String)
     )
     theirs = page.source.select(*key, "value").with_columns(pl.col("counter").cast(pl.String))
@@ -397,3 +398,113 @@ def test_kernels_with_and_without_a_line_table_in_one_report(tmp_path):
     profile = import_file(path)
     lines = profile.source.group_by("launch_id").agg(pl.col("line").is_not_null().any()).sort("launch_id")
     assert lines["line"].to_list() == [False] + [True] * 21
+
+
+def test_cuda_lines_with_their_text_and_counters_as_ncus_source_page():
+    """With --import-source yes, the report embeds the CUDA files: each CUDA line is a row
+    with the file's text and, per counter, the value ncu's own CUDA+SASS source page prints
+    for the line (the same report, exported by ncu --page source --print-source cuda,sass)."""
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    page = import_file(REPORTS / "seed_full_source_cuda_sass.csv.gz")
+    # the page has a block per function and file; the report a launch per function
+    kernels = page.launches.sort("launch_id")["kernel"].to_list()
+    launch_of = {0: 0}
+    for i in range(1, len(kernels)):
+        launch_of[i] = launch_of[i - 1] + (kernels[i] != kernels[i - 1])
+    assert launch_of[len(kernels) - 1] == rep.launches.height - 1
+    listed = (
+        page.source.with_columns(
+            pl.col("launch_id").replace_strict(launch_of), pl.col("counter").cast(pl.String)
+        )
+        .sort("launch_id", "file", "row")
+        .with_columns(pl.col("line").forward_fill().over("launch_id", "file").alias("under"))
+    )
+    key = ["launch_id", "file", "line", "counter"]
+    ours_lines = rep.source.filter(pl.col("address").is_null())
+    ours = ours_lines.with_columns(pl.col("counter").cast(pl.String))
+    # Two kinds of page line are left out, each found from the page itself. (1) A call of a
+    # function inlined from another file: ncu's view of the calling file lists the inlined
+    # instructions under the call as well; warpscope lists them under their own file's line
+    # only (docs/ncu-rep.md). (2) A line whose text has a double quote: ncu prints it in the
+    # CSV unescaped, so the line's cells shift and the page's row cannot be read.
+    mine = rep.source.select("launch_id", "address", pl.col("file").alias("file_rep")).unique()
+    calls = (
+        listed.filter(pl.col("address").str.starts_with("0x"))
+        .join(mine, on=["launch_id", "address"])
+        .filter(pl.col("file") != pl.col("file_rep"))
+        .select("launch_id", "file", pl.col("under").alias("line"))
+        .unique()
+    )
+    unreadable = (
+        listed.filter(
+            pl.col("address").is_not_null(),
+            ~pl.col("address").str.starts_with("0x"),
+            pl.col("address") != "...",
+        )
+        .select("launch_id", "file", "line")
+        .unique()
+    )
+    assert calls.height == 1 and unreadable.height == 1  # reduceShuffle's __shfl_down_sync; its first line
+    left_out = pl.concat([calls, unreadable])
+    theirs = (
+        listed.filter(
+            pl.col("address").is_null(), pl.col("line").is_not_null(), pl.col("value").is_not_null()
+        )
+        .unique(key)
+        .join(left_out, on=["launch_id", "file", "line"], how="anti")
+    )
+    shared = set(ours["counter"].unique()) & set(theirs["counter"].unique())
+    assert len(shared) >= 30
+    joined = theirs.filter(pl.col("counter").is_in(shared)).join(
+        ours.select(*key, "value", "code"), on=key, how="left", suffix="_rep"
+    )
+    assert joined.height > 3_000
+    # a report keeps non-zero cells only: an absent line cell is a zero
+    values = joined.with_columns(pl.col("value_rep").fill_null(0.0))
+    wrong = values.filter((pl.col("value") - pl.col("value_rep")).abs() > 0.01 + 1e-4 * pl.col("value").abs())
+    assert wrong.is_empty(), wrong.head()
+    # and no line of ours that the page does not have (with a non-zero counter)
+    extra = (
+        ours.filter(pl.col("counter").is_in(shared))
+        .join(left_out, on=["launch_id", "file", "line"], how="anti")
+        .join(theirs, on=key, how="anti")
+    )
+    assert extra.is_empty(), extra.head()
+    # the line's text is the file's, as the page prints it (the page strips the indentation)
+    # (a line with a double quote, which ncu's CSV prints unescaped, aside)
+    texts = joined.filter(pl.col("code_rep").is_not_null()).unique(["launch_id", "file", "line"])
+    quoted = texts.filter(pl.col("code_rep").str.contains('"', literal=True))
+    texts = texts.filter(~pl.col("code_rep").str.contains('"', literal=True))
+    assert texts.height > 100 and quoted.height == 1
+    assert (texts["code_rep"].str.strip_chars() == texts["code"].str.strip_chars()).all()
+    assert ours_lines["code"].is_not_null().all()
+
+
+def test_sass_text_from_ncu_report_as_ncus_source_page():
+    """Each instruction's SASS text is what ncu's source page prints at its address (asked of
+    NVIDIA's ncu-report, which the test extras install)."""
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    page = import_file(REPORTS / "seed_full_source_cuda_sass.csv.gz")
+    theirs = page.source.filter(pl.col("address").is_not_null(), pl.col("code") != "...").unique("address")
+    ours = rep.source.filter(pl.col("address").is_not_null()).unique("address")
+    joined = theirs.select("address", "code").join(
+        ours.select("address", "code"), on="address", suffix="_rep"
+    )
+    assert joined.height > 300 and joined.height == ours.height
+    assert (joined["code"].str.strip_chars() == joined["code_rep"]).all(), joined.filter(
+        pl.col("code").str.strip_chars() != pl.col("code_rep")
+    ).head()
+    assert not any("ncu-report" in n for n in rep.sources["notes"][0])
+
+
+def test_without_ncu_report_instructions_have_addresses_and_the_notes_say_why(monkeypatch):
+    """Without NVIDIA's ncu-report (the disassembler is NVIDIA's), the CUDA lines keep their
+    text and counters, the instructions have their address and counters but no text, and the
+    import notes say what to install."""
+    monkeypatch.setitem(sys.modules, "ncu_report", None)  # import ncu_report: ImportError
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    instructions = rep.source.filter(pl.col("address").is_not_null())
+    lines = rep.source.filter(pl.col("address").is_null())
+    assert instructions.height > 10_000 and instructions["code"].is_null().all()
+    assert lines.height > 1_000 and lines["code"].is_not_null().all()
+    assert any("ncu-report" in n and "address only" in n for n in rep.sources["notes"][0])

@@ -800,6 +800,45 @@ async def test_source_page_beside_its_report_fills_a_source_tab_in_order(size):
         assert "no per-line counter locates" in caption and "the hottest line" in caption
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+async def test_source_tab_of_a_report_shows_cuda_lines_and_sass_and_lands_on_the_line(size):
+    """A .ncu-rep made with --import-source yes: the Source tab lists each CUDA line with its
+    text and, under it, its instructions with their SASS; counts are right-aligned; `j` on the
+    bank-conflict finding lights the whole row of line 70, in view."""
+    app = WarpscopeApp(Workspace(warpscope.load(H100 / "ncurep" / "seed_full.ncu-rep.gz")))
+    async with app.run_test(size=size) as pilot:
+        await _ready(pilot)
+        await pilot.press("slash", *"transposeShared<0>", "enter")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, KernelScreen) and screen.detail.kernel.kernel_short == "transposeShared<0>"
+        await pilot.press("6")
+        await pilot.pause()
+        source = screen.query_one("#source-grid", Grid)
+        listing = screen.detail.listing
+        assert source.row_count == listing.rows.height
+        first = [str(source.get_cell_at(_coord(0, c))) for c in range(3)]
+        second = [str(source.get_cell_at(_coord(1, c))) for c in range(3)]
+        assert first[1] in ("", "None") and first[2].startswith("__global__")  # a CUDA line, its text
+        assert second[1] != "" and second[2].startswith("  ") and second[2].split()[0].isupper()  # SASS
+        assert source.cursor_type == "row"
+        counts = source._plain_cell(0, 3, 10)
+        assert counts is not None and counts[1] == "right"
+        assert source._plain_cell(0, 2, 10)[1] == "left"
+        await pilot.press("7")
+        await pilot.pause()
+        assert screen.detail.kernel.findings[0]["category"] == "bank_conflicts"
+        await pilot.press("j")
+        await pilot.pause()
+        row = source.cursor_row
+        assert listing.rows["line"][row] == 70 and listing.rows["kind"][row] == "line"
+        assert source.has_focus and source.cursor_type == "row"
+        top = int(source.scroll_y)
+        assert top <= row < top + source.scrollable_content_region.height - 1  # in view
+
+
 def test_memory_tab_shows_local_traffic_only_where_a_kernel_spills():
     """The cuDNN dgrad kernel of the PyTorch step spills: the Memory tab gives its local loads
     and stores (requests, sectors, sectors per request) as the raw page states them; a kernel

@@ -33,7 +33,7 @@ from warpscope.importers.ncu import framing as csv_framing
 from warpscope.importers.ncu.framing import CsvBlock
 from warpscope.importers.ncu.long_page import rule_findings
 from warpscope.importers.ncu.raw_page import import_raw
-from warpscope.importers.ncurep import cubin, framing, messages, source, units, via_ncu
+from warpscope.importers.ncurep import cubin, framing, messages, sass_text, source, units, via_ncu
 from warpscope.importers.ncurep.messages import Msg, ReportDamage, parse, text
 from warpscope.model.profile import Profile
 
@@ -65,10 +65,17 @@ def import_report(path: str) -> Profile:
     page = import_raw(frame, fmt=FORMAT)
     page.findings = rule_findings(_rule_rows(report.rule_rows))
     profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
-    notes = pl.Series([report.notes()], dtype=pl.List(pl.String))
-    return replace(
-        profile, sources=profile.sources.with_columns(notes.alias("notes")), source=report.source.rows()
-    )
+    rows = report.source.rows()
+    notes_ = report.notes()
+    if rows["address"].is_not_null().any():
+        mangled = [str(r["Kernel Mangled Name"]) for r in report.launch_rows]
+        with_text = sass_text.texts(path, rows, mangled)
+        if with_text is None:
+            notes_.append(sass_text.NO_TEXT)
+        else:
+            rows = with_text
+    notes = pl.Series([notes_], dtype=pl.List(pl.String))
+    return replace(profile, sources=profile.sources.with_columns(notes.alias("notes")), source=rows)
 
 
 class _Report:
@@ -81,6 +88,7 @@ class _Report:
         self.instanced: set[str] = set()
         self.source = source.SourceCounters()
         self.lines: dict[int, dict[str, cubin.Lines]] = {}  # by SourceData reference, by kernel
+        self.files: dict[int, dict[str, str]] = {}  # by SourceData reference: CUDA file -> text
         self.other_results = 0
         self.version = 0
 
@@ -116,14 +124,17 @@ def _read(stream: BinaryIO) -> _Report:
             if cubin.may_have_lines(raw):  # parsing a library's cubin costs; most have no lines
                 code = parse(messages.SourceData, raw, "a source message")
                 report.lines[code.Reference] = cubin.line_tables(code.Binary)
+                report.files[code.Reference] = source.embedded_files(code)
         process = block.header.Process
         for result in block.results:
             launch = len(report.launch_rows)
             row, lists = _launch_row(report, launch, process, result)
             report.launch_rows.append(row)
             report.rule_rows.extend(_rules(launch, result.RuleResults))
-            lines = report.lines.get(result.Source.Reference, {}).get(text(result.KernelMangledName))
-            report.source.add(launch, result, lists, source.function_start(lists), lines)
+            reference = result.Source.Reference
+            lines = report.lines.get(reference, {}).get(text(result.KernelMangledName))
+            files = report.files.get(reference, {})
+            report.source.add(launch, result, lists, source.function_start(lists), lines, files)
     return report
 
 

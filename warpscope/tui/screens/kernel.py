@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from warpscope.analysis.roofline import roofline
 from warpscope.explore.kernel import KernelDetail
-from warpscope.explore.source_view import Order, compact
+from warpscope.explore.source_view import SHORT_NAMES, Order, compact
 from warpscope.report.roofline_points import KernelPoint
 from warpscope.tui.screens import kernel_tabs
 from warpscope.tui.screens.base import WarpscopeScreen
@@ -113,6 +113,9 @@ class KernelScreen(WarpscopeScreen):
                     yield Grid(
                         self._source_table(),
                         id="source-grid",
+                        # the whole row lit: after `j`, the line is found at a glance
+                        cursor_type="row",
+                        right_aligned=frozenset(SHORT_NAMES.values()),
                         fixed_columns=3,
                         max_column_content_width=_code_width(self.app.size.width),
                     )
