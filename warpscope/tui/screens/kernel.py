@@ -245,6 +245,8 @@ class KernelScreen(WarpscopeScreen):
         grid = self.query_one("#source-grid", Grid)
         grid.move_cursor(row=order, column=0)
         grid.focus()
+        # the tab was hidden until now: once the grid has its size, the row in the middle
+        self.call_after_refresh(_centre_row, grid, order)
 
     def action_next_sweep(self) -> None:
         self.query_one(OccupancyPlot).cycle()
@@ -284,6 +286,11 @@ class KernelScreen(WarpscopeScreen):
             text = _plain(getattr(kernel_tabs, tab)(self.detail))
         self.app.copy_to_clipboard(text)
         self.notify(f"{tab.capitalize()} copied to the clipboard (OSC 52).", title="Copy")
+
+
+def _centre_row(grid: Grid, row: int) -> None:
+    """Scroll ``grid`` so that ``row`` is in the middle of its view (or as near as it goes)."""
+    grid.scroll_to(y=max(0, row - grid.scrollable_content_region.height // 2), animate=False)
 
 
 def _code_width(columns: int) -> int:
