@@ -283,6 +283,54 @@ async def test_roofline_screen_and_the_overview_plot():
         assert [p.label for p in plot.points] == ["◆"] and plot.points[0].point == naive
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+async def test_roofline_labels_never_run_together(size):
+    """Issue 42: the terminal roofline of 56 PyTorch kernels printed neighbouring labels as one
+    number ("145013"). Each label now has cells of its own with a blank one beside it: every
+    run of digits on the plot is one kernel's label, each at most once; those left out are
+    counted on the x label."""
+    import re
+
+    from warpscope.tui.widgets.roofline_plot import RooflinePlot
+
+    app = WarpscopeApp(Workspace(warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz")))
+    async with app.run_test(size=size) as pilot:
+        await _ready(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.pause()
+        plot = app.screen.query_one("#roofline-plot", RooflinePlot)
+        labels = {p.label for p in plot.points}
+        assert len(labels) == 56
+        text = re.sub(r"\x1b\[[0-9;]*m", "", plot.plt.build())
+        frame = [re.match(r"^\s*\S*[┤│](.*)│\s*$", line) for line in text.splitlines()]
+        canvas = [m.group(1) for m in frame if m]
+        assert len(canvas) >= 9
+        runs = [m.group() for line in canvas for m in re.finditer(r"\d+", line)]
+        assert runs and set(runs) <= labels, set(runs) - labels
+        assert len(runs) == len(set(runs)) == 56 - plot.labels_left_out
+        # the kernels that hold the time are labelled first: none of them is left out
+        big = {p.label for p in plot.points if (p.time_share_pct or 0) >= 5}
+        assert big and big <= set(runs)
+        assert plot.labels_left_out <= (28 if size[0] == 80 else 7)
+
+
+def test_label_places_keep_a_blank_cell_between_labels_and_off_points():
+    from warpscope.tui.widgets.roofline_plot import place_labels
+
+    points = [(10, 5), (11, 5), (12, 5), (13, 5), (30, 2)]
+    places = place_labels(points, ["14", "50", "13", "7", "222"], 40, 10)
+    taken = set(points)
+    for place, label, point in zip(places, ["14", "50", "13", "7", "222"], points, strict=True):
+        if place is None:
+            continue
+        cells = {(place[0] + i, place[1]) for i in range(len(label))}
+        beside = {(place[0] - 1, place[1]), (place[0] + len(label), place[1])}
+        assert not cells & taken and not (beside & taken) - {point}
+        taken |= cells | beside
+    assert places[0] is not None and places[-1] == (31, 2)
+
+
 async def test_ctrl_c_quits():
     app = _app(H100 / "seed_full_raw.csv")
     async with app.run_test() as pilot:
