@@ -21,7 +21,7 @@ import pytest
 from conftest import H100, run_cli
 
 from warpscope.errors import InputError
-from warpscope.importers import import_file
+from warpscope.importers import import_file, import_files
 from warpscope.importers.ncurep import framing
 from warpscope.model import schema
 
@@ -292,10 +292,18 @@ sys.stdout.buffer.write(gzip.decompress(open({str(raw)!r} if page == "raw" else 
     (folder / "ncu").chmod(0o755)
 
 
+def _without_ncu_report(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``import ncu_report`` fails (run_cli runs warpscope in this process), as where the
+    package is not installed."""
+    monkeypatch.setitem(sys.modules, "ncu_report", None)
+
+
 def test_via_ncu_reads_the_report_through_ncus_export(tmp_path, monkeypatch):
+    """Without ncu-report, --via-ncu has ncu export the pages; with neither, one line, exit 2."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     _fake_ncu(bin_dir)
+    _without_ncu_report(monkeypatch)
 
     def run(path: str, *args: str):  # type: ignore[no-untyped-def]
         monkeypatch.setenv("PATH", path)
@@ -311,8 +319,50 @@ def test_via_ncu_reads_the_report_through_ncus_export(tmp_path, monkeypatch):
     launches = json.loads(done.stdout)["launches"]
     assert len(launches) == 6  # raw and details pages merged: one launch each
     missing = run(python_only, "report", rep, "--via-ncu")
-    assert missing.returncode == 2 and "--via-ncu needs Nsight Compute's ncu on the PATH" in missing.stderr
+    assert missing.returncode == 2
+    assert (
+        "--via-ncu needs NVIDIA's ncu-report" in missing.stderr
+        and "or Nsight Compute's ncu" in missing.stderr
+    )
     assert missing.stderr.count("\n") == 1
+
+
+def test_via_ncu_uses_ncu_report_where_installed(tmp_path, monkeypatch):
+    """With ncu-report installed, --via-ncu needs no ncu: NVIDIA's reader gives the same launches
+    and rule results as warpscope's own (speedups and their local/global type), and each rule's
+    tables after its message (ncu's details page leaves them out)."""
+    import json
+
+    python_only = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", python_only)  # no ncu
+    rep = REPORTS / "seed_full.ncu-rep.gz"
+    done = run_cli("report", str(rep), "--via-ncu", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert '"ncu-rep via ncu-report"' in done.stdout
+    assert len(json.loads(done.stdout)["launches"]) == 22
+    theirs = import_files([rep], via_ncu=True)
+    ours = import_file(rep)
+    assert theirs.launches["kernel"].to_list() == ours.launches["kernel"].to_list()
+    assert theirs.launches["duration_ns"].to_list() == ours.launches["duration_ns"].to_list()
+    key = ["launch_id", "rule_id", "speedup_type"]
+    rules = [
+        p.findings.filter(pl.col("origin") == "ncu")
+        .select(*key, pl.col("estimated_speedup_pct").round(6))
+        .sort(key)
+        for p in (theirs, ours)
+    ]
+    assert rules[0].height == 255 and rules[0].equals(rules[1])
+    assert set(rules[0]["speedup_type"].drop_nulls()) == {"local", "global"}
+    # the FP32 rule's table: the line, its text as in the source file, the opcode, the count
+    fp32 = theirs.findings.filter(
+        pl.col("rule_id") == "FPInstructions", pl.col("message").str.contains("line 30")
+    )
+    assert fp32.height >= 1
+    message = fp32["message"][0]
+    source_line = (H100 / "seedkernels.cu").read_text().splitlines()[29].strip()
+    assert "Most frequently executed non-fused FP32 instructions:" in message
+    assert f"seedkernels.cu, line 30 | {source_line} | FADD | 32768" in message
+    assert "@source:" not in message
 
 
 def test_a_newer_report_says_via_ncu_where_ncu_is_installed(tmp_path, monkeypatch):

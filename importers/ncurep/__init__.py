@@ -33,7 +33,16 @@ from warpscope.importers.ncu import framing as csv_framing
 from warpscope.importers.ncu.framing import CsvBlock
 from warpscope.importers.ncu.long_page import rule_findings
 from warpscope.importers.ncu.raw_page import import_raw
-from warpscope.importers.ncurep import cubin, framing, messages, sass_text, source, units, via_ncu
+from warpscope.importers.ncurep import (
+    cubin,
+    framing,
+    messages,
+    sass_text,
+    source,
+    units,
+    via_ncu,
+    via_ncu_report,
+)
 from warpscope.importers.ncurep.messages import Msg, ReportDamage, parse, text
 from warpscope.model.profile import Profile
 
@@ -47,6 +56,36 @@ _HELPER_PREFIXES = ("group:", "breakdown:")
 _RULE_TYPE = {0: "", 1: "INF", 2: "WRN", 3: "ERR", 4: "OPT"}
 #: RuleResultSpeedupType -> the details page's "Estimated Speedup Type"
 _SPEEDUP_TYPE = {0: "", 1: "local", 2: "global"}
+
+
+def import_report_via_ncu_report(path: str) -> Profile:
+    """The report read by NVIDIA's ``ncu-report`` (``via_ncu_report.py``): its raw and details
+    pages as warpscope's reader would give them, with ncu's rule tables after each message."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="warpscope-ncu-report-") as tmp:
+        plain = Path(tmp) / "report.ncu-rep"
+        try:
+            with _input.open_binary(path) as stream, plain.open("wb") as out:
+                while chunk := stream.read(1 << 20):
+                    out.write(chunk)
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(path, f"damaged gzip file ({e})") from None
+        rows, rules = via_ncu_report.read(path, str(plain))
+    if not rows:
+        raise InputError(path, "an Nsight Compute report with no kernel launch in it")
+    page = import_raw(_raw_frame_of(rows), fmt=FORMAT)
+    page.findings = rule_findings(_rule_rows(rules))
+    profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
+    said = ["read through NVIDIA's ncu-report (--via-ncu): no process columns, no per-line counters"]
+    return replace(
+        profile,
+        sources=profile.sources.with_columns(
+            pl.lit("ncu-rep via ncu-report").alias("format"),
+            pl.Series([said], dtype=pl.List(pl.String)).alias("notes"),
+        ),
+    )
 
 
 def import_report(path: str) -> Profile:
@@ -104,7 +143,9 @@ class _Report:
                 f"{self.other_results} range, command-list or graph result(s) not read "
                 "(only kernel launches are)"
             )
-        if out and via_ncu.ncu_path() is not None:
+        if out and via_ncu_report.available():
+            out.append(via_ncu_report.HINT)
+        elif out and via_ncu.ncu_path() is not None:
             out.append(via_ncu.HINT)
         if self.instanced:
             out.append(
@@ -270,7 +311,10 @@ def _rule_rows(rows: list[dict[str, object]]) -> pl.DataFrame:
 def _raw_frame(report: _Report) -> pl.DataFrame:
     """The raw page the report would export: identity columns, then one column per metric
     (in name order, as ncu prints them), a units row first, ``_row`` added."""
-    rows = report.launch_rows
+    return _raw_frame_of(report.launch_rows)
+
+
+def _raw_frame_of(rows: list[dict[str, str | None]]) -> pl.DataFrame:
     identity = list(rows[0])[:12]
     names = sorted({k for r in rows for k in r} - set(identity))
     columns = identity + names
