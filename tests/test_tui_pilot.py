@@ -1117,3 +1117,21 @@ async def test_every_title_takes_two_rows_at_most_at_80_columns():
             heights[key] = app.screen.query_one(title).region.height
     assert all(1 <= h <= 2 for h in heights.values()), heights
     assert heights["kernel"] == 2  # the short name, then the full one shortened in the middle
+
+
+def test_an_ncu_rule_shows_its_speedup_type_and_its_table_lines():
+    """Read with --via-ncu through ncu-report, an ncu rule's finding says whether its gain is
+    local or global, and its table's rows come on lines of their own (as `y` copies it)."""
+    from warpscope.importers import import_files
+    from warpscope.tui.screens.kernel_tabs import finding_text
+
+    profile = import_files([H100 / "ncurep" / "seed_full.ncu-rep.gz"], via_ncu=True)
+    rows = profile.findings.filter(pl.col("origin") == "ncu").to_dicts()
+    fp32 = next(f for f in rows if f["rule_id"] == "FPInstructions" and "line 30 |" in f["message"])
+    text = finding_text(fp32).splitlines()
+    assert "Most frequently executed non-fused FP32 instructions:" in text
+    assert "Location | Source | Opcode | Executed Instructions" in text
+    assert any(line.startswith("seedkernels.cu, line 30 | ") and line.endswith("| FADD | 32768") for line in text)
+    assert text[-1].startswith("estimated gain: ") and text[-1].endswith((", local", ", global"))
+    kinds = {finding_text(f).splitlines()[-1].rsplit(", ", 1)[-1] for f in rows if f["estimated_speedup_pct"]}
+    assert {"local", "global"} <= kinds
