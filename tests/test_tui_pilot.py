@@ -1131,7 +1131,9 @@ def test_an_ncu_rule_shows_its_speedup_type_and_its_table_lines():
     text = finding_text(fp32).splitlines()
     assert "Most frequently executed non-fused FP32 instructions:" in text
     assert "Location | Source | Opcode | Executed Instructions" in text
-    assert any(line.startswith("seedkernels.cu, line 30 | ") and line.endswith("| FADD | 32768") for line in text)
+    assert any(
+        line.startswith("seedkernels.cu, line 30 | ") and line.endswith("| FADD | 32768") for line in text
+    )
     assert text[-1].startswith("estimated gain: ") and text[-1].endswith((", local", ", global"))
     kinds = {finding_text(f).splitlines()[-1].rsplit(", ", 1)[-1] for f in rows if f["estimated_speedup_pct"]}
     assert {"local", "global"} <= kinds
