@@ -17,7 +17,6 @@ command-list and graph results are not, and the import notes say how many were s
 from __future__ import annotations
 
 import posixpath
-import re
 import struct
 import zlib
 from collections.abc import Iterable
@@ -37,9 +36,9 @@ from warpscope.importers.ncurep import (
     cubin,
     framing,
     messages,
+    pages,
     sass_text,
     source,
-    units,
     via_ncu,
     via_ncu_report,
 )
@@ -52,10 +51,6 @@ FORMAT = "ncu-rep"
 #: names in a report's string table that are section helpers, not metrics (the raw page
 #: has no column for them)
 _HELPER_PREFIXES = ("group:", "breakdown:")
-#: RuleResultMessageType -> the details page's "Rule Type"
-_RULE_TYPE = {0: "", 1: "INF", 2: "WRN", 3: "ERR", 4: "OPT"}
-#: RuleResultSpeedupType -> the details page's "Estimated Speedup Type"
-_SPEEDUP_TYPE = {0: "", 1: "local", 2: "global"}
 
 
 def import_report_via_ncu_report(path: str) -> Profile:
@@ -75,8 +70,8 @@ def import_report_via_ncu_report(path: str) -> Profile:
         rows, rules = via_ncu_report.read(path, str(plain))
     if not rows:
         raise InputError(path, "an Nsight Compute report with no kernel launch in it")
-    page = import_raw(_raw_frame_of(rows), fmt=FORMAT)
-    page.findings = rule_findings(_rule_rows(rules))
+    page = import_raw(pages.raw_frame(rows), fmt=FORMAT)
+    page.findings = rule_findings(pages.rule_rows(rules))
     profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
     said = ["read through NVIDIA's ncu-report (--via-ncu): no process columns, no per-line counters"]
     return replace(
@@ -102,7 +97,7 @@ def import_report(path: str) -> Profile:
         raise InputError(path, "an Nsight Compute report with no kernel launch in it")
     frame = _raw_frame(report)
     page = import_raw(frame, fmt=FORMAT)
-    page.findings = rule_findings(_rule_rows(report.rule_rows))
+    page.findings = rule_findings(pages.rule_rows(report.rule_rows))
     profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
     rows = report.source.rows()
     notes_ = report.notes()
@@ -232,7 +227,7 @@ def _launch_row(
             metrics[name] = "no data"  # as the raw page says it
     for name in [n for n in metrics if n.startswith(_HELPER_PREFIXES)]:
         del metrics[name]
-    kernel = _as_ncu_prints(
+    kernel = pages.as_ncu_prints(
         text(result.RenamedDemangledName or result.KernelDemangledName or result.KernelFunctionName)
     )
     major = metrics.get("device__attribute_compute_capability_major")
@@ -256,23 +251,6 @@ def _launch_row(
     return row, lists
 
 
-#: a template argument's literal cast, "(int)4", "(bool)1", "(unsigned long)2", which the
-#: report's demangled names keep and ncu's pages print without ("4", "1", "2")
-_LITERAL_CAST = re.compile(r"\((?:[A-Za-z_][\w:]*)(?: [A-Za-z_]\w*)*\)(-?\d+)(?=[,>])")
-#: rule text markup: "@section:Id:Shown@" and "@url:Shown:https://...@", which the details
-#: page prints as "Shown" and "Shown (https://...)"
-_SECTION_LINK = re.compile(r"@section:[^:@]*:([^@]*)@")
-_URL_LINK = re.compile(r"@url:([^:@]*):([^@]*)@")
-
-
-def _as_ncu_prints(name: str) -> str:
-    return _LITERAL_CAST.sub(r"\1", name)
-
-
-def _plain_message(text: str) -> str:
-    return _URL_LINK.sub(r"\1 (\2)", _SECTION_LINK.sub(r"\1", text))
-
-
 def _rules(launch: int, results: Iterable[Msg]) -> Iterable[dict[str, object]]:
     """One row per rule message, as the details page prints it, with the speedup its body
     item carries (or, in reports that keep it apart, the item after it)."""
@@ -283,43 +261,19 @@ def _rules(launch: int, results: Iterable[Msg]) -> Iterable[dict[str, object]]:
                 last = {
                     "launch_id": launch,
                     "Rule Name": text(rule.Identifier),
-                    "Rule Type": _RULE_TYPE.get(item.Message.Type, ""),
-                    "Rule Description": _plain_message(text(item.Message.Message)),
+                    "Rule Type": pages.RULE_TYPE.get(item.Message.Type, ""),
+                    "Rule Description": pages.plain_message(text(item.Message.Message)),
                     "Section Name": text(rule.SectionIdentifier),
                     "Estimated Speedup Type": "",
                     "Estimated Speedup": None,
                 }
                 yield last
             if item.HasField("Speedup") and last is not None:
-                last["Estimated Speedup Type"] = _SPEEDUP_TYPE.get(item.Speedup.SpeedupType, "")
+                last["Estimated Speedup Type"] = pages.SPEEDUP_TYPE.get(item.Speedup.SpeedupType, "")
                 last["Estimated Speedup"] = repr(item.Speedup.Value)
-
-
-def _rule_rows(rows: list[dict[str, object]]) -> pl.DataFrame:
-    schema = {
-        "launch_id": pl.Int64,
-        "Rule Name": pl.String,
-        "Rule Type": pl.String,
-        "Rule Description": pl.String,
-        "Section Name": pl.String,
-        "Estimated Speedup Type": pl.String,
-        "Estimated Speedup": pl.String,
-    }
-    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 
 def _raw_frame(report: _Report) -> pl.DataFrame:
     """The raw page the report would export: identity columns, then one column per metric
     (in name order, as ncu prints them), a units row first, ``_row`` added."""
-    return _raw_frame_of(report.launch_rows)
-
-
-def _raw_frame_of(rows: list[dict[str, str | None]]) -> pl.DataFrame:
-    identity = list(rows[0])[:12]
-    names = sorted({k for r in rows for k in r} - set(identity))
-    columns = identity + names
-    units_row = dict.fromkeys(identity, "") | {n: units.unit_of(n) for n in names}
-    frame = pl.DataFrame(
-        [units_row, *rows], schema=dict.fromkeys(columns, pl.String), orient="row", infer_schema_length=None
-    )
-    return frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
+    return pages.raw_frame(report.launch_rows)

@@ -18,10 +18,8 @@ import re
 from typing import Any
 
 from warpscope.errors import InputError
+from warpscope.importers.ncurep import pages
 
-#: RuleResultMessageType -> the details page's "Rule Type"; speedup type -> its speedup type
-_RULE_TYPE = {0: "", 1: "INF", 2: "WRN", 3: "ERR", 4: "OPT"}
-_SPEEDUP_TYPE = {0: "", 1: "local", 2: "global"}
 HINT = "NVIDIA's ncu-report is installed: --via-ncu reads the report through it"
 #: a rule table's link into the source page, "@source:seedkernels.cu:29:seedkernels.cu, line 30@"
 _SOURCE_LINK = re.compile(r"@source:[^@]*?:\d+:([^@]*)@")
@@ -71,8 +69,6 @@ def _text(metric: Any) -> str | None:
 
 
 def _row(launch: int, action: Any) -> dict[str, str | None]:
-    from warpscope.importers.ncurep import _as_ncu_prints
-
     metric = action.metric_by_name
     metrics: dict[str, str | None] = {}
     for name in action.metric_names():
@@ -92,7 +88,7 @@ def _row(launch: int, action: Any) -> dict[str, str | None]:
         "Process ID": "",
         "Process Name": "",
         "Host Name": "",
-        "Kernel Name": _as_ncu_prints(action.name(action.NameBase_DEMANGLED) or action.name()),
+        "Kernel Name": pages.as_ncu_prints(action.name(action.NameBase_DEMANGLED) or action.name()),
         "Context": metrics.get("launch__context_id") or "",
         "Stream": metrics.get("launch__stream_id") or "",
         "Block Size": dims("block"),
@@ -106,24 +102,22 @@ def _row(launch: int, action: Any) -> dict[str, str | None]:
 
 
 def _rules(launch: int, action: Any) -> list[dict[str, object]]:
-    from warpscope.importers.ncurep import _plain_message
-
     out: list[dict[str, object]] = []
     for rule in action.rule_results():
         if not rule.has_rule_message():
             continue
         message = rule.rule_message()
-        text = _plain_message(message.get("message", ""))
+        text = pages.plain_message(message.get("message", ""))
         tables = [_table(t) for t in rule.result_tables()]
         speedup = rule.speedup_estimation() if rule.has_speedup_estimation() else None
         out.append(
             {
                 "launch_id": launch,
                 "Rule Name": rule.rule_identifier(),
-                "Rule Type": _RULE_TYPE.get(int(message.get("type", 0)), ""),
+                "Rule Type": pages.RULE_TYPE.get(int(message.get("type", 0)), ""),
                 "Rule Description": "\n\n".join([text, *[t for t in tables if t]]),
                 "Section Name": rule.section_identifier(),
-                "Estimated Speedup Type": _SPEEDUP_TYPE.get(int(speedup["type"]), "") if speedup else "",
+                "Estimated Speedup Type": pages.SPEEDUP_TYPE.get(int(speedup["type"]), "") if speedup else "",
                 "Estimated Speedup": repr(float(speedup["speedup"])) if speedup else None,
             }
         )
@@ -133,15 +127,13 @@ def _rules(launch: int, action: Any) -> list[dict[str, object]]:
 def _table(table: dict[str, Any]) -> str:
     """A rule's table as text: its title, its header row, then one line per row (ncu-report
     gives the data column by column), cells joined by `` | ``, links as the page prints them."""
-    from warpscope.importers.ncurep import _plain_message
-
     headers = [str(h) for h in table.get("headers", [])]
     columns = table.get("data", [])
     height = max((len(c) for c in columns), default=0)
     lines = [str(table.get("title", "")).strip() + ":", " | ".join(headers)]
     for r in range(height):
         cells = [_cell(c[r]) if r < len(c) else "" for c in columns]
-        lines.append(_plain_source(_plain_message(" | ".join(cells))))
+        lines.append(_plain_source(pages.plain_message(" | ".join(cells))))
     return "\n".join(lines) if height else ""
 
 
