@@ -98,7 +98,7 @@ def _finding_line(f: dict) -> Text:
 def _gain(f: dict) -> str:
     """The estimated gain, and for ncu's rules whether it is of the kernel's time (global)
     or of the part of the kernel the rule looks at (local)."""
-    kind = f.get("speedup_type")
+    kind = f.get("speedup_type") if f.get("origin") == "ncu" else None
     return p(f["estimated_speedup_pct"]) + (f", {kind}" if kind in ("local", "global") else "")
 
 

@@ -51,6 +51,9 @@ class RooflinePlot(PlotextPlot):
         plt.plot([x0, ridge], [top - (ridge - x0), top], marker="braille")  # slope 1: the bandwidth
         plt.plot([ridge, x1], [top, top], marker="braille")
         for p, x, y in zip(self.points, xs, ys):
+            if _is_marker(p.label):  # a symbol ("◆", the kernel view's one point) is the point
+                plt.text(p.label, x, y)
+                continue
             share = p.time_share_pct or 0.0
             plt.scatter([x], [y], marker=BIG if share >= BIG_SHARE_PCT else SMALL)
         # each label in cells of its own, beside its point; one that would touch another is
@@ -61,7 +64,10 @@ class RooflinePlot(PlotextPlot):
             (round((x - x0) / (x1 - x0) * (columns - 1)), round((y1 - y) / (y1 - y0) * (rows - 1)))
             for x, y in zip(xs, ys)
         ]
-        biggest_first = sorted(range(len(self.points)), key=lambda i: -(self.points[i].time_share_pct or 0.0))
+        biggest_first = sorted(
+            (i for i in range(len(self.points)) if not _is_marker(self.points[i].label)),
+            key=lambda i: -(self.points[i].time_share_pct or 0.0),
+        )
         places = place_labels(
             [cells[i] for i in biggest_first], [self.points[i].label for i in biggest_first], columns, rows
         )
@@ -90,6 +96,10 @@ class RooflinePlot(PlotextPlot):
         )
         plt.ylabel("flop/s (log)")
         self.refresh()
+
+
+def _is_marker(label: str) -> bool:
+    return len(label) == 1 and not label.isalnum()
 
 
 def _canvas(width: int, height: int, ticks: int) -> tuple[int, int]:
