@@ -430,3 +430,22 @@ def test_worst_finding_ranks_severity_then_gain_and_names_the_rule_shortly():
         ]
         assert text in titles, (launch_id, text, titles)
         assert len(text) <= 80
+
+
+def test_source_listing_of_a_report_names_a_headers_lines():
+    """reduceShuffle inlines __shfl_down_sync from CUDA's sm_30_intrinsics.hpp: its lines come
+    after the kernel's own file's, and say their file (a line number alone would point into the
+    kernel's file)."""
+    import warpscope
+    from tests.conftest import H100
+    from warpscope.explore.source_view import SourceListing
+
+    report = warpscope.load(H100 / "ncurep" / "seed_full.ncu-rep.gz")
+    ids = report.launches.filter(pl.col("kernel_short") == "reduceShuffle")["launch_id"].to_list()
+    table = SourceListing.of(report.subset(ids).source).table("source")
+    lines = table.filter(pl.col("addr") == "")
+    assert lines["line"].to_list() == ["121", "122", "123", "124", "125", "126", "440"]
+    assert lines["code"][-1].startswith("sm_30_intrinsics.hpp: ret = __nvvm_shfl_down_sync(")
+    assert not any(c.startswith("seedkernels.cu") for c in lines["code"])
+    shuffles = table.filter(pl.col("code").str.contains("SHFL.DOWN"))
+    assert shuffles.height == 5 and (shuffles["line"] == "440").all()

@@ -124,7 +124,7 @@ class SourceListing:
                 (pl.col("kind") == "sass").alias("_sass"),
             ).sort(["_file", "line", "_sass", "row"], nulls_last=True)
         rows = rows.with_row_index("order").select(
-            "order", "kind", "line", "address", "code", *[c for c in counters if c in rows.columns]
+            "order", "kind", "file", "line", "address", "code", *[c for c in counters if c in rows.columns]
         )
         return cls(rows, [c for c in counters if c in rows.columns])
 
@@ -177,6 +177,16 @@ class SourceListing:
         (instructions indented under their line), counters by short name, compact numbers."""
         rows = self.ordered(order)
         nested = order == "source" and rows["kind"].eq("line").any()
+        # a line of another file than the kernel's (a header's inlined function) says its file
+        files = self.rows.filter(pl.col("kind") == "line")["file"].drop_nulls()
+        if files.n_unique() > 1:
+            own = files[0]
+            rows = rows.with_columns(
+                pl.when((pl.col("kind") == "line") & pl.col("file").is_not_null() & (pl.col("file") != own))
+                .then(pl.col("file").str.replace(r"^.*[/\\]", "") + ": " + pl.col("code").fill_null(""))
+                .otherwise(pl.col("code"))
+                .alias("code")
+            )
         # file text is untrusted: on one line, control and bidi characters shown as escapes
         code = (
             pl.col("code")
