@@ -57,9 +57,12 @@ def _import(path: str | os.PathLike[str], progress: stream.Progress | None, via_
     if head.startswith(_input.NCU_REPORT_MAGIC):
         from warpscope.importers import ncurep  # protobuf is imported only for a report
 
-        if via_ncu:
+        if via_ncu:  # NVIDIA's ncu-report where it is installed, else ncu on the PATH
+            from warpscope.importers.ncurep import via_ncu_report
             from warpscope.importers.ncurep.via_ncu import import_via_ncu
 
+            if via_ncu_report.available():
+                return _with_occupancy(ncurep.import_report_via_ncu_report(name))
             return import_via_ncu(name, import_file)
         return _with_occupancy(ncurep.import_report(name))
     data = _input.read_bytes(name)

@@ -348,9 +348,10 @@ def test_compact_counts_are_short_and_never_scientific(value):
     assert "e" not in text and len(text) <= 7  # a sign and six characters
 
 
-def test_source_listing_of_a_report_orders_its_instructions_by_line():
-    """A .ncu-rep's instructions carry their CUDA line and no text: each instruction once, in
-    line order, and the bank-conflict finding at line 70 as on the CSV source page."""
+def test_source_listing_of_a_report_nests_instructions_under_their_cuda_line():
+    """A .ncu-rep made with --import-source yes: each CUDA line once with its text, its
+    instructions (each once, with ncu-report's SASS text) under it, in line order; the
+    bank-conflict finding at line 70 as on the CSV source page."""
     import warpscope
     from tests.conftest import H100
     from warpscope.explore.source_view import SourceListing
@@ -360,10 +361,17 @@ def test_source_listing_of_a_report_orders_its_instructions_by_line():
     source = report.subset(ids).source
     listing = SourceListing.of(source)
     rows = listing.rows
-    assert rows.height == source["address"].n_unique() > 0 and rows["address"].is_unique().all()
+    sass = rows.filter(pl.col("kind") == "sass")
+    lines = rows.filter(pl.col("kind") == "line")
+    assert sass.height == source["address"].drop_nulls().n_unique() > 0 and sass["address"].is_unique().all()
+    assert lines["line"].is_unique().all() and lines["code"].is_not_null().all()
+    assert sass["code"].is_not_null().all()
     assert rows["line"].to_list() == sorted(rows["line"].to_list())
+    # each line's row comes first, then its instructions
+    assert rows.group_by("line", maintain_order=True).agg(pl.col("kind").first())["kind"].eq("line").all()
     order, counter = listing.worst("bank_conflicts")
     assert counter == "L1 Wavefronts Shared Excessive" and rows["line"][order] == 70
+    assert rows["kind"][order] == "line" and "tile" in rows["code"][order]
 
 
 def test_source_table_shows_file_text_literally():
@@ -423,3 +431,22 @@ def test_worst_finding_ranks_severity_then_gain_and_names_the_rule_shortly():
         ]
         assert text in titles, (launch_id, text, titles)
         assert len(text) <= 80
+
+
+def test_source_listing_of_a_report_names_a_headers_lines():
+    """reduceShuffle inlines __shfl_down_sync from CUDA's sm_30_intrinsics.hpp: its lines come
+    after the kernel's own file's, and say their file (a line number alone would point into the
+    kernel's file)."""
+    import warpscope
+    from tests.conftest import H100
+    from warpscope.explore.source_view import SourceListing
+
+    report = warpscope.load(H100 / "ncurep" / "seed_full.ncu-rep.gz")
+    ids = report.launches.filter(pl.col("kernel_short") == "reduceShuffle")["launch_id"].to_list()
+    table = SourceListing.of(report.subset(ids).source).table("source")
+    lines = table.filter(pl.col("addr") == "")
+    assert lines["line"].to_list() == ["121", "122", "123", "124", "125", "126", "440"]
+    assert lines["code"][-1].startswith("sm_30_intrinsics.hpp: ret = __nvvm_shfl_down_sync(")
+    assert not any(c.startswith("seedkernels.cu") for c in lines["code"])
+    shuffles = table.filter(pl.col("code").str.contains("SHFL.DOWN"))
+    assert shuffles.height == 5 and (shuffles["line"] == "440").all()

@@ -21,7 +21,7 @@ import pytest
 from conftest import H100, run_cli
 
 from warpscope.errors import InputError
-from warpscope.importers import import_file
+from warpscope.importers import import_file, import_files
 from warpscope.importers.ncurep import framing
 from warpscope.model import schema
 
@@ -252,7 +252,8 @@ def test_per_instruction_counters_are_the_source_page():
     rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
     page = import_file(REPORTS / "seed_full_source_sass.csv.gz")
     key = ["address", "counter"]
-    ours = rep.source.select(*key, "value", "row", "launch_id").with_columns(
+    instructions = rep.source.filter(pl.col("address").is_not_null())  # the CUDA lines' rows aside
+    ours = instructions.select(*key, "value", "row", "launch_id").with_columns(
         pl.col("counter").cast(pl.String)
     )
     theirs = page.source.select(*key, "value").with_columns(pl.col("counter").cast(pl.String))
@@ -291,10 +292,18 @@ sys.stdout.buffer.write(gzip.decompress(open({str(raw)!r} if page == "raw" else 
     (folder / "ncu").chmod(0o755)
 
 
+def _without_ncu_report(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``import ncu_report`` fails (run_cli runs warpscope in this process), as where the
+    package is not installed."""
+    monkeypatch.setitem(sys.modules, "ncu_report", None)
+
+
 def test_via_ncu_reads_the_report_through_ncus_export(tmp_path, monkeypatch):
+    """Without ncu-report, --via-ncu has ncu export the pages; with neither, one line, exit 2."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     _fake_ncu(bin_dir)
+    _without_ncu_report(monkeypatch)
 
     def run(path: str, *args: str):  # type: ignore[no-untyped-def]
         monkeypatch.setenv("PATH", path)
@@ -310,8 +319,50 @@ def test_via_ncu_reads_the_report_through_ncus_export(tmp_path, monkeypatch):
     launches = json.loads(done.stdout)["launches"]
     assert len(launches) == 6  # raw and details pages merged: one launch each
     missing = run(python_only, "report", rep, "--via-ncu")
-    assert missing.returncode == 2 and "--via-ncu needs Nsight Compute's ncu on the PATH" in missing.stderr
+    assert missing.returncode == 2
+    assert (
+        "--via-ncu needs NVIDIA's ncu-report" in missing.stderr
+        and "or Nsight Compute's ncu" in missing.stderr
+    )
     assert missing.stderr.count("\n") == 1
+
+
+def test_via_ncu_uses_ncu_report_where_installed(tmp_path, monkeypatch):
+    """With ncu-report installed, --via-ncu needs no ncu: NVIDIA's reader gives the same launches
+    and rule results as warpscope's own (speedups and their local/global type), and each rule's
+    tables after its message (ncu's details page leaves them out)."""
+    import json
+
+    python_only = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", python_only)  # no ncu
+    rep = REPORTS / "seed_full.ncu-rep.gz"
+    done = run_cli("report", str(rep), "--via-ncu", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert '"ncu-rep via ncu-report"' in done.stdout
+    assert len(json.loads(done.stdout)["launches"]) == 22
+    theirs = import_files([rep], via_ncu=True)
+    ours = import_file(rep)
+    assert theirs.launches["kernel"].to_list() == ours.launches["kernel"].to_list()
+    assert theirs.launches["duration_ns"].to_list() == ours.launches["duration_ns"].to_list()
+    key = ["launch_id", "rule_id", "speedup_type"]
+    rules = [
+        p.findings.filter(pl.col("origin") == "ncu")
+        .select(*key, pl.col("estimated_speedup_pct").round(6))
+        .sort(key)
+        for p in (theirs, ours)
+    ]
+    assert rules[0].height == 255 and rules[0].equals(rules[1])
+    assert set(rules[0]["speedup_type"].drop_nulls()) == {"local", "global"}
+    # the FP32 rule's table: the line, its text as in the source file, the opcode, the count
+    fp32 = theirs.findings.filter(
+        pl.col("rule_id") == "FPInstructions", pl.col("message").str.contains("line 30")
+    )
+    assert fp32.height >= 1
+    message = fp32["message"][0]
+    source_line = (H100 / "seedkernels.cu").read_text().splitlines()[29].strip()
+    assert "Most frequently executed non-fused FP32 instructions:" in message
+    assert f"seedkernels.cu, line 30 | {source_line} | FADD | 32768" in message
+    assert "@source:" not in message
 
 
 def test_a_newer_report_says_via_ncu_where_ncu_is_installed(tmp_path, monkeypatch):
@@ -397,3 +448,113 @@ def test_kernels_with_and_without_a_line_table_in_one_report(tmp_path):
     profile = import_file(path)
     lines = profile.source.group_by("launch_id").agg(pl.col("line").is_not_null().any()).sort("launch_id")
     assert lines["line"].to_list() == [False] + [True] * 21
+
+
+def test_cuda_lines_with_their_text_and_counters_as_ncus_source_page():
+    """With --import-source yes, the report embeds the CUDA files: each CUDA line is a row
+    with the file's text and, per counter, the value ncu's own CUDA+SASS source page prints
+    for the line (the same report, exported by ncu --page source --print-source cuda,sass)."""
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    page = import_file(REPORTS / "seed_full_source_cuda_sass.csv.gz")
+    # the page has a block per function and file; the report a launch per function
+    kernels = page.launches.sort("launch_id")["kernel"].to_list()
+    launch_of = {0: 0}
+    for i in range(1, len(kernels)):
+        launch_of[i] = launch_of[i - 1] + (kernels[i] != kernels[i - 1])
+    assert launch_of[len(kernels) - 1] == rep.launches.height - 1
+    listed = (
+        page.source.with_columns(
+            pl.col("launch_id").replace_strict(launch_of), pl.col("counter").cast(pl.String)
+        )
+        .sort("launch_id", "file", "row")
+        .with_columns(pl.col("line").forward_fill().over("launch_id", "file").alias("under"))
+    )
+    key = ["launch_id", "file", "line", "counter"]
+    ours_lines = rep.source.filter(pl.col("address").is_null())
+    ours = ours_lines.with_columns(pl.col("counter").cast(pl.String))
+    # Two kinds of page line are left out, each found from the page itself. (1) A call of a
+    # function inlined from another file: ncu's view of the calling file lists the inlined
+    # instructions under the call as well; warpscope lists them under their own file's line
+    # only (docs/ncu-rep.md). (2) A line whose text has a double quote: ncu prints it in the
+    # CSV unescaped, so the line's cells shift and the page's row cannot be read.
+    mine = rep.source.select("launch_id", "address", pl.col("file").alias("file_rep")).unique()
+    calls = (
+        listed.filter(pl.col("address").str.starts_with("0x"))
+        .join(mine, on=["launch_id", "address"])
+        .filter(pl.col("file") != pl.col("file_rep"))
+        .select("launch_id", "file", pl.col("under").alias("line"))
+        .unique()
+    )
+    unreadable = (
+        listed.filter(
+            pl.col("address").is_not_null(),
+            ~pl.col("address").str.starts_with("0x"),
+            pl.col("address") != "...",
+        )
+        .select("launch_id", "file", "line")
+        .unique()
+    )
+    assert calls.height == 1 and unreadable.height == 1  # reduceShuffle's __shfl_down_sync; its first line
+    left_out = pl.concat([calls, unreadable])
+    theirs = (
+        listed.filter(
+            pl.col("address").is_null(), pl.col("line").is_not_null(), pl.col("value").is_not_null()
+        )
+        .unique(key)
+        .join(left_out, on=["launch_id", "file", "line"], how="anti")
+    )
+    shared = set(ours["counter"].unique()) & set(theirs["counter"].unique())
+    assert len(shared) >= 30
+    joined = theirs.filter(pl.col("counter").is_in(shared)).join(
+        ours.select(*key, "value", "code"), on=key, how="left", suffix="_rep"
+    )
+    assert joined.height > 3_000
+    # a report keeps non-zero cells only: an absent line cell is a zero
+    values = joined.with_columns(pl.col("value_rep").fill_null(0.0))
+    wrong = values.filter((pl.col("value") - pl.col("value_rep")).abs() > 0.01 + 1e-4 * pl.col("value").abs())
+    assert wrong.is_empty(), wrong.head()
+    # and no line of ours that the page does not have (with a non-zero counter)
+    extra = (
+        ours.filter(pl.col("counter").is_in(shared))
+        .join(left_out, on=["launch_id", "file", "line"], how="anti")
+        .join(theirs, on=key, how="anti")
+    )
+    assert extra.is_empty(), extra.head()
+    # the line's text is the file's, as the page prints it (the page strips the indentation)
+    # (a line with a double quote, which ncu's CSV prints unescaped, aside)
+    texts = joined.filter(pl.col("code_rep").is_not_null()).unique(["launch_id", "file", "line"])
+    quoted = texts.filter(pl.col("code_rep").str.contains('"', literal=True))
+    texts = texts.filter(~pl.col("code_rep").str.contains('"', literal=True))
+    assert texts.height > 100 and quoted.height == 1
+    assert (texts["code_rep"].str.strip_chars() == texts["code"].str.strip_chars()).all()
+    assert ours_lines["code"].is_not_null().all()
+
+
+def test_sass_text_from_ncu_report_as_ncus_source_page():
+    """Each instruction's SASS text is what ncu's source page prints at its address (asked of
+    NVIDIA's ncu-report, which the test extras install)."""
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    page = import_file(REPORTS / "seed_full_source_cuda_sass.csv.gz")
+    theirs = page.source.filter(pl.col("address").is_not_null(), pl.col("code") != "...").unique("address")
+    ours = rep.source.filter(pl.col("address").is_not_null()).unique("address")
+    joined = theirs.select("address", "code").join(
+        ours.select("address", "code"), on="address", suffix="_rep"
+    )
+    assert joined.height > 300 and joined.height == ours.height
+    assert (joined["code"].str.strip_chars() == joined["code_rep"]).all(), joined.filter(
+        pl.col("code").str.strip_chars() != pl.col("code_rep")
+    ).head()
+    assert not any("ncu-report" in n for n in rep.sources["notes"][0])
+
+
+def test_without_ncu_report_instructions_have_addresses_and_the_notes_say_why(monkeypatch):
+    """Without NVIDIA's ncu-report (the disassembler is NVIDIA's), the CUDA lines keep their
+    text and counters, the instructions have their address and counters but no text, and the
+    import notes say what to install."""
+    monkeypatch.setitem(sys.modules, "ncu_report", None)  # import ncu_report: ImportError
+    rep = import_file(REPORTS / "seed_full.ncu-rep.gz")
+    instructions = rep.source.filter(pl.col("address").is_not_null())
+    lines = rep.source.filter(pl.col("address").is_null())
+    assert instructions.height > 10_000 and instructions["code"].is_null().all()
+    assert lines.height > 1_000 and lines["code"].is_not_null().all()
+    assert any("ncu-report" in n and "address only" in n for n in rep.sources["notes"][0])

@@ -133,3 +133,40 @@ def test_svg_figure_is_deterministic_well_formed_and_literal(tmp_path):
     text = roofline_svg(hostile, "t")
     ET.fromstring(text)  # still well-formed
     assert "<script>" not in text and "\x1b" not in text and "&lt;script&gt;" in text
+
+
+def test_svg_legend_fits_and_point_labels_do_not_overlap():
+    """Issue 42: on the PyTorch step's 56 kernels the SVG's legend ran past the right edge
+    (names cut at the end, so cuDNN's read alike) and point labels were drawn over each other.
+    Now every legend line fits the figure (names shortened in the middle), the legend ends
+    above the bottom, and no point label's box overlaps another's or another point."""
+    import xml.etree.ElementTree as ET
+
+    from tests.conftest import CNN_STEP
+    from warpscope.report.roofline_points import kernel_points
+    from warpscope.report.roofline_svg import CHAR, FONT_PX, HEIGHT, LEGEND_X, WIDTH, roofline_svg
+
+    points = kernel_points(analyze(warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz")))
+    assert len(points) == 56
+    root = ET.fromstring(roofline_svg(points, "cnn step"))
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [(float(t.get("x")), float(t.get("y")), t.text or "", t) for t in root.iter(f"{ns}text")]
+    legend = [t for t in texts if t[0] == LEGEND_X]
+    assert len(legend) >= 25
+    for x, y, text, _ in legend:
+        assert x + len(text) * CHAR <= WIDTH and y <= HEIGHT - 4, text
+    # cut in the middle: the tail, where the template arguments differ, stays
+    assert any(" " in n and "…" in n.split(" ", 1)[1] and ">" in n.split("…", 1)[1] for _, _, n, _ in legend)
+    assert any("more" in t[2] for t in legend) and any("left out" in t[2] for t in legend)
+    labels = {p.label for p in points}
+    boxes = [
+        (x - 2, y - FONT_PX, x + len(text) * CHAR + 2, y + 2)
+        for x, y, text, t in texts
+        if text in labels and t.get("font-family") == "monospace" and x < LEGEND_X
+    ]
+    assert len(boxes) >= 25
+    circles = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(f"{ns}circle")]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+        assert sum(a[0] < cx < a[2] and a[1] < cy < a[3] for cx, cy in circles) == 0

@@ -283,6 +283,54 @@ async def test_roofline_screen_and_the_overview_plot():
         assert [p.label for p in plot.points] == ["◆"] and plot.points[0].point == naive
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+async def test_roofline_labels_never_run_together(size):
+    """Issue 42: the terminal roofline of 56 PyTorch kernels printed neighbouring labels as one
+    number ("145013"). Each label now has cells of its own with a blank one beside it: every
+    run of digits on the plot is one kernel's label, each at most once; those left out are
+    counted on the x label."""
+    import re
+
+    from warpscope.tui.widgets.roofline_plot import RooflinePlot
+
+    app = WarpscopeApp(Workspace(warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz")))
+    async with app.run_test(size=size) as pilot:
+        await _ready(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.pause()
+        plot = app.screen.query_one("#roofline-plot", RooflinePlot)
+        labels = {p.label for p in plot.points}
+        assert len(labels) == 56
+        text = re.sub(r"\x1b\[[0-9;]*m", "", plot.plt.build())
+        frame = [re.match(r"^\s*\S*[┤│](.*)│\s*$", line) for line in text.splitlines()]
+        canvas = [m.group(1) for m in frame if m]
+        assert len(canvas) >= 9
+        runs = [m.group() for line in canvas for m in re.finditer(r"\d+", line)]
+        assert runs and set(runs) <= labels, set(runs) - labels
+        assert len(runs) == len(set(runs)) == 56 - plot.labels_left_out
+        # the kernels that hold the time are labelled first: none of them is left out
+        big = {p.label for p in plot.points if (p.time_share_pct or 0) >= 5}
+        assert big and big <= set(runs)
+        assert plot.labels_left_out <= (28 if size[0] == 80 else 7)
+
+
+def test_label_places_keep_a_blank_cell_between_labels_and_off_points():
+    from warpscope.tui.widgets.roofline_plot import place_labels
+
+    points = [(10, 5), (11, 5), (12, 5), (13, 5), (30, 2)]
+    places = place_labels(points, ["14", "50", "13", "7", "222"], 40, 10)
+    taken = set(points)
+    for place, label, point in zip(places, ["14", "50", "13", "7", "222"], points, strict=True):
+        if place is None:
+            continue
+        cells = {(place[0] + i, place[1]) for i in range(len(label))}
+        beside = {(place[0] - 1, place[1]), (place[0] + len(label), place[1])}
+        assert not cells & taken and not (beside & taken) - {point}
+        taken |= cells | beside
+    assert places[0] is not None and places[-1] == (31, 2)
+
+
 async def test_ctrl_c_quits():
     app = _app(H100 / "seed_full_raw.csv")
     async with app.run_test() as pilot:
@@ -800,6 +848,45 @@ async def test_source_page_beside_its_report_fills_a_source_tab_in_order(size):
         assert "no per-line counter locates" in caption and "the hottest line" in caption
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+async def test_source_tab_of_a_report_shows_cuda_lines_and_sass_and_lands_on_the_line(size):
+    """A .ncu-rep made with --import-source yes: the Source tab lists each CUDA line with its
+    text and, under it, its instructions with their SASS; counts are right-aligned; `j` on the
+    bank-conflict finding lights the whole row of line 70, in view."""
+    app = WarpscopeApp(Workspace(warpscope.load(H100 / "ncurep" / "seed_full.ncu-rep.gz")))
+    async with app.run_test(size=size) as pilot:
+        await _ready(pilot)
+        await pilot.press("slash", *"transposeShared<0>", "enter")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, KernelScreen) and screen.detail.kernel.kernel_short == "transposeShared<0>"
+        await pilot.press("6")
+        await pilot.pause()
+        source = screen.query_one("#source-grid", Grid)
+        listing = screen.detail.listing
+        assert source.row_count == listing.rows.height
+        first = [str(source.get_cell_at(_coord(0, c))) for c in range(3)]
+        second = [str(source.get_cell_at(_coord(1, c))) for c in range(3)]
+        assert first[1] in ("", "None") and first[2].startswith("__global__")  # a CUDA line, its text
+        assert second[1] != "" and second[2].startswith("  ") and second[2].split()[0].isupper()  # SASS
+        assert source.cursor_type == "row"
+        counts = source._plain_cell(0, 3, 10)
+        assert counts is not None and counts[1] == "right"
+        assert source._plain_cell(0, 2, 10)[1] == "left"
+        await pilot.press("7")
+        await pilot.pause()
+        assert screen.detail.kernel.findings[0]["category"] == "bank_conflicts"
+        await pilot.press("j")
+        await pilot.pause()
+        row = source.cursor_row
+        assert listing.rows["line"][row] == 70 and listing.rows["kind"][row] == "line"
+        assert source.has_focus and source.cursor_type == "row"
+        top = int(source.scroll_y)
+        assert top <= row < top + source.scrollable_content_region.height - 1  # in view
+
+
 def test_memory_tab_shows_local_traffic_only_where_a_kernel_spills():
     """The cuDNN dgrad kernel of the PyTorch step spills: the Memory tab gives its local loads
     and stores (requests, sectors, sectors per request) as the raw page states them; a kernel
@@ -1030,3 +1117,23 @@ async def test_every_title_takes_two_rows_at_most_at_80_columns():
             heights[key] = app.screen.query_one(title).region.height
     assert all(1 <= h <= 2 for h in heights.values()), heights
     assert heights["kernel"] == 2  # the short name, then the full one shortened in the middle
+
+
+def test_an_ncu_rule_shows_its_speedup_type_and_its_table_lines():
+    """Read with --via-ncu through ncu-report, an ncu rule's finding says whether its gain is
+    local or global, and its table's rows come on lines of their own (as `y` copies it)."""
+    from warpscope.importers import import_files
+    from warpscope.tui.screens.kernel_tabs import finding_text
+
+    profile = import_files([H100 / "ncurep" / "seed_full.ncu-rep.gz"], via_ncu=True)
+    rows = profile.findings.filter(pl.col("origin") == "ncu").to_dicts()
+    fp32 = next(f for f in rows if f["rule_id"] == "FPInstructions" and "line 30 |" in f["message"])
+    text = finding_text(fp32).splitlines()
+    assert "Most frequently executed non-fused FP32 instructions:" in text
+    assert "Location | Source | Opcode | Executed Instructions" in text
+    assert any(
+        line.startswith("seedkernels.cu, line 30 | ") and line.endswith("| FADD | 32768") for line in text
+    )
+    assert text[-1].startswith("estimated gain: ") and text[-1].endswith((", local", ", global"))
+    kinds = {finding_text(f).splitlines()[-1].rsplit(", ", 1)[-1] for f in rows if f["estimated_speedup_pct"]}
+    assert {"local", "global"} <= kinds

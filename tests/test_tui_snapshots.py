@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import warpscope
-from tests.conftest import H100, settle
+from tests.conftest import CNN_STEP, H100, settle
 from warpscope.explore.workspace import Workspace
 from warpscope.tui import WarpscopeApp
 from warpscope.tui.widgets.grid import Grid
@@ -128,3 +128,36 @@ def test_trend(snap_compare, size, no_color, fleet_dataset):
     base = store.load_run(fleet_dataset, store.select_run(fleet_dataset, offset=1))
     app = WarpscopeApp(Workspace(profile, base, dataset=fleet_dataset))
     assert snap_compare(app, terminal_size=size, run_before=_then("T"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_source_tab_of_a_report(snap_compare, size, no_color):
+    # a .ncu-rep made with --import-source yes: CUDA lines with their text, the SASS under each
+    # (ncu-report's), counts right-aligned; `j` from the bank-conflict finding lights line 70
+    app = WarpscopeApp(Workspace(warpscope.load(H100 / "ncurep" / "seed_full.ncu-rep.gz")))
+    assert snap_compare(
+        app, terminal_size=size, run_before=_then("enter", "7", "j", row_of="transposeShared<0>")
+    )
+
+
+def _cnn_app(baseline: bool = False) -> WarpscopeApp:
+    # a PyTorch training step on the H100: cuDNN, CUTLASS and PyTorch kernels, long templated
+    # names; with a baseline: the first 12 launches of another run of the step
+    profile = warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz")
+    base = warpscope.load(H100 / "ncurep" / "cnn_first12_raw_base.csv.gz") if baseline else None
+    return WarpscopeApp(Workspace(profile, base))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_fix_first_long_names(snap_compare, size, no_color):
+    assert snap_compare(_cnn_app(), terminal_size=size, run_before=_then("x"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_roofline_long_names(snap_compare, size, no_color):
+    assert snap_compare(_cnn_app(), terminal_size=size, run_before=_then("r"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compare_long_names(snap_compare, size, no_color):
+    assert snap_compare(_cnn_app(baseline=True), terminal_size=size, run_before=_then("c"))

@@ -66,8 +66,9 @@ ViaNcu = Annotated[
     bool,
     typer.Option(
         "--via-ncu",
-        help="Read .ncu-rep reports through Nsight Compute's own export (ncu on the PATH), "
-        "e.g. a report from a newer Nsight Compute than warpscope knows.",
+        help="Read .ncu-rep reports through NVIDIA's ncu-report where installed (with ncu's rule "
+        "tables), else Nsight Compute's own export (ncu on the PATH), e.g. a report from a newer "
+        "Nsight Compute than warpscope knows.",
     ),
 ]
 

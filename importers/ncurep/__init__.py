@@ -17,7 +17,6 @@ command-list and graph results are not, and the import notes say how many were s
 from __future__ import annotations
 
 import posixpath
-import re
 import struct
 import zlib
 from collections.abc import Iterable
@@ -33,7 +32,16 @@ from warpscope.importers.ncu import framing as csv_framing
 from warpscope.importers.ncu.framing import CsvBlock
 from warpscope.importers.ncu.long_page import rule_findings
 from warpscope.importers.ncu.raw_page import import_raw
-from warpscope.importers.ncurep import cubin, framing, messages, source, units, via_ncu
+from warpscope.importers.ncurep import (
+    cubin,
+    framing,
+    messages,
+    pages,
+    sass_text,
+    source,
+    via_ncu,
+    via_ncu_report,
+)
 from warpscope.importers.ncurep.messages import Msg, ReportDamage, parse, text
 from warpscope.model.profile import Profile
 
@@ -43,10 +51,36 @@ FORMAT = "ncu-rep"
 #: names in a report's string table that are section helpers, not metrics (the raw page
 #: has no column for them)
 _HELPER_PREFIXES = ("group:", "breakdown:")
-#: RuleResultMessageType -> the details page's "Rule Type"
-_RULE_TYPE = {0: "", 1: "INF", 2: "WRN", 3: "ERR", 4: "OPT"}
-#: RuleResultSpeedupType -> the details page's "Estimated Speedup Type"
-_SPEEDUP_TYPE = {0: "", 1: "local", 2: "global"}
+
+
+def import_report_via_ncu_report(path: str) -> Profile:
+    """The report read by NVIDIA's ``ncu-report`` (``via_ncu_report.py``): its raw and details
+    pages as warpscope's reader would give them, with ncu's rule tables after each message."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="warpscope-ncu-report-") as tmp:
+        plain = Path(tmp) / "report.ncu-rep"
+        try:
+            with _input.open_binary(path) as stream, plain.open("wb") as out:
+                while chunk := stream.read(1 << 20):
+                    out.write(chunk)
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(path, f"damaged gzip file ({e})") from None
+        rows, rules = via_ncu_report.read(path, str(plain))
+    if not rows:
+        raise InputError(path, "an Nsight Compute report with no kernel launch in it")
+    page = import_raw(pages.raw_frame(rows), fmt=FORMAT)
+    page.findings = rule_findings(pages.rule_rows(rules))
+    profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
+    said = ["read through NVIDIA's ncu-report (--via-ncu): no process columns, no per-line counters"]
+    return replace(
+        profile,
+        sources=profile.sources.with_columns(
+            pl.lit("ncu-rep via ncu-report").alias("format"),
+            pl.Series([said], dtype=pl.List(pl.String)).alias("notes"),
+        ),
+    )
 
 
 def import_report(path: str) -> Profile:
@@ -63,12 +97,19 @@ def import_report(path: str) -> Profile:
         raise InputError(path, "an Nsight Compute report with no kernel launch in it")
     frame = _raw_frame(report)
     page = import_raw(frame, fmt=FORMAT)
-    page.findings = rule_findings(_rule_rows(report.rule_rows))
+    page.findings = rule_findings(pages.rule_rows(report.rule_rows))
     profile = assemble_profile(path, [(page, CsvBlock(b"", 0, None), FORMAT)], csv_framing.Framing())
-    notes = pl.Series([report.notes()], dtype=pl.List(pl.String))
-    return replace(
-        profile, sources=profile.sources.with_columns(notes.alias("notes")), source=report.source.rows()
-    )
+    rows = report.source.rows()
+    notes_ = report.notes()
+    if rows["address"].is_not_null().any():
+        mangled = [str(r["Kernel Mangled Name"]) for r in report.launch_rows]
+        with_text = sass_text.texts(path, rows, mangled)
+        if with_text is None:
+            notes_.append(sass_text.NO_TEXT)
+        else:
+            rows = with_text
+    notes = pl.Series([notes_], dtype=pl.List(pl.String))
+    return replace(profile, sources=profile.sources.with_columns(notes.alias("notes")), source=rows)
 
 
 class _Report:
@@ -81,6 +122,7 @@ class _Report:
         self.instanced: set[str] = set()
         self.source = source.SourceCounters()
         self.lines: dict[int, dict[str, cubin.Lines]] = {}  # by SourceData reference, by kernel
+        self.files: dict[int, dict[str, str]] = {}  # by SourceData reference: CUDA file -> text
         self.other_results = 0
         self.version = 0
 
@@ -96,7 +138,9 @@ class _Report:
                 f"{self.other_results} range, command-list or graph result(s) not read "
                 "(only kernel launches are)"
             )
-        if out and via_ncu.ncu_path() is not None:
+        if out and via_ncu_report.available():
+            out.append(via_ncu_report.HINT)
+        elif out and via_ncu.ncu_path() is not None:
             out.append(via_ncu.HINT)
         if self.instanced:
             out.append(
@@ -116,14 +160,17 @@ def _read(stream: BinaryIO) -> _Report:
             if cubin.may_have_lines(raw):  # parsing a library's cubin costs; most have no lines
                 code = parse(messages.SourceData, raw, "a source message")
                 report.lines[code.Reference] = cubin.line_tables(code.Binary)
+                report.files[code.Reference] = source.embedded_files(code)
         process = block.header.Process
         for result in block.results:
             launch = len(report.launch_rows)
             row, lists = _launch_row(report, launch, process, result)
             report.launch_rows.append(row)
             report.rule_rows.extend(_rules(launch, result.RuleResults))
-            lines = report.lines.get(result.Source.Reference, {}).get(text(result.KernelMangledName))
-            report.source.add(launch, result, lists, source.function_start(lists), lines)
+            reference = result.Source.Reference
+            lines = report.lines.get(reference, {}).get(text(result.KernelMangledName))
+            files = report.files.get(reference, {})
+            report.source.add(launch, result, lists, source.function_start(lists), lines, files)
     return report
 
 
@@ -180,7 +227,7 @@ def _launch_row(
             metrics[name] = "no data"  # as the raw page says it
     for name in [n for n in metrics if n.startswith(_HELPER_PREFIXES)]:
         del metrics[name]
-    kernel = _as_ncu_prints(
+    kernel = pages.as_ncu_prints(
         text(result.RenamedDemangledName or result.KernelDemangledName or result.KernelFunctionName)
     )
     major = metrics.get("device__attribute_compute_capability_major")
@@ -204,23 +251,6 @@ def _launch_row(
     return row, lists
 
 
-#: a template argument's literal cast, "(int)4", "(bool)1", "(unsigned long)2", which the
-#: report's demangled names keep and ncu's pages print without ("4", "1", "2")
-_LITERAL_CAST = re.compile(r"\((?:[A-Za-z_][\w:]*)(?: [A-Za-z_]\w*)*\)(-?\d+)(?=[,>])")
-#: rule text markup: "@section:Id:Shown@" and "@url:Shown:https://...@", which the details
-#: page prints as "Shown" and "Shown (https://...)"
-_SECTION_LINK = re.compile(r"@section:[^:@]*:([^@]*)@")
-_URL_LINK = re.compile(r"@url:([^:@]*):([^@]*)@")
-
-
-def _as_ncu_prints(name: str) -> str:
-    return _LITERAL_CAST.sub(r"\1", name)
-
-
-def _plain_message(text: str) -> str:
-    return _URL_LINK.sub(r"\1 (\2)", _SECTION_LINK.sub(r"\1", text))
-
-
 def _rules(launch: int, results: Iterable[Msg]) -> Iterable[dict[str, object]]:
     """One row per rule message, as the details page prints it, with the speedup its body
     item carries (or, in reports that keep it apart, the item after it)."""
@@ -231,40 +261,19 @@ def _rules(launch: int, results: Iterable[Msg]) -> Iterable[dict[str, object]]:
                 last = {
                     "launch_id": launch,
                     "Rule Name": text(rule.Identifier),
-                    "Rule Type": _RULE_TYPE.get(item.Message.Type, ""),
-                    "Rule Description": _plain_message(text(item.Message.Message)),
+                    "Rule Type": pages.RULE_TYPE.get(item.Message.Type, ""),
+                    "Rule Description": pages.plain_message(text(item.Message.Message)),
                     "Section Name": text(rule.SectionIdentifier),
                     "Estimated Speedup Type": "",
                     "Estimated Speedup": None,
                 }
                 yield last
             if item.HasField("Speedup") and last is not None:
-                last["Estimated Speedup Type"] = _SPEEDUP_TYPE.get(item.Speedup.SpeedupType, "")
+                last["Estimated Speedup Type"] = pages.SPEEDUP_TYPE.get(item.Speedup.SpeedupType, "")
                 last["Estimated Speedup"] = repr(item.Speedup.Value)
-
-
-def _rule_rows(rows: list[dict[str, object]]) -> pl.DataFrame:
-    schema = {
-        "launch_id": pl.Int64,
-        "Rule Name": pl.String,
-        "Rule Type": pl.String,
-        "Rule Description": pl.String,
-        "Section Name": pl.String,
-        "Estimated Speedup Type": pl.String,
-        "Estimated Speedup": pl.String,
-    }
-    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 
 def _raw_frame(report: _Report) -> pl.DataFrame:
     """The raw page the report would export: identity columns, then one column per metric
     (in name order, as ncu prints them), a units row first, ``_row`` added."""
-    rows = report.launch_rows
-    identity = list(rows[0])[:12]
-    names = sorted({k for r in rows for k in r} - set(identity))
-    columns = identity + names
-    units_row = dict.fromkeys(identity, "") | {n: units.unit_of(n) for n in names}
-    frame = pl.DataFrame(
-        [units_row, *rows], schema=dict.fromkeys(columns, pl.String), orient="row", infer_schema_length=None
-    )
-    return frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
+    return pages.raw_frame(report.launch_rows)

@@ -4,12 +4,15 @@ The SourceCounters section stores them as metrics with one value per program cou
 (``inst_executed``, the warp-state samples ``smsp__pcsamp_*``, the memory counters), and
 names the columns itself: its source metrics carry the labels the source page prints
 ("Instructions Executed", "Warp Stall Sampling (All Samples)", ...) and the groups that
-sum several of them. The SASS text is not in the report (Nsight Compute disassembles the
-embedded cubin with its own disassembler), so rows have an address, the CUDA file and line
-where the cubin has a line table (``cubin.py``), and no code.
+sum several of them. Rows have an address and the CUDA file and line where the cubin has a
+line table (``cubin.py``); each CUDA line is a row too, its counters summed over its
+instructions, with the line's text where the report embeds the file. The SASS text is not
+in the report (Nsight Compute disassembles the cubin): ``sass_text.py`` asks NVIDIA's reader.
 """
 
 from __future__ import annotations
+
+import posixpath
 
 import numpy as np
 import polars as pl
@@ -113,10 +116,17 @@ class SourceCounters:
         self._sections: dict[bytes, list[tuple[str, str]]] = {}
 
     def add(
-        self, launch_id: int, result: Msg, lists: Lists, base: int | None, lines: cubin.Lines | None
+        self,
+        launch_id: int,
+        result: Msg,
+        lists: Lists,
+        base: int | None,
+        lines: cubin.Lines | None,
+        files: dict[str, str] | None = None,
     ) -> None:
         """The launch's counters (``base``: its function's first program counter; ``lines``:
-        its line table, when the cubin has one, which gives each address its CUDA line)."""
+        its line table, when the cubin has one, which gives each address its CUDA line;
+        ``files``: the CUDA files the report embeds, by the line table's names)."""
         columns = _columns(result, self._sections) if base else []
         if not base or not columns:
             return
@@ -147,11 +157,12 @@ class SourceCounters:
             }
         )
         if lines is not None:
-            files, numbers = lines.at(offsets)
+            names, numbers = lines.at(offsets)
             frame = frame.with_columns(
-                pl.Series("file", files, dtype=pl.String).gather(pc),
+                pl.Series("file", names, dtype=pl.String).gather(pc),
                 pl.Series("line", numbers, dtype=pl.Int64).gather(pc).replace(0, None),
             )
+            frame = pl.concat([frame, _line_rows(frame, len(offsets), files or {})], how="diagonal")
         else:  # a kernel built without -lineinfo, beside others built with it
             frame = frame.with_columns(
                 pl.lit(None, pl.String).alias("file"), pl.lit(None, pl.Int64).alias("line")
@@ -161,4 +172,37 @@ class SourceCounters:
     def rows(self) -> pl.DataFrame:
         if not self._parts:
             return schema.empty("source")
-        return schema.conform("source", pl.concat(self._parts))
+        return schema.conform("source", pl.concat(self._parts, how="diagonal_relaxed"))
+
+
+def embedded_files(code: Msg) -> dict[str, str]:
+    """The CUDA files a ``SourceData`` message embeds (``ncu --import-source yes``), by the
+    name the cubin's line table gives them; {} when the report was made without them."""
+    return {
+        posixpath.normpath(text(f.FileName)): text(f.Content) for f in code.SourceFiles.Files if f.FileName
+    }
+
+
+def _line_rows(instructions: pl.DataFrame, first_row: int, files: dict[str, str]) -> pl.DataFrame:
+    """A CUDA line's rows, as ncu's CUDA+SASS source page lists them above the line's
+    instructions: each counter summed over the instructions the line table puts on the line
+    (the page's line rows are those sums), ``address`` null, ``code`` the line's text where
+    the report embeds the file (else null). ``row`` numbers them after the instructions."""
+    sums = (
+        instructions.filter(pl.col("line").is_not_null())
+        .group_by("file", "line", "counter", maintain_order=True)
+        .agg(pl.col("value").sum())
+        .sort("file", "line", maintain_order=True)
+    )
+    where = sums.select("file", "line").unique(maintain_order=True).with_row_index("index")
+    texts = {name: content.splitlines() for name, content in files.items()}
+    code = [
+        texts[f][n - 1] if f in texts and 0 < n <= len(texts[f]) else None
+        for f, n in zip(where["file"].to_list(), where["line"].to_list(), strict=True)
+    ]
+    where = where.with_columns(
+        (pl.col("index").cast(pl.Int64) + first_row).alias("row"), pl.Series("code", code, dtype=pl.String)
+    ).drop("index")
+    return sums.join(where, on=["file", "line"], how="left").with_columns(
+        pl.lit(None, pl.String).alias("address")
+    )

@@ -34,7 +34,11 @@ def import_via_ncu(path: str, import_file: Callable[[Path], Profile]) -> Profile
     """The report's raw and details pages, exported by ncu and imported as one report."""
     ncu = ncu_path()
     if ncu is None:
-        raise InputError(path, "--via-ncu needs Nsight Compute's ncu on the PATH; it is not there")
+        raise InputError(
+            path,
+            "--via-ncu needs NVIDIA's ncu-report (pip install 'warpscope[ncu]') or Nsight Compute's "
+            "ncu on the PATH; neither is there",
+        )
     with tempfile.TemporaryDirectory(prefix="warpscope-ncu-") as tmp:
         report = Path(tmp) / "report.ncu-rep"
         with open(path, "rb") as f:

@@ -87,7 +87,7 @@ class SourceListing:
         if hot != "# Samples":  # the same count as the sampling column, where both are printed
             counters = [c for c in counters if c != "# Samples"]
         where = first.group_by("row", maintain_order=True).agg(
-            pl.col("line").first(), pl.col("address").first(), pl.col("code").first()
+            pl.col("file").first(), pl.col("line").first(), pl.col("address").first(), pl.col("code").first()
         )
         values = (
             first.filter(pl.col("counter").is_in(counters))
@@ -108,13 +108,23 @@ class SourceListing:
         rows = rows.filter(
             pl.when(pl.col("kind") == "sass")
             .then(pl.col("address").is_first_distinct())
-            .otherwise(pl.col("line").is_null() | pl.col("line").is_first_distinct())
+            .otherwise(pl.col("line").is_null() | pl.struct("kind", "file", "line").is_first_distinct())
         )
-        if rows["kind"].eq("sass").all() and rows["line"].is_not_null().any():
-            # instructions with their CUDA line (a report): source order is line order
-            rows = rows.sort(["line", "row"], nulls_last=True)
+        sass = rows.filter(pl.col("kind") == "sass")
+        if sass["line"].is_not_null().any():
+            # instructions with their CUDA line (a report): source order is line order, each
+            # line (where the report has its text) above its instructions, the file with the
+            # most instructions first (the kernel's own; then the headers it inlines)
+            rank = sass.group_by("file").len().sort(["len", "file"], descending=[True, False])
+            ranks = dict(zip(rank["file"].to_list(), range(rank.height), strict=True))
+            rows = rows.with_columns(
+                pl.col("file")
+                .replace_strict(ranks, default=len(ranks), return_dtype=pl.Int64)
+                .alias("_file"),
+                (pl.col("kind") == "sass").alias("_sass"),
+            ).sort(["_file", "line", "_sass", "row"], nulls_last=True)
         rows = rows.with_row_index("order").select(
-            "order", "kind", "line", "address", "code", *[c for c in counters if c in rows.columns]
+            "order", "kind", "file", "line", "address", "code", *[c for c in counters if c in rows.columns]
         )
         return cls(rows, [c for c in counters if c in rows.columns])
 
@@ -167,6 +177,16 @@ class SourceListing:
         (instructions indented under their line), counters by short name, compact numbers."""
         rows = self.ordered(order)
         nested = order == "source" and rows["kind"].eq("line").any()
+        # a line of another file than the kernel's (a header's inlined function) says its file
+        files = self.rows.filter(pl.col("kind") == "line")["file"].drop_nulls()
+        if files.n_unique() > 1:
+            own = files[0]
+            rows = rows.with_columns(
+                pl.when((pl.col("kind") == "line") & pl.col("file").is_not_null() & (pl.col("file") != own))
+                .then(pl.col("file").str.replace(r"^.*[/\\]", "") + ": " + pl.col("code").fill_null(""))
+                .otherwise(pl.col("code"))
+                .alias("code")
+            )
         # file text is untrusted: on one line, control and bidi characters shown as escapes
         code = (
             pl.col("code")

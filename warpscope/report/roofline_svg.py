@@ -13,11 +13,21 @@ from xml.sax.saxutils import escape
 
 from warpscope.analysis.text import decade, si
 from warpscope.report.escape import visible
+from warpscope.report.names import middle
 from warpscope.report.roofline_points import KernelPoint
 
 WIDTH, HEIGHT = 720, 480
 LEFT, RIGHT, TOP, BOTTOM = 70, 250, 40, 50  # plot margins; the legend sits on the right
 BIG_SHARE_PCT = 5.0
+#: point labels and the legend are set in a monospace font of this size, whose characters are
+#: CHAR px wide (0.6 em in the common monospace fonts, a little spare), so what fits is known
+FONT_PX, CHAR = 11, 6.8
+LINE = 14  # px between legend lines
+LEGEND_X = WIDTH - RIGHT + 12
+LEGEND_CHARS = int((WIDTH - LEGEND_X - 6) // CHAR)  # characters of a legend line
+#: lines of the legend, its "… more" line included (one more line below says how many point
+#: labels had no room)
+LEGEND_LINES = (HEIGHT - TOP - 12) // LINE - 1
 
 
 def roofline_svg(points: list[KernelPoint], title: str) -> str:
@@ -73,14 +83,65 @@ def roofline_svg(points: list[KernelPoint], title: str) -> str:
             f'<circle cx="{px(x)}" cy="{py(y)}" r="{5 if big else 3}" fill="#D55E00" '
             f'fill-opacity="{0.9 if big else 0.6}"/>'
         )
-        out.append(f'<text x="{px(x) + 6}" y="{py(y) - 5}">{escape(visible(p.label))}</text>')
-    legend_x = WIDTH - RIGHT + 16
-    for i, p in enumerate(points[:30]):
-        name = p.kernel_short if len(p.kernel_short) <= 30 else p.kernel_short[:29] + "…"
-        share = f" ({p.time_share_pct:.3g}%)" if p.time_share_pct is not None else ""
+    centres = [(px(x), py(y)) for x, y in zip(xs, ys)]
+    order = sorted(range(len(points)), key=lambda i: -(points[i].time_share_pct or 0.0))
+    places = label_places([centres[i] for i in order], [points[i].label for i in order])
+    left_out = 0
+    for i, place in zip(order, places):
+        if place is None:
+            left_out += 1
+            continue
         out.append(
-            f'<text x="{legend_x}" y="{TOP + 12 + 14 * i}">{escape(visible(p.label))} {escape(visible(name))}{share}</text>'
+            f'<text x="{place[0]}" y="{place[1]}" font-family="monospace" font-size="{FONT_PX}">'
+            f"{escape(visible(points[i].label))}</text>"
         )
-    if len(points) > 30:
-        out.append(f'<text x="{legend_x}" y="{TOP + 12 + 14 * 30}">… {len(points) - 30} more</text>')
+    shown = points if len(points) <= LEGEND_LINES else points[: LEGEND_LINES - 1]
+    for i, p in enumerate(shown):
+        out.append(
+            f'<text x="{LEGEND_X}" y="{TOP + 12 + LINE * i}" font-family="monospace" font-size="{FONT_PX}">'
+            f"{escape(visible(legend_line(p)))}</text>"
+        )
+    if len(shown) < len(points):
+        out.append(
+            f'<text x="{LEGEND_X}" y="{TOP + 12 + LINE * len(shown)}">… {len(points) - len(shown)} more</text>'
+        )
+    if left_out:
+        out.append(
+            f'<text x="{LEGEND_X}" y="{TOP + 12 + LINE * LEGEND_LINES}" font-family="monospace" '
+            f'font-size="{FONT_PX}" fill="#555">{left_out} point label(s) left out: no room</text>'
+        )
     return "\n".join([*out, "</svg>"]) + "\n"
+
+
+def legend_line(p: KernelPoint) -> str:
+    """``label name (share%)`` in at most ``LEGEND_CHARS`` characters: the name shortened in
+    the middle (the template arguments at its end tell kernels apart)."""
+    share = f" ({p.time_share_pct:.3g}%)" if p.time_share_pct is not None else ""
+    room = LEGEND_CHARS - len(p.label) - 1 - len(share)
+    return f"{p.label} {middle(p.kernel_short, room)}{share}"
+
+
+def label_places(centres: list[tuple[float, float]], labels: list[str]) -> list[tuple[float, float] | None]:
+    """Where each label's text starts (x, baseline y), in order (the first placed first):
+    right of its point, else left, above, below; its box never over another label's or
+    another point, with a gap; None where no place is free."""
+    boxes: list[tuple[float, float, float, float]] = [(x - 5, y - 5, x + 5, y + 5) for x, y in centres]
+    out: list[tuple[float, float] | None] = []
+    for n, ((x, y), label) in enumerate(zip(centres, labels, strict=True)):
+        w, h = len(label) * CHAR, FONT_PX
+        chosen = None
+        for tx, ty in ((x + 7, y + 4), (x - 7 - w, y + 4), (x - w / 2, y - 8), (x - w / 2, y + 8 + h)):
+            box = (tx - 2, ty - h, tx + w + 2, ty + 2)
+            inside = (
+                box[0] >= LEFT and box[2] <= WIDTH - RIGHT and box[1] >= TOP and box[3] <= HEIGHT - BOTTOM
+            )
+            if inside and not any(_overlap(box, b) for j, b in enumerate(boxes) if j != n):
+                chosen = (round(tx, 1), round(ty, 1))
+                boxes.append(box)
+                break
+        out.append(chosen)
+    return out
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

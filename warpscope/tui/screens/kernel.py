@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from warpscope.analysis.roofline import roofline
 from warpscope.explore.kernel import KernelDetail
-from warpscope.explore.source_view import Order, compact
+from warpscope.explore.source_view import SHORT_NAMES, Order, compact
 from warpscope.report.roofline_points import KernelPoint
 from warpscope.tui.screens import kernel_tabs
 from warpscope.tui.screens.base import WarpscopeScreen
@@ -113,6 +113,9 @@ class KernelScreen(WarpscopeScreen):
                     yield Grid(
                         self._source_table(),
                         id="source-grid",
+                        # the whole row lit: after `j`, the line is found at a glance
+                        cursor_type="row",
+                        right_aligned=frozenset(SHORT_NAMES.values()),
                         fixed_columns=3,
                         max_column_content_width=_code_width(self.app.size.width),
                     )
@@ -242,6 +245,8 @@ class KernelScreen(WarpscopeScreen):
         grid = self.query_one("#source-grid", Grid)
         grid.move_cursor(row=order, column=0)
         grid.focus()
+        # the tab was hidden until now: once the grid has its size, the row in the middle
+        self.call_after_refresh(_centre_row, grid, order)
 
     def action_next_sweep(self) -> None:
         self.query_one(OccupancyPlot).cycle()
@@ -281,6 +286,11 @@ class KernelScreen(WarpscopeScreen):
             text = _plain(getattr(kernel_tabs, tab)(self.detail))
         self.app.copy_to_clipboard(text)
         self.notify(f"{tab.capitalize()} copied to the clipboard (OSC 52).", title="Copy")
+
+
+def _centre_row(grid: Grid, row: int) -> None:
+    """Scroll ``grid`` so that ``row`` is in the middle of its view (or as near as it goes)."""
+    grid.scroll_to(y=max(0, row - grid.scrollable_content_region.height // 2), animate=False)
 
 
 def _code_width(columns: int) -> int:

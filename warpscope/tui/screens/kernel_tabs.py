@@ -91,8 +91,21 @@ def _finding_line(f: dict) -> Text:
     line.append(" · ")
     line.append(literal(one_line(f["title"] or f["message"], 120)))
     if f["estimated_speedup_pct"] is not None:
-        line.append(f"  (est. gain {p(f['estimated_speedup_pct'])})")
+        line.append(f"  (est. gain {_gain(f)})")
     return line
+
+
+def _gain(f: dict) -> str:
+    """The estimated gain, and for ncu's rules whether it is of the kernel's time (global)
+    or of the part of the kernel the rule looks at (local)."""
+    kind = f.get("speedup_type") if f.get("origin") == "ncu" else None
+    return p(f["estimated_speedup_pct"]) + (f", {kind}" if kind in ("local", "global") else "")
+
+
+def _message_lines(message: object) -> list[str]:
+    """The message's lines (an ncu rule's tables, read through ncu-report, follow it on lines of
+    their own), each flattened to one line of visible text."""
+    return [one_line(line, 2000) for line in str(message or "").splitlines() if line.strip()]
 
 
 def divergence(d: KernelDetail) -> RenderableType:
@@ -324,13 +337,13 @@ def finding_text(f: dict) -> str:
     """A finding as plain text (what `y` copies)."""
     lines = [
         f"[{f['severity']}] {f['origin']}: {f['rule_id']} — {one_line(f['title'] or '')}",
-        one_line(f["message"], 2000),
+        *_message_lines(f["message"]),
     ]
     for label in ("why", "fix", "threshold"):
         if f.get(label):
             lines.append(f"{label}: {one_line(f[label], 2000)}")
     if f["estimated_speedup_pct"] is not None:
-        lines.append(f"estimated gain: {p(f['estimated_speedup_pct'])}")
+        lines.append(f"estimated gain: {_gain(f)}")
     if f["evidence"]:
         lines.append("evidence: " + ", ".join(f"{e['metric']} = {n(e['value'], 4)}" for e in f["evidence"]))
     return "\n".join(lines)
@@ -340,7 +353,7 @@ def finding(f: dict, launches: int, agreeing: list[dict]) -> RenderableType:
     head = _finding_line(f)
     if launches > 1:
         head.append(f" — on {f['launches']} of {launches} launches")
-    body = [head, literal(one_line(f["message"], 2000))]
+    body: list[RenderableType] = [head, *(literal(line) for line in _message_lines(f["message"]))]
     for label in ("why", "fix", "threshold", "speedup_formula"):
         if f.get(label):
             line = Text(f"  {label.replace('speedup_formula', 'estimate')}: ", style="bold")

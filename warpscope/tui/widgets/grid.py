@@ -35,8 +35,11 @@ class Grid(DataTable):
     # Enter opens what the row is (its screen handles CellSelected): said in the footer
     BINDINGS = [Binding("enter", "select_cursor", "Open")]
 
-    def __init__(self, data: pa.Table, **kwargs: Any) -> None:
+    def __init__(self, data: pa.Table, right_aligned: frozenset[str] = frozenset(), **kwargs: Any) -> None:
+        """``right_aligned``: columns of text that are numbers as printed (``32.8k``), shown
+        right-aligned as numbers are."""
         super().__init__(backend=_backend(data), render_markup=False, null_rep="–", **kwargs)
+        self.right_aligned = right_aligned
 
     def show(self, data: pa.Table, widths: list[int] | None = None) -> None:
         """Replace the rows (same or other columns), keeping the cursor where it can stay.
@@ -122,6 +125,12 @@ class Grid(DataTable):
             return null.plain, "center", style or None
         if isinstance(datum, str):
             text, justify = datum, "left"
+            if (
+                self.right_aligned
+                and self.backend is not None
+                and self.backend.columns[column] in self.right_aligned
+            ):
+                justify = "right"
         elif isinstance(datum, (int, float, Decimal)) and not isinstance(datum, bool):
             text, justify = display_text(datum, self.ordered_columns[column]), "right"
             if "[" in text:

@@ -22,10 +22,15 @@ class RooflinePlot(PlotextPlot):
     def __init__(self, points: list[KernelPoint], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.points = points
+        self.labels_left_out = 0
 
     def on_mount(self) -> None:
         super().on_mount()
         self.draw()
+        self.call_after_refresh(self.draw)  # again with the size the layout gives it
+
+    def on_resize(self) -> None:
+        self.draw()  # labels are placed for the plot's size in cells
 
     def draw(self) -> None:
         # drawn in log10 units with decade ticks named by hand: plotext's own log scale
@@ -46,9 +51,37 @@ class RooflinePlot(PlotextPlot):
         plt.plot([x0, ridge], [top - (ridge - x0), top], marker="braille")  # slope 1: the bandwidth
         plt.plot([ridge, x1], [top, top], marker="braille")
         for p, x, y in zip(self.points, xs, ys):
+            if _is_marker(p.label):  # a symbol ("◆", the kernel view's one point) is the point
+                plt.text(p.label, x, y)
+                continue
             share = p.time_share_pct or 0.0
             plt.scatter([x], [y], marker=BIG if share >= BIG_SHARE_PCT else SMALL)
-            plt.text(p.label, x, y + 0.25 * (y1 - y0) / 8)
+        # each label in cells of its own, beside its point; one that would touch another is
+        # left out (the table under the plot lists every kernel)
+        ticks = max(len(decade(e)) for e in range(y0, y1 + 1))
+        columns, rows = _canvas(self.size.width, self.size.height, ticks)
+        cells = [
+            (round((x - x0) / (x1 - x0) * (columns - 1)), round((y1 - y) / (y1 - y0) * (rows - 1)))
+            for x, y in zip(xs, ys)
+        ]
+        biggest_first = sorted(
+            (i for i in range(len(self.points)) if not _is_marker(self.points[i].label)),
+            key=lambda i: -(self.points[i].time_share_pct or 0.0),
+        )
+        places = place_labels(
+            [cells[i] for i in biggest_first], [self.points[i].label for i in biggest_first], columns, rows
+        )
+        self.labels_left_out = sum(place is None for place in places)
+        for place, i in zip(places, biggest_first):
+            if place is not None:
+                col, row = place
+                # plotext puts a text's first character at (x, y): the cell's data coordinates
+                plt.text(
+                    self.points[i].label,
+                    x0 + col / (columns - 1) * (x1 - x0),
+                    y1 - row / (rows - 1) * (y1 - y0),
+                    alignment="left",
+                )
         plt.xlim(x0, x1)
         plt.ylim(y0, y1)
         plt.xticks(list(range(x0, x1 + 1)), [decade(e) for e in range(x0, x1 + 1)])
@@ -57,6 +90,46 @@ class RooflinePlot(PlotextPlot):
             f"DRAM {roof.peak_bytes / 1e12:.3g} TB/s, {roof.precision} {roof.peak_flop / 1e12:.3g} Tflop/s, "
             f"ridge {roof.ridge:.3g} flop/B ({BIG} ≥ {BIG_SHARE_PCT:g}% of time)"
         )
-        plt.xlabel("flop per DRAM byte (log)")
+        plt.xlabel(
+            "flop per DRAM byte (log)"
+            + (f"; {self.labels_left_out} label(s) left out, not to overlap" if self.labels_left_out else "")
+        )
         plt.ylabel("flop/s (log)")
         self.refresh()
+
+
+def _is_marker(label: str) -> bool:
+    return len(label) == 1 and not label.isalnum()
+
+
+def _canvas(width: int, height: int, ticks: int) -> tuple[int, int]:
+    """The plot area's size in cells, in a widget of ``width`` x ``height`` whose y tick labels
+    are ``ticks`` wide: plotext takes the tick labels and two frame columns, and a line each
+    for the title, the frame's top and bottom, the x ticks and the x label."""
+    return max(width - ticks - 2, 2), max(height - 5, 2)
+
+
+def place_labels(
+    points: list[tuple[int, int]], labels: list[str], columns: int, rows: int
+) -> list[tuple[int, int] | None]:
+    """Where each label starts (column, row of the plot area), in order (the first placed
+    first): right of its point, else left, above, below; never on a point or touching another
+    label (a blank cell between them, so "14" and "50" never read "1450"); None where no place
+    is free. ``points``: each label's point, as (column, row)."""
+    taken: set[tuple[int, int]] = set(points)
+    out: list[tuple[int, int] | None] = []
+    for (col, row), label in zip(points, labels, strict=True):
+        n = len(label)
+        chosen = None
+        for c, r in ((col + 1, row), (col - n, row), (col - n // 2, row - 1), (col - n // 2, row + 1)):
+            if c < 0 or c + n > columns or not 0 <= r < rows:
+                continue
+            core = {(c + i, r) for i in range(n)}
+            if core & taken or ({(c - 1, r), (c + n, r)} & taken) - {(col, row)}:
+                continue
+            chosen = (c, r)
+            break
+        out.append(chosen)
+        if chosen is not None:
+            taken |= {(chosen[0] + i, chosen[1]) for i in range(-1, n + 1)}
+    return out
