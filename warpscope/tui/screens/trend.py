@@ -67,7 +67,12 @@ class TrendScreen(WarpscopeScreen):
         extra = max(0, self.app.size.width - 80)
         name, spark = NAME + extra // 2, SPARK + extra // 4
         table.clear(columns=True)
-        table.add_columns("Kernel", f"Duration, newest {spark} runs", "Last", "Change", "At")
+        # widths given, not measured from the rows: they arrive from a worker, and a table measured
+        # before its first layout kept its headers' widths
+        spark_label = f"Duration, newest {spark} runs"
+        for label, width in (("Kernel", name), (spark_label, max(spark, len(spark_label))), ("Last", 10),
+                             ("Change", 7), ("At", 14)):  # fmt: skip
+            table.add_column(label, width=width)
         for s in self.rows:
             last = next((v for v in reversed(s.values) if v is not None), None)
             change = s.changes[-1] if s.changes else None
