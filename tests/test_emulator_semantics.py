@@ -707,3 +707,37 @@ def test_parameter_defaults_fill_a_device_call_but_a_launch_passes_every_argumen
 
     with pytest.raises(EmulatorError, match=r"takes 2 arguments \(a, s\), given 1"):
         with_defaults[1, 4](a)
+
+
+@cuda.jit
+def grid_sync_by_some(out):
+    i = cuda.grid(1)
+    if i % 3 == 0:
+        out[i] = i
+        cuda.cg.this_grid().sync()
+        if i + 1 < out.size:
+            out[i + 1] = out[i] + 1
+
+
+@cuda.jit
+def grid_sync_by_block_zero(out):
+    i = cuda.grid(1)
+    if cuda.blockIdx.x == 0:
+        cuda.cg.this_grid().sync()
+    out[i] = i
+
+
+def test_a_grid_sync_the_others_skip_by_exiting_completes_as_numba_cuda_s_sessionize_example():
+    out = np.zeros(64, dtype=np.int64)
+    launch = grid_sync_by_some[2, 32](out)
+    want = np.zeros(64, dtype=np.int64)
+    want[::3] = np.arange(0, 64, 3)
+    want[1::3] = np.arange(0, 63, 3) + 1
+    assert out.tolist() == want.tolist()
+    (w,) = launch.barrier_warnings
+    assert w.line == _line_of(grid_sync_by_some, "sync()")
+
+
+def test_a_grid_sync_no_thread_of_a_block_reaches_is_a_fault():
+    with pytest.raises(KernelFault, match=r"none of block \(1, 0, 0\)'s .*a GPU hangs"):
+        grid_sync_by_block_zero[2, 32](np.zeros(64, dtype=np.int64))
