@@ -741,3 +741,23 @@ def test_a_grid_sync_the_others_skip_by_exiting_completes_as_numba_cuda_s_sessio
 def test_a_grid_sync_no_thread_of_a_block_reaches_is_a_fault():
     with pytest.raises(KernelFault, match=r"none of block \(1, 0, 0\)'s .*a GPU hangs"):
         grid_sync_by_block_zero[2, 32](np.zeros(64, dtype=np.int64))
+
+
+def test_cuda_reduce_as_numba_cuda_documents_it():
+    @cuda.reduce
+    def sum_reduce(a, b):
+        return a + b
+
+    def bigger(a, b):
+        return a if a > b else b  # not array-safe: combined pair by pair
+
+    a = np.arange(1, 1001, dtype=np.int64)
+    assert sum_reduce(a) == 500500 and sum_reduce(cuda.to_device(a), size=10) == 55
+    assert sum_reduce(a, init=5) == 500505 and sum_reduce(a[:0], init=7) == 7
+    x = np.linspace(0.0, 1.0, 4097, dtype=np.float32)
+    got = sum_reduce(x)
+    assert got.dtype == np.float32 and got == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-6)
+    res = cuda.to_device(np.zeros(2, dtype=np.float32))
+    assert cuda.reduce(bigger)(x[::-1].copy(), res=res) is None and res[0] == 1.0
+    with pytest.raises(TypeError, match="1D array"):
+        sum_reduce(np.zeros((2, 2)))

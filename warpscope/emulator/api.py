@@ -111,6 +111,45 @@ def get_current_device() -> Device:
     return Device(current_settings().arch)
 
 
+class Reduce:
+    """``cuda.reduce(fn)`` / ``@cuda.reduce``: numba-cuda's full reduction of a 1D array by a
+    binary function. numba runs it as kernels on the GPU, combining in a tree; the emulator
+    combines on the host in a pairwise tree of the array's dtype (so float sums round as a
+    tree does, within the corpus's 1e-5), then with ``init`` as numba-cuda's last step does."""
+
+    def __init__(self, functor: Any) -> None:
+        self._functor = getattr(functor, "py_func", functor)
+        self.__name__ = getattr(self._functor, "__name__", "reduce")
+        self.__doc__ = getattr(self._functor, "__doc__", None)
+
+    def __call__(self, arr: Any, size: int | None = None, res: Any = None, init: Any = 0, stream: Any = 0) -> Any:
+        values = np.asarray(arr)
+        if values.ndim != 1:
+            raise TypeError(f"cuda.reduce takes a 1D array, not one of shape {values.shape}")
+        dtype = values.dtype
+        values = values[: values.size if size is None else size].copy()
+        if values.size == 0:
+            return init
+        op = self._functor
+        while values.size > 1:
+            pairs = values.size // 2
+            left, right = values[: 2 * pairs : 2], values[1 : 2 * pairs : 2]
+            try:
+                with np.errstate(all="ignore"):
+                    combined = np.asarray(op(left, right)).astype(dtype, copy=False)
+                if combined.shape != left.shape:
+                    raise ValueError
+            except Exception:  # not array-safe (max(), an if): one pair at a time
+                combined = np.array([op(a, b) for a, b in zip(left, right)], dtype=dtype)
+            values = np.concatenate([combined, values[2 * pairs :]])
+        with np.errstate(all="ignore"):
+            result = np.asarray(op(values[0], dtype.type(init))).astype(dtype)[()]
+        if res is not None:
+            res[0] = result
+            return None
+        return result
+
+
 def _build() -> CudaNamespace:
     return CudaNamespace(
         **device_api.NAMES,
@@ -124,6 +163,8 @@ def _build() -> CudaNamespace:
         default_stream=stream,
         is_available=is_available,
         get_current_device=get_current_device,
+        reduce=Reduce,
+        Reduce=Reduce,
     )
 
 
