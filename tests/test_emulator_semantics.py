@@ -396,7 +396,8 @@ def _unsupported(body: str) -> str:
         ("try:\n    a[0] = 1\nexcept Exception:\n    pass\n", "'Try' statements are not supported"),
         ("a[0] = len('abc')\n", "strings are not supported"),
         ("a[0:2] = 1\n", "slices are not supported"),
-        ("print(a)\n", "print() is not supported"),
+        ("print(a)\n", "print() of an array is not supported"),
+        ("sorted(a)\n", "sorted() is not supported"),
         ("a[0] = cuda.libdevice.j0(1.0)\n", "cuda.libdevice.j0 is not emulated by warpscope"),
         ("cuda.cg.this_thread_block().sync()\n", "cuda.cg.this_thread_block is not emulated"),
         ("return 1\n", "cannot return a value"),
@@ -761,3 +762,19 @@ def test_cuda_reduce_as_numba_cuda_documents_it():
     assert cuda.reduce(bigger)(x[::-1].copy(), res=res) is None and res[0] == 1.0
     with pytest.raises(TypeError, match="1D array"):
         sum_reduce(np.zeros((2, 2)))
+
+
+@cuda.jit
+def prints(a):
+    i = cuda.grid(1)
+    if i < 3:
+        print("thread", i, "has", a[i], i < 1)
+
+
+def test_print_in_a_kernel_prints_a_line_per_thread_as_numba_cuda_s_printf(capsys):
+    prints[1, 32](np.array([0.5, -1.0, 2.25]))
+    assert capsys.readouterr().out.splitlines() == [
+        "thread 0 has 0.500000 1",
+        "thread 1 has -1.000000 0",
+        "thread 2 has 2.250000 0",
+    ]

@@ -1,5 +1,5 @@
 """Python builtins with their own rules in kernels: ``min``/``max`` of two or more numbers,
-``len``, ``round``, and ``range`` outside a ``for``."""
+``len``, ``round``, ``print``, and ``range`` outside a ``for``."""
 
 from __future__ import annotations
 
@@ -73,3 +73,34 @@ def _range(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
 
 register(builtins.min)(_minmax(np.minimum))
 register(builtins.max)(_minmax(np.maximum))
+
+
+def _printf(value: Any) -> str:
+    """One value as numba-cuda's print hands it to printf (%lld, %llu, %f; strings as they are)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if isinstance(value, (np.floating, float)):
+        return f"{float(value):f}"
+    if isinstance(value, (np.integer, int)):
+        return str(int(value))
+    raise TypeError(type(value).__name__)
+
+
+@register(builtins.print)
+def _print(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    """numba-cuda's ``print(...)``: one line per thread that runs it, the values separated by
+    spaces, in thread order (a GPU prints a warp's lanes in order; warps in any order)."""
+    fs = [run_expr(a) for a in args]
+    unsupported = c.unsupported(node, "print() of an array is not supported in kernels (numbers and strings are)")
+
+    def print_(run: Run, frame: Frame, mask: Mask) -> Any:
+        values = [f(run, frame, mask) for f in fs]
+        if not all(isinstance(v, (str, int, float, np.generic)) or type(v) is np.ndarray for v in values):
+            raise unsupported
+        for lane in np.flatnonzero(mask.arr):
+            print(" ".join(_printf(v[lane] if np.ndim(v) else v) for v in values))
+        return None
+
+    return print_
