@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Example: 1D heat equation" (solve_heat_equation: grid-wide sync
 through cuda.cg.this_grid(), buffers swapped by step parity, launched with forall).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_laplace.py, BSD-2-Clause.

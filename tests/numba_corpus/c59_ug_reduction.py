@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Example: shared memory reduction" (array_sum: int32 shared
 array sized from a closure-free module value, interleaved tree in a while loop).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_reduction.py, BSD-2-Clause.
@@ -5,7 +7,6 @@ Harness only: cupy arrays -> cuda.to_device, main() instead of the unittest meth
 ``from numba.cuda.types import int32`` (numba-cuda's re-export) -> ``from numba import int32``."""
 
 import numpy as np
-
 from numba import int32
 
 from warpscope.emulator import cuda

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Example: sessionization" (global int64 constant, grid sync under
 a divergent branch, a look-ahead while loop with break), launched with forall.
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_sessionize.py, BSD-2-Clause.
@@ -53,8 +55,36 @@ def sessionize(user_id, timestamp, results):
 def main():
     ids = np.array([1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4])
     sec = np.array(
-        [1, 2, 3, 5000, 5001, 5002, 1, 2, 3, 1, 2, 5000, 5001, 10000, 10001, 10002, 10003, 15000,
-         150001, 1, 5000, 50001, 15000, 20000, 25000, 25001, 25002, 25003],
+        [
+            1,
+            2,
+            3,
+            5000,
+            5001,
+            5002,
+            1,
+            2,
+            3,
+            1,
+            2,
+            5000,
+            5001,
+            10000,
+            10001,
+            10002,
+            10003,
+            15000,
+            150001,
+            1,
+            5000,
+            50001,
+            15000,
+            20000,
+            25000,
+            25001,
+            25002,
+            25003,
+        ],
         dtype="datetime64[ns]",
     ).astype("int64")
     results = cuda.to_device(np.zeros(len(ids)))

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Example: Monte Carlo integration" (xoroshiro128p uniform draws,
 a @numba.jit function called from the kernel, cuda.reduce for the sum, forall launch).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_montecarlo.py, BSD-2-Clause.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Example: CPU/GPU compatibility" (a @numba.jit function using
 math.pi reused from a kernel on int64 arrays into float64 results, forall launch).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_cpu_gpu_compat.py, BSD-2-Clause.

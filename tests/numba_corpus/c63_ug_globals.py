@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Global variables": a closure's scalar and host array are frozen
 at the first compilation (changing them later has no effect), while a global device array is
 captured by pointer (an in-place update is seen by the next launch).
@@ -28,7 +30,7 @@ def constant_capture():
     first = d_totals.copy_to_host()
 
     # These modifications have no effect on subsequent kernel calls
-    TAX_RATE = 0.10  # noqa: F841
+    TAX_RATE = 0.10
     PRICES[:] = [20.0, 50.0, 10.0, 30.0, 60.0]
 
     # Second kernel call still uses the original values

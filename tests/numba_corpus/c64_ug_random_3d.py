@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Random number generation: 3D grid" (cuda.grid(3), cuda.gridsize(3),
 strided triple loop, one xoroshiro128p state per linearised thread).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_random.py, BSD-2-Clause.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Calling a NumPy UFunc" (np.sin(x, r) on whole arrays from a
 one-thread kernel).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_ufunc.py, BSD-2-Clause.

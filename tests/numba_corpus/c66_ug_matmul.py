@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Matrix multiplication" (matmul, and fast_matmul with float32
 shared tiles; int64 x float64 inputs, square and non-square).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_matmul.py, BSD-2-Clause.
@@ -7,7 +9,6 @@ Harness only: cupy -> cuda.to_device, main() returns the three products;
 import math
 
 import numpy as np
-
 from numba import float32
 
 from warpscope.emulator import cuda

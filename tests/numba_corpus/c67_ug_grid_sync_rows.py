@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Cooperative groups: grid sync" (sequential_rows, eagerly compiled
 from a tuple signature with a C-contiguous 2D int32 array, g.sync() per row).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_cg.py, BSD-2-Clause.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2012, Anaconda, Inc. and others. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba user guide, "Example: parallel maximum" (max_reduce_kernel: float32 shared array of
 1024, -np.inf padding, builtin max in a halving tree, a final max on the host).
 Source: numba/numba numba/cuda/tests/doc_examples/test_parallel_max.py (commit ef41e8d), BSD-2-Clause.

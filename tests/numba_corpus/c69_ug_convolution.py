@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2012, Anaconda, Inc. and others. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba user guide, "Example: 2D convolution" (convolution_kernel: tuple-unpacked shapes,
 chained comparisons for zero padding, float32 image and Gaussian kernel).
 Source: numba/numba numba/cuda/tests/doc_examples/test_convolution.py (commit ee32c93), BSD-2-Clause.

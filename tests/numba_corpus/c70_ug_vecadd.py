@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Example: vector addition" (len() of an array, forall and an
 explicit launch with a tail block).
 Source: NVIDIA/numba-cuda numba_cuda/numba/cuda/tests/doc_examples/test_vecadd.py, BSD-2-Clause.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: BSD-2-Clause
 """numba-cuda user guide, "Supported Atomic Operations" examples: max_example (cuda.atomic.max
 on result[0]) and max_example_3d (a tuple index into a 3D result).
 Source: NVIDIA/numba-cuda docs/source/user/intrinsics.rst, BSD-2-Clause.

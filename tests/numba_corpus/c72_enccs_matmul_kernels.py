@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2024, ENCCS and individual contributors.
+# SPDX-License-Identifier: MIT
 """ENCCS "High Performance Data Analytics in Python" lesson: matmul_kernel (cuda.grid(2)) and
 matmul_kernel2 (indices from threadIdx/blockIdx/blockDim), float64.
 Source: ENCCS/hpda-python content/example/matmul_kernel.py (commit 80c1353), MIT (LICENSE.code).
@@ -12,7 +14,7 @@ from warpscope.emulator import cuda
 def matmul_kernel(A, B, C):
     i, j = cuda.grid(2)
     if i < C.shape[0] and j < C.shape[1]:
-        tmp = 0.
+        tmp = 0.0
         for k in range(A.shape[1]):
             tmp += A[i, k] * B[k, j]
         C[i, j] = tmp
@@ -20,7 +22,7 @@ def matmul_kernel(A, B, C):
 
 @cuda.jit
 def matmul_kernel2(A, B, C):
-    n=A.shape[0]  # we assume it is a square matrix
+    n = A.shape[0]  # we assume it is a square matrix
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     bx = cuda.blockIdx.x
@@ -32,7 +34,7 @@ def matmul_kernel2(A, B, C):
     j = ty + by * bh
 
     if i < n and j < n:
-        tmp = 0.
+        tmp = 0.0
         for k in range(n):
             tmp += A[i, k] * B[k, j]
         C[i, j] = tmp

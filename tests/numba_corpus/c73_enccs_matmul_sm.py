@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2024, ENCCS and individual contributors.
+# SPDX-License-Identifier: MIT
 """ENCCS "High Performance Data Analytics in Python" lesson: matmul_sm (float64 shared tiles,
 indexed [tx, ty], with numba.float64 as the dtype).
 Source: ENCCS/hpda-python content/example/matmul_sm_solution.py (commit 10ea4ac), MIT (LICENSE.code).
@@ -9,6 +11,8 @@ import numpy as np
 from warpscope.emulator import cuda
 
 TPB = 16
+
+
 @cuda.jit
 def matmul_sm(A, B, C):
     # Define an array in the shared memory
@@ -20,19 +24,19 @@ def matmul_sm(A, B, C):
 
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
-    bpg = cuda.gridDim.x    # blocks per grid
+    bpg = cuda.gridDim.x  # blocks per grid
 
     # Each thread computes one element in the result matrix.
     # The dot product is chunked into dot products of TPB-long vectors.
-    tmp = 0.
+    tmp = 0.0
     for i in range(bpg):
         # Preload data into shared memory
         sA[tx, ty] = 0
         sB[tx, ty] = 0
-        if x < A.shape[0] and (ty+i*TPB) < A.shape[1]:
-          sA[tx, ty] = A[x, ty + i * TPB]
-        if y < B.shape[1] and (tx+i*TPB) < B.shape[0]:
-          sB[tx, ty] = B[tx + i * TPB, y]
+        if x < A.shape[0] and (ty + i * TPB) < A.shape[1]:
+            sA[tx, ty] = A[x, ty + i * TPB]
+        if y < B.shape[1] and (tx + i * TPB) < B.shape[0]:
+            sB[tx, ty] = B[tx + i * TPB, y]
 
         # Wait until all threads finish preloading
         cuda.syncthreads()

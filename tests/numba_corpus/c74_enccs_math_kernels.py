@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2024, ENCCS and individual contributors.
+# SPDX-License-Identifier: MIT
 """ENCCS "High Performance Data Analytics in Python" lesson: math_kernel (math.pow, math.sin)
 and math_kernel_devicefunction (a device function reassigning its parameter, math.exp).
 Source: ENCCS/hpda-python content/example/math_kernel.py and
@@ -12,19 +14,20 @@ from warpscope.emulator import cuda
 
 
 @cuda.jit
-def math_kernel(x, y, result): # numba.cuda.jit does not return result yet
+def math_kernel(x, y, result):  # numba.cuda.jit does not return result yet
     pos = cuda.grid(1)
     if (pos < x.shape[0]) and (pos < y.shape[0]):
-        result[pos] = math.pow(x[pos],3.0) + 4*math.sin(y[pos])
+        result[pos] = math.pow(x[pos], 3.0) + 4 * math.sin(y[pos])
 
 
 @cuda.jit(device=True)
 def math_device(a, b):
-    a = math.exp(a*b)
+    a = math.exp(a * b)
     return a
 
+
 @cuda.jit
-def math_kernel_devicefunction(a, b, result): # cuda.jit does not return result yet
+def math_kernel_devicefunction(a, b, result):  # cuda.jit does not return result yet
     pos = cuda.grid(1)
     if (pos < a.shape[0]) and (pos < b.shape[0]):
         result[pos] = math_device(a[pos], b[pos])
