@@ -122,7 +122,9 @@ class Reduce:
         self.__name__ = getattr(self._functor, "__name__", "reduce")
         self.__doc__ = getattr(self._functor, "__doc__", None)
 
-    def __call__(self, arr: Any, size: int | None = None, res: Any = None, init: Any = 0, stream: Any = 0) -> Any:
+    def __call__(
+        self, arr: Any, size: int | None = None, res: Any = None, init: Any = 0, stream: Any = 0
+    ) -> Any:
         values = np.asarray(arr)
         if values.ndim != 1:
             raise TypeError(f"cuda.reduce takes a 1D array, not one of shape {values.shape}")

@@ -93,7 +93,9 @@ def _print(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
     """numba-cuda's ``print(...)``: one line per thread that runs it, the values separated by
     spaces, in thread order (a GPU prints a warp's lanes in order; warps in any order)."""
     fs = [run_expr(a) for a in args]
-    unsupported = c.unsupported(node, "print() of an array is not supported in kernels (numbers and strings are)")
+    unsupported = c.unsupported(
+        node, "print() of an array is not supported in kernels (numbers and strings are)"
+    )
 
     def print_(run: Run, frame: Frame, mask: Mask) -> Any:
         values = [f(run, frame, mask) for f in fs]
