@@ -135,12 +135,15 @@ def test_emulate_json_stays_json_when_main_prints(tmp_path):
 def test_emulate_host_use_of_an_unemulated_cuda_name_is_one_line(tmp_path):
     (tmp_path / "events.py").write_text(
         "from warpscope.emulator import cuda\n\n\ndef main():\n    s = cuda.stream()\n"
-        "    s.synchronize()\n    cuda.event()\n"
+        "    s.synchronize()\n    cuda.declare_device('f', 'int32(int32)')\n"
     )
     out = run_cli("emulate", "events.py", cwd=tmp_path)
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
-    assert "events.py:7: running main() failed" in line and "cuda.event is not emulated by warpscope" in line
+    assert (
+        "events.py:7: running main() failed" in line
+        and "cuda.declare_device is not emulated by warpscope" in line
+    )
 
 
 def test_emulate_reports_races_on_stderr_in_the_profile_and_the_report(tmp_path):

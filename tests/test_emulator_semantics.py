@@ -778,3 +778,39 @@ def test_print_in_a_kernel_prints_a_line_per_thread_as_numba_cuda_s_printf(capsy
         "thread 1 has -1.000000 0",
         "thread 2 has 2.250000 0",
     ]
+
+
+@cuda.jit
+def random_by_module(out, states):
+    tile = cuda.shared.array(32, dtype=cuda.float32)
+    i = cuda.grid(1)
+    tile[cuda.threadIdx.x] = cuda.random.xoroshiro128p_uniform_float32(states, i)
+    out[i] = tile[cuda.threadIdx.x]
+
+
+def test_numba_cuda_host_names_learners_use():
+    """Events time what the emulator took; the one device answers cuda.gpus, select_device,
+    current_context and detect; cuda.random and numba's type names hang off cuda as in numba-cuda."""
+    start, end = cuda.event(), cuda.event(timing=True)
+    start.record()
+    states = cuda.random.create_xoroshiro128p_states(64, seed=3)
+    out = cuda.device_array(64, dtype=np.float32)
+    random_by_module[2, 32](out, states)
+    end.record()
+    end.synchronize()
+    assert cuda.event_elapsed_time(start, end) >= 0 and start.elapsed_time(end) >= 0
+    assert out.copy_to_host().min() > 0 and out.copy_to_host().max() < 1
+    with pytest.raises(RuntimeError, match="recorded"):
+        cuda.event_elapsed_time(cuda.event(), end)
+    assert len(cuda.gpus) == 1 and cuda.gpus[0].name == cuda.select_device(0).name
+    with cuda.gpus[0]:
+        free, total = cuda.current_context().get_memory_info()
+    assert 0 < free <= total and cuda.detect() and cuda.list_devices()[0].id == 0
+    host = np.arange(4.0)
+    view = cuda.as_cuda_array(host)
+    view[0] = 9.0
+    assert host[0] == 9.0 and cuda.is_cuda_array(view) and not cuda.is_cuda_array(host)
+    assert cuda.mapped_array(3).shape == (3,) and cuda.types.float64 is cuda.float64
+    cuda.profile_start()
+    cuda.profile_stop()
+    cuda.close()
