@@ -3,6 +3,7 @@ arrays, device functions, and the errors a kernel stops with."""
 
 from __future__ import annotations
 
+import cmath
 import math
 import re
 
@@ -814,3 +815,23 @@ def test_numba_cuda_host_names_learners_use():
     cuda.profile_start()
     cuda.profile_stop()
     cuda.close()
+
+
+@cuda.jit
+def complex_forms(out, x):
+    i = cuda.grid(1)
+    z = complex(x[i], 1.0)
+    w = z * z.conjugate() + cmath.exp(z) + cmath.sqrt(z) + cmath.log(z, 10.0) + cmath.rect(2.0, x[i])
+    out[i] = w + cmath.phase(z) + z.conj().imag
+
+
+def test_complex_builtin_conjugate_and_cmath_as_numba_types_them():
+    import cmath as cm
+
+    x = np.array([0.5, -1.5, 2.0])
+    out = np.zeros(3, dtype=np.complex128)
+    complex_forms[1, 3](out, x)
+    for i, v in enumerate(x):
+        z = complex(v, 1.0)
+        w = z * z.conjugate() + cm.exp(z) + cm.sqrt(z) + cm.log(z, 10.0) + cm.rect(2.0, v)
+        assert out[i] == pytest.approx(w + cm.phase(z) - 1.0)
