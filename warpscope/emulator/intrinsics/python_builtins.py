@@ -151,8 +151,16 @@ _CMATH: dict[Any, Callable[..., Any]] = {
     cmath.rect: _rect,
 }  # fmt: skip
 
+
+def _cmath_builder(f: Callable[..., Any]) -> Callable[..., Any]:
+    def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+        return elementwise(c, node, args, line, f)
+
+    return build
+
+
 for _fn, _f in _CMATH.items():
-    register(_fn)(lambda c, node, args, line, f=_f: elementwise(c, node, args, line, f))
+    register(_fn)(_cmath_builder(_f))
 
 
 @register(cmath.log)
