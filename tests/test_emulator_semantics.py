@@ -208,9 +208,10 @@ def test_out_of_bounds_says_how_many_threads_faulted():
     with pytest.raises(KernelFault) as e:
         oob_column[1, 50](np.zeros((40, 3)))
     msg = str(e.value)
-    # the first faulting thread, on the axis it is out on; rows 40..49 are out on both axes
-    assert "thread (0, 0, 0)" in msg and "m[0, 3] (axis 1)" in msg
-    assert msg.endswith("; 50 threads of 1 block faulted at this access (of the 1 block run with it)")
+    # m[t, 3] is m[t + 1, 0] for rows 0..38 (inside the array: no fault, as on a GPU and under
+    # compute-sanitizer); row 39's element is just past the array, rows 40..49 further
+    assert "thread (39, 0, 0)" in msg and "m[39, 3] (axis 1)" in msg
+    assert msg.endswith("; 11 threads of 1 block faulted at this access (of the 1 block run with it)")
     with pytest.raises(KernelFault, match=r"; 1 thread of 1 block faulted at this access"):
         oob[1, 128](np.zeros(100, dtype=np.float32), 100)
 
@@ -835,3 +836,18 @@ def test_complex_builtin_conjugate_and_cmath_as_numba_types_them():
         z = complex(v, 1.0)
         w = z * z.conjugate() + cm.exp(z) + cm.sqrt(z) + cm.log(z, 10.0) + cm.rect(2.0, v)
         assert out[i] == pytest.approx(w + cm.phase(z) - 1.0)
+
+
+@cuda.jit
+def row_overrun(m, out):
+    t = cuda.threadIdx.x
+    m[t, 3] = t + 1.0  # past row t's end: row t + 1's first element, in memory
+    out[t] = m[t, -1] + m[t, 4]
+
+
+def test_an_index_past_one_axis_but_inside_the_array_is_the_element_there_as_numba_has_no_bounds_check():
+    m = np.zeros((4, 3))
+    out = np.zeros(3)
+    row_overrun[1, 3](m, out)
+    assert m[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0] and m[:, 1:].sum() == 0
+    assert out.tolist() == [0.0, 0.0, 0.0]
