@@ -17,7 +17,15 @@ def test_emulate_file_json_is_the_report_json():
     out = run_cli("emulate", str(DATA / "emulate_saxpy.py"), "--format", "json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"sources", "missing_sections", "opportunities", "runs", "run_findings", "launches"}
+    assert set(report) == {
+        "sources",
+        "missing_sections",
+        "hazards",
+        "opportunities",
+        "runs",
+        "run_findings",
+        "launches",
+    }
     assert [s["format"] for s in report["sources"]] == ["emulator"]
     saxpy, gather = report["launches"]
     assert (saxpy["kernel"], gather["kernel"]) == ("saxpy", "gather")
@@ -169,6 +177,21 @@ def test_emulate_reports_races_on_stderr_in_the_profile_and_the_report(tmp_path)
         1008,
     )
     assert row["block"] == [0, 0, 0] and row["second_thread"] == [1, 0, 0]
+    js = json.loads(run_cli("emulate", str(path), "--no-timing", "--format", "json").stdout)
+    (hazard,) = js["hazards"]
+    assert {
+        k: hazard[k] for k in ("kernel", "kind", "space", "array", "first_line", "second_line", "count")
+    } == {
+        "kernel": "stencil",
+        "kind": "RAW",
+        "space": "shared",
+        "array": "s",
+        "first_line": 16,
+        "second_line": 18,
+        "count": 1008,
+    }
+    assert hazard["block"] == [0, 0, 0] and hazard["second_thread"] == [1, 0, 0]
+    assert hazard["message"] in out.stderr and hazard["launch_id"] == js["launches"][0]["launch_id"]
     off = run_cli("emulate", str(path), "--no-timing", "--no-racecheck")
     assert off.returncode == 0 and "racecheck" not in off.stderr and "Data races" not in off.stdout
 
