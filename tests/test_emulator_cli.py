@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 import warpscope
@@ -214,3 +215,38 @@ def test_emulate_warns_of_a_divergent_barrier_on_stderr_and_in_the_report(tmp_pa
     (line,) = [x for x in out.stderr.splitlines() if x.startswith("warpscope: warning: ")]
     assert f"{kernels}:8: kernel half, block (0, 0, 0) thread (0, 0, 0): syncthreads reached by 16" in line
     assert "## Divergent barriers" in out.stdout and "Data races" not in out.stdout
+
+
+def test_emulate_runs_a_numba_cuda_file_unchanged(tmp_path):
+    """The import line need not change: ``import numba`` / ``numba.cuda.jit``, ``from numba
+    import cuda``, ``numba.cuda.random`` and numba-cuda's type re-exports are the emulator's."""
+    (tmp_path / "lesson.py").write_text(
+        "import math\nimport numba\nimport numpy as np\nfrom numba import cuda\n"
+        "from numba.cuda import float32\n"
+        "from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32\n\n\n"
+        "@numba.cuda.jit\ndef k(out, states):\n    i = numba.cuda.grid(1)\n"
+        "    out[i] = float32(math.sqrt(i)) + xoroshiro128p_uniform_float32(states, i) * 0\n\n\n"
+        "def main():\n    out = cuda.device_array(64, dtype=np.float32)\n"
+        "    k[2, 32](out, create_xoroshiro128p_states(64, seed=1))\n"
+        "    print('sum', float(out.copy_to_host().sum()))\n"
+    )
+    out = run_cli("emulate", "lesson.py", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["launches"][0]["kernel"] == "k"
+    want = float(np.sqrt(np.arange(64)).astype(np.float32).sum())
+    assert f"sum {want}"[:9] in out.stderr
+
+
+def test_the_numba_cuda_stand_in_is_put_back():
+    import sys
+
+    import numba
+
+    from warpscope.emulator import cuda
+    from warpscope.emulator.runner import numba_cuda_is_the_emulator
+
+    before = sys.modules.get("numba.cuda")
+    with numba_cuda_is_the_emulator():
+        assert numba.cuda is cuda and sys.modules["numba.cuda"] is cuda
+    assert sys.modules.get("numba.cuda") is before
+    assert getattr(numba, "cuda", None) is not cuda

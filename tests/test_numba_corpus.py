@@ -89,3 +89,19 @@ def test_unreadable_signatures_are_one_line_errors():
         cuda.jit("void(float33[:])")
     with pytest.raises(EmulatorError, match="declares 2 arguments, the function takes 1"):
         cuda.jit("void(float32[:], int32)")(lambda a: None)
+
+
+BY_OTHERS = [p for p in FILES if int(p.stem[1:3]) >= 58 and p.stem not in KNOWN_DIFFERENCES]
+
+
+@pytest.mark.parametrize("path", BY_OTHERS, ids=[p.stem for p in BY_OTHERS])
+def test_the_file_as_a_numba_user_has_it_runs_on_the_emulator_unchanged(path):
+    """``warpscope emulate`` runs a numba.cuda file as it is: ``from numba import cuda`` (and
+    ``numba.cuda.random``) are the emulator's while it runs."""
+    from warpscope.emulator.runner import numba_cuda_is_the_emulator
+
+    with numba_cuda_is_the_emulator():
+        got = harness.run_numba(path)
+    want = {k.split("/", 1)[1]: EXPECTED[k] for k in EXPECTED.files if k.split("/", 1)[0] == path.stem}
+    assert set(got) == set(want)
+    assert all(_same(got[k], want[k]) for k in want)
