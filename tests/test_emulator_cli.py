@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 import warpscope
@@ -17,7 +18,15 @@ def test_emulate_file_json_is_the_report_json():
     out = run_cli("emulate", str(DATA / "emulate_saxpy.py"), "--format", "json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"sources", "missing_sections", "opportunities", "runs", "run_findings", "launches"}
+    assert set(report) == {
+        "sources",
+        "missing_sections",
+        "hazards",
+        "opportunities",
+        "runs",
+        "run_findings",
+        "launches",
+    }
     assert [s["format"] for s in report["sources"]] == ["emulator"]
     saxpy, gather = report["launches"]
     assert (saxpy["kernel"], gather["kernel"]) == ("saxpy", "gather")
@@ -135,12 +144,15 @@ def test_emulate_json_stays_json_when_main_prints(tmp_path):
 def test_emulate_host_use_of_an_unemulated_cuda_name_is_one_line(tmp_path):
     (tmp_path / "events.py").write_text(
         "from warpscope.emulator import cuda\n\n\ndef main():\n    s = cuda.stream()\n"
-        "    s.synchronize()\n    cuda.event()\n"
+        "    s.synchronize()\n    cuda.declare_device('f', 'int32(int32)')\n"
     )
     out = run_cli("emulate", "events.py", cwd=tmp_path)
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
-    assert "events.py:7: running main() failed" in line and "cuda.event is not emulated by warpscope" in line
+    assert (
+        "events.py:7: running main() failed" in line
+        and "cuda.declare_device is not emulated by warpscope" in line
+    )
 
 
 def test_emulate_reports_races_on_stderr_in_the_profile_and_the_report(tmp_path):
@@ -166,6 +178,21 @@ def test_emulate_reports_races_on_stderr_in_the_profile_and_the_report(tmp_path)
         1008,
     )
     assert row["block"] == [0, 0, 0] and row["second_thread"] == [1, 0, 0]
+    js = json.loads(run_cli("emulate", str(path), "--no-timing", "--format", "json").stdout)
+    (hazard,) = js["hazards"]
+    assert {
+        k: hazard[k] for k in ("kernel", "kind", "space", "array", "first_line", "second_line", "count")
+    } == {
+        "kernel": "stencil",
+        "kind": "RAW",
+        "space": "shared",
+        "array": "s",
+        "first_line": 16,
+        "second_line": 18,
+        "count": 1008,
+    }
+    assert hazard["block"] == [0, 0, 0] and hazard["second_thread"] == [1, 0, 0]
+    assert hazard["message"] in out.stderr and hazard["launch_id"] == js["launches"][0]["launch_id"]
     off = run_cli("emulate", str(path), "--no-timing", "--no-racecheck")
     assert off.returncode == 0 and "racecheck" not in off.stderr and "Data races" not in off.stdout
 
@@ -188,3 +215,38 @@ def test_emulate_warns_of_a_divergent_barrier_on_stderr_and_in_the_report(tmp_pa
     (line,) = [x for x in out.stderr.splitlines() if x.startswith("warpscope: warning: ")]
     assert f"{kernels}:8: kernel half, block (0, 0, 0) thread (0, 0, 0): syncthreads reached by 16" in line
     assert "## Divergent barriers" in out.stdout and "Data races" not in out.stdout
+
+
+def test_emulate_runs_a_numba_cuda_file_unchanged(tmp_path):
+    """The import line need not change: ``import numba`` / ``numba.cuda.jit``, ``from numba
+    import cuda``, ``numba.cuda.random`` and numba-cuda's type re-exports are the emulator's."""
+    (tmp_path / "lesson.py").write_text(
+        "import math\nimport numba\nimport numpy as np\nfrom numba import cuda\n"
+        "from numba.cuda import float32\n"
+        "from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32\n\n\n"
+        "@numba.cuda.jit\ndef k(out, states):\n    i = numba.cuda.grid(1)\n"
+        "    out[i] = float32(math.sqrt(i)) + xoroshiro128p_uniform_float32(states, i) * 0\n\n\n"
+        "def main():\n    out = cuda.device_array(64, dtype=np.float32)\n"
+        "    k[2, 32](out, create_xoroshiro128p_states(64, seed=1))\n"
+        "    print('sum', float(out.copy_to_host().sum()))\n"
+    )
+    out = run_cli("emulate", "lesson.py", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["launches"][0]["kernel"] == "k"
+    want = float(np.sqrt(np.arange(64)).astype(np.float32).sum())
+    assert f"sum {want}"[:9] in out.stderr
+
+
+def test_the_numba_cuda_stand_in_is_put_back():
+    import sys
+
+    import numba
+
+    from warpscope.emulator import cuda
+    from warpscope.emulator.runner import numba_cuda_is_the_emulator
+
+    before = sys.modules.get("numba.cuda")
+    with numba_cuda_is_the_emulator():
+        assert numba.cuda is cuda and sys.modules["numba.cuda"] is cuda
+    assert sys.modules.get("numba.cuda") is before
+    assert getattr(numba, "cuda", None) is not cuda

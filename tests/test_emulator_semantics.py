@@ -3,6 +3,7 @@ arrays, device functions, and the errors a kernel stops with."""
 
 from __future__ import annotations
 
+import cmath
 import math
 import re
 
@@ -207,9 +208,10 @@ def test_out_of_bounds_says_how_many_threads_faulted():
     with pytest.raises(KernelFault) as e:
         oob_column[1, 50](np.zeros((40, 3)))
     msg = str(e.value)
-    # the first faulting thread, on the axis it is out on; rows 40..49 are out on both axes
-    assert "thread (0, 0, 0)" in msg and "m[0, 3] (axis 1)" in msg
-    assert msg.endswith("; 50 threads of 1 block faulted at this access (of the 1 block run with it)")
+    # m[t, 3] is m[t + 1, 0] for rows 0..38 (inside the array: no fault, as on a GPU and under
+    # compute-sanitizer); row 39's element is just past the array, rows 40..49 further
+    assert "thread (39, 0, 0)" in msg and "m[39, 3] (axis 1)" in msg
+    assert msg.endswith("; 11 threads of 1 block faulted at this access (of the 1 block run with it)")
     with pytest.raises(KernelFault, match=r"; 1 thread of 1 block faulted at this access"):
         oob[1, 128](np.zeros(100, dtype=np.float32), 100)
 
@@ -396,7 +398,8 @@ def _unsupported(body: str) -> str:
         ("try:\n    a[0] = 1\nexcept Exception:\n    pass\n", "'Try' statements are not supported"),
         ("a[0] = len('abc')\n", "strings are not supported"),
         ("a[0:2] = 1\n", "slices are not supported"),
-        ("print(a)\n", "print() is not supported"),
+        ("print(a)\n", "print() of an array is not supported"),
+        ("sorted(a)\n", "sorted() is not supported"),
         ("a[0] = cuda.libdevice.j0(1.0)\n", "cuda.libdevice.j0 is not emulated by warpscope"),
         ("cuda.cg.this_thread_block().sync()\n", "cuda.cg.this_thread_block is not emulated"),
         ("return 1\n", "cannot return a value"),
@@ -707,3 +710,144 @@ def test_parameter_defaults_fill_a_device_call_but_a_launch_passes_every_argumen
 
     with pytest.raises(EmulatorError, match=r"takes 2 arguments \(a, s\), given 1"):
         with_defaults[1, 4](a)
+
+
+@cuda.jit
+def grid_sync_by_some(out):
+    i = cuda.grid(1)
+    if i % 3 == 0:
+        out[i] = i
+        cuda.cg.this_grid().sync()
+        if i + 1 < out.size:
+            out[i + 1] = out[i] + 1
+
+
+@cuda.jit
+def grid_sync_by_block_zero(out):
+    i = cuda.grid(1)
+    if cuda.blockIdx.x == 0:
+        cuda.cg.this_grid().sync()
+    out[i] = i
+
+
+def test_a_grid_sync_the_others_skip_by_exiting_completes_as_numba_cuda_s_sessionize_example():
+    out = np.zeros(64, dtype=np.int64)
+    launch = grid_sync_by_some[2, 32](out)
+    want = np.zeros(64, dtype=np.int64)
+    want[::3] = np.arange(0, 64, 3)
+    want[1::3] = np.arange(0, 63, 3) + 1
+    assert out.tolist() == want.tolist()
+    (w,) = launch.barrier_warnings
+    assert w.line == _line_of(grid_sync_by_some, "sync()")
+
+
+def test_a_grid_sync_no_thread_of_a_block_reaches_is_a_fault():
+    with pytest.raises(KernelFault, match=r"none of block \(1, 0, 0\)'s .*a GPU hangs"):
+        grid_sync_by_block_zero[2, 32](np.zeros(64, dtype=np.int64))
+
+
+def test_cuda_reduce_as_numba_cuda_documents_it():
+    @cuda.reduce
+    def sum_reduce(a, b):
+        return a + b
+
+    def bigger(a, b):
+        return a if a > b else b  # not array-safe: combined pair by pair
+
+    a = np.arange(1, 1001, dtype=np.int64)
+    assert sum_reduce(a) == 500500 and sum_reduce(cuda.to_device(a), size=10) == 55
+    assert sum_reduce(a, init=5) == 500505 and sum_reduce(a[:0], init=7) == 7
+    x = np.linspace(0.0, 1.0, 4097, dtype=np.float32)
+    got = sum_reduce(x)
+    assert got.dtype == np.float32 and got == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-6)
+    res = cuda.to_device(np.zeros(2, dtype=np.float32))
+    assert cuda.reduce(bigger)(x[::-1].copy(), res=res) is None and res[0] == 1.0
+    with pytest.raises(TypeError, match="1D array"):
+        sum_reduce(np.zeros((2, 2)))
+
+
+@cuda.jit
+def prints(a):
+    i = cuda.grid(1)
+    if i < 3:
+        print("thread", i, "has", a[i], i < 1)
+
+
+def test_print_in_a_kernel_prints_a_line_per_thread_as_numba_cuda_s_printf(capsys):
+    prints[1, 32](np.array([0.5, -1.0, 2.25]))
+    assert capsys.readouterr().out.splitlines() == [
+        "thread 0 has 0.500000 1",
+        "thread 1 has -1.000000 0",
+        "thread 2 has 2.250000 0",
+    ]
+
+
+@cuda.jit
+def random_by_module(out, states):
+    tile = cuda.shared.array(32, dtype=cuda.float32)
+    i = cuda.grid(1)
+    tile[cuda.threadIdx.x] = cuda.random.xoroshiro128p_uniform_float32(states, i)
+    out[i] = tile[cuda.threadIdx.x]
+
+
+def test_numba_cuda_host_names_learners_use():
+    """Events time what the emulator took; the one device answers cuda.gpus, select_device,
+    current_context and detect; cuda.random and numba's type names hang off cuda as in numba-cuda."""
+    start, end = cuda.event(), cuda.event(timing=True)
+    start.record()
+    states = cuda.random.create_xoroshiro128p_states(64, seed=3)
+    out = cuda.device_array(64, dtype=np.float32)
+    random_by_module[2, 32](out, states)
+    end.record()
+    end.synchronize()
+    assert cuda.event_elapsed_time(start, end) >= 0 and start.elapsed_time(end) >= 0
+    assert out.copy_to_host().min() > 0 and out.copy_to_host().max() < 1
+    with pytest.raises(RuntimeError, match="recorded"):
+        cuda.event_elapsed_time(cuda.event(), end)
+    assert len(cuda.gpus) == 1 and cuda.gpus[0].name == cuda.select_device(0).name
+    with cuda.gpus[0]:
+        free, total = cuda.current_context().get_memory_info()
+    assert 0 < free <= total and cuda.detect() and cuda.list_devices()[0].id == 0
+    host = np.arange(4.0)
+    view = cuda.as_cuda_array(host)
+    view[0] = 9.0
+    assert host[0] == 9.0 and cuda.is_cuda_array(view) and not cuda.is_cuda_array(host)
+    assert cuda.mapped_array(3).shape == (3,) and cuda.types.float64 is cuda.float64
+    cuda.profile_start()
+    cuda.profile_stop()
+    cuda.close()
+
+
+@cuda.jit
+def complex_forms(out, x):
+    i = cuda.grid(1)
+    z = complex(x[i], 1.0)
+    w = z * z.conjugate() + cmath.exp(z) + cmath.sqrt(z) + cmath.log(z, 10.0) + cmath.rect(2.0, x[i])
+    out[i] = w + cmath.phase(z) + z.conj().imag
+
+
+def test_complex_builtin_conjugate_and_cmath_as_numba_types_them():
+    import cmath as cm
+
+    x = np.array([0.5, -1.5, 2.0])
+    out = np.zeros(3, dtype=np.complex128)
+    complex_forms[1, 3](out, x)
+    for i, v in enumerate(x):
+        z = complex(v, 1.0)
+        w = z * z.conjugate() + cm.exp(z) + cm.sqrt(z) + cm.log(z, 10.0) + cm.rect(2.0, v)
+        assert out[i] == pytest.approx(w + cm.phase(z) - 1.0)
+
+
+@cuda.jit
+def row_overrun(m, out):
+    t = cuda.threadIdx.x
+    m[t, 3] = t + 1.0  # past row t's end: row t + 1's first element, in memory
+    out[t] = m[t, -1] + m[t, 4]
+
+
+def test_an_index_past_one_axis_but_inside_the_array_is_the_element_there_as_numba_has_no_bounds_check():
+    m = np.zeros((4, 3))
+    out = np.zeros(3)
+    row_overrun[1, 3](m, out)
+    assert m[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0] and m[:, 1:].sum() == 0
+    assert out.tolist() == [0.0, 0.0, 0.0]

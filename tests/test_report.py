@@ -40,12 +40,14 @@ def test_json_report_of_seed_export():
     assert list(report) == [
         "sources",
         "missing_sections",
+        "hazards",
         "opportunities",
         "runs",
         "run_findings",
         "launches",
     ]
     assert report["missing_sections"] == []  # the seed kernels were profiled with --set full
+    assert report["hazards"] == []  # racecheck is the emulator's
     assert report["sources"] == [
         {"path": str(SEED), "format": "ncu-raw", "launches": 22, "rows_rejected": 0, "notes": []}
     ]

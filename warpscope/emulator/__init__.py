@@ -12,9 +12,12 @@ Nsight Compute reports (docs/emulator.md).
     add[4, 256](a, b, c)
 """
 
+from warpscope.emulator import random as _random
 from warpscope.emulator.api import cuda
 from warpscope.emulator.errors import EmulatorError, KernelFault, UnsupportedError
 from warpscope.emulator.kernel import SETTINGS, Launch, Settings, current_settings, recording, using
+
+cuda.random = _random  # numba-cuda's ``cuda.random`` module, as ``numba.cuda.random``
 
 __all__ = [
     "SETTINGS",

@@ -8,6 +8,7 @@ identity); the host functions here do what numba does on the host (``to_device``
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -111,6 +112,205 @@ def get_current_device() -> Device:
     return Device(current_settings().arch)
 
 
+class Event:
+    """``cuda.event()``: the host's clock when recorded (launches finish when called, so the
+    time between two events is what the emulator took, not what a GPU would)."""
+
+    def __init__(self, timing: bool = True) -> None:
+        self._at: float | None = None
+
+    def record(self, stream: Any = 0) -> None:
+        self._at = time.perf_counter()
+
+    def synchronize(self) -> None:
+        """Nothing is in flight."""
+
+    def wait(self, stream: Any = 0) -> None:
+        """Nothing is in flight."""
+
+    def query(self) -> bool:
+        return True
+
+    def elapsed_time(self, evtend: Event) -> float:
+        return event_elapsed_time(self, evtend)
+
+
+def event(timing: bool = True) -> Event:
+    return Event(timing)
+
+
+def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
+    """Milliseconds between two recorded events, as numba-cuda gives them."""
+    if evtstart._at is None or evtend._at is None:
+        raise RuntimeError("cuda.event_elapsed_time: both events must be recorded first")
+    return (evtend._at - evtstart._at) * 1000.0
+
+
+class Context:
+    """``cuda.current_context()``: the emulated device's context."""
+
+    def __init__(self) -> None:
+        self.device = get_current_device()
+
+    def get_memory_info(self) -> tuple[int, int]:
+        """(free, total) bytes: the emulated card's, all free."""
+        return (80 * 1024**3, 80 * 1024**3)
+
+    def reset(self) -> None:
+        """Nothing to free."""
+
+    def synchronize(self) -> None:
+        """Nothing is in flight."""
+
+
+class _Gpus:
+    """``cuda.gpus``: the one emulated device (``len``, ``[0]``, ``with cuda.gpus[0]:``)."""
+
+    def __len__(self) -> int:
+        return 1
+
+    def __getitem__(self, i: int) -> _Gpu:
+        if i not in (0, -1):
+            raise IndexError(f"cuda.gpus[{i}]: the emulator has one device")
+        return _Gpu()
+
+    def __iter__(self) -> Iterator[_Gpu]:
+        return iter([_Gpu()])
+
+    @property
+    def current(self) -> _Gpu:
+        return _Gpu()
+
+
+class _Gpu:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(get_current_device(), name)
+
+    def __enter__(self) -> _Gpu:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def select_device(device_id: int) -> Device:
+    if device_id != 0:
+        raise ValueError(f"cuda.select_device({device_id}): the emulator has one device, 0")
+    return get_current_device()
+
+
+def list_devices() -> list[Device]:
+    return [get_current_device()]
+
+
+def current_context() -> Context:
+    return Context()
+
+
+def close() -> None:
+    """Nothing to release."""
+
+
+def detect() -> bool:
+    """Prints the device numba-cuda would list, and says that it is supported."""
+    d = get_current_device()
+    print("Found 1 CUDA devices")
+    print(f"id 0    {d.name!r}                              [SUPPORTED]")
+    print("Summary:\n\t1/1 devices are supported")
+    return True
+
+
+def mapped_array(
+    shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C", **_: Any
+) -> DeviceArray:
+    return np.zeros(shape, dtype=dtype, order=order).view(DeviceArray)  # type: ignore[call-overload]
+
+
+@contextlib.contextmanager
+def pinned(*arylist: Any) -> Iterator[None]:
+    yield None
+
+
+@contextlib.contextmanager
+def mapped(*arylist: Any, **_: Any) -> Iterator[Any]:
+    views = [np.asarray(a).view(DeviceArray) for a in arylist]
+    yield views[0] if len(views) == 1 else views
+
+
+def as_cuda_array(obj: Any, sync: bool = True) -> DeviceArray:
+    """A device array sharing ``obj``'s memory (the emulator's device memory is the host's)."""
+    return np.asarray(obj).view(DeviceArray)
+
+
+def is_cuda_array(obj: Any) -> bool:
+    return isinstance(obj, DeviceArray) or hasattr(obj, "__cuda_array_interface__")
+
+
+@contextlib.contextmanager
+def defer_cleanup() -> Iterator[None]:
+    yield None
+
+
+def _no_op(*args: Any, **kwargs: Any) -> None:
+    """Nothing to do on the emulator."""
+
+
+def _type_names() -> dict[str, Any]:
+    """numba-cuda's ``cuda.float32``, ``cuda.types``...: numba's types where numba is installed."""
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is optional
+        return {}
+    names = (
+        "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float16", "float32", "float64", "complex64", "complex128", "void", "intp", "uintp",
+    )  # fmt: skip
+    out = {n: getattr(numba, n) for n in names if hasattr(numba, n)}
+    out["types"] = numba.types
+    return out
+
+
+class Reduce:
+    """``cuda.reduce(fn)`` / ``@cuda.reduce``: numba-cuda's full reduction of a 1D array by a
+    binary function. numba runs it as kernels on the GPU, combining in a tree; the emulator
+    combines on the host in a pairwise tree of the array's dtype (so float sums round as a
+    tree does, within the corpus's 1e-5), then with ``init`` as numba-cuda's last step does."""
+
+    def __init__(self, functor: Any) -> None:
+        self._functor = getattr(functor, "py_func", functor)
+        self.__name__ = getattr(self._functor, "__name__", "reduce")
+        self.__doc__ = getattr(self._functor, "__doc__", None)
+
+    def __call__(
+        self, arr: Any, size: int | None = None, res: Any = None, init: Any = 0, stream: Any = 0
+    ) -> Any:
+        values = np.asarray(arr)
+        if values.ndim != 1:
+            raise TypeError(f"cuda.reduce takes a 1D array, not one of shape {values.shape}")
+        dtype = values.dtype
+        values = values[: values.size if size is None else size].copy()
+        if values.size == 0:
+            return init
+        op = self._functor
+        while values.size > 1:
+            pairs = values.size // 2
+            left, right = values[: 2 * pairs : 2], values[1 : 2 * pairs : 2]
+            try:
+                with np.errstate(all="ignore"):
+                    combined = np.asarray(op(left, right)).astype(dtype, copy=False)
+                if combined.shape != left.shape:
+                    raise ValueError
+            except Exception:  # not array-safe (max(), an if): one pair at a time
+                combined = np.array([op(a, b) for a, b in zip(left, right)], dtype=dtype)
+            values = np.concatenate([combined, values[2 * pairs :]])
+        with np.errstate(all="ignore"):
+            result = np.asarray(op(values[0], dtype.type(init))).astype(dtype)[()]
+        if res is not None:
+            res[0] = result
+            return None
+        return result
+
+
 def _build() -> CudaNamespace:
     return CudaNamespace(
         **device_api.NAMES,
@@ -124,6 +324,26 @@ def _build() -> CudaNamespace:
         default_stream=stream,
         is_available=is_available,
         get_current_device=get_current_device,
+        reduce=Reduce,
+        Reduce=Reduce,
+        event=event,
+        event_elapsed_time=event_elapsed_time,
+        select_device=select_device,
+        list_devices=list_devices,
+        current_context=current_context,
+        close=close,
+        detect=detect,
+        gpus=_Gpus(),
+        mapped_array=mapped_array,
+        managed_array=mapped_array,
+        pinned=pinned,
+        mapped=mapped,
+        as_cuda_array=as_cuda_array,
+        is_cuda_array=is_cuda_array,
+        defer_cleanup=defer_cleanup,
+        profile_start=_no_op,
+        profile_stop=_no_op,
+        **_type_names(),
     )
 
 

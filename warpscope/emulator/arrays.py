@@ -212,12 +212,43 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
             if not 0 <= i < dim:
                 bad_axes.append((axis, mask.arr))
         out.append(i)
-    if bad_axes:  # the first faulting thread, at the first axis it is out of bounds on
+    if bad_axes:
         faulted = np.logical_or.reduce([b for _, b in bad_axes])
+        out, faulted, bad_axes = _within_memory(array, out, faulted, bad_axes)
+    if bad_axes:  # the first faulting thread, at the first axis it is out of bounds on
         lane = int(np.argmax(faulted))
         axis = next(a for a, b in bad_axes if b[lane])
         raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
+
+
+def _within_memory(
+    array: ArrayRef, index: list[Any], faulted: np.ndarray, bad_axes: list[tuple[int, Any]]
+) -> tuple[list[Any], np.ndarray, list[tuple[int, Any]]]:
+    """numba does not check bounds: an index past one axis of a C-ordered array whose element
+    still lies inside the array (``A[j, m]`` is ``A[j + 1, 0]``) is read and written there, on
+    the GPU as under compute-sanitizer, which sees no fault. Such lanes get that element's
+    index; only lanes whose element lies outside the array still fault."""
+    if array.ndim < 2 or not array.size:
+        return index, faulted, bad_axes
+    c_strides = tuple(int(np.prod(array.shape[k + 1 :])) for k in range(array.ndim))
+    if tuple(s // array.itemsize for s in array.strides) != c_strides or any(
+        s % array.itemsize for s in array.strides
+    ):
+        return index, faulted, bad_axes
+    flat: Any = 0
+    for i, c in zip(index, c_strides):
+        flat = flat + i * c
+    inside = faulted & (flat >= 0) & (flat < array.size)
+    if not inside.any():
+        return index, faulted, bad_axes
+    flat = np.broadcast_to(flat, faulted.shape)
+    fixed = np.unravel_index(np.where(inside, flat, 0), array.shape)
+    index = [
+        np.where(inside, f, np.broadcast_to(i, faulted.shape)).astype(np.int64) for i, f in zip(index, fixed)
+    ]
+    left = faulted & ~inside
+    return index, left, [(a, b & left) for a, b in bad_axes if (b & left).any()]
 
 
 def _oob(array: ArrayRef, index: tuple[Any, ...], axis: int, lane: int, write: bool) -> str:

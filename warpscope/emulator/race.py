@@ -378,7 +378,7 @@ def _shared_addresses(lanes: np.ndarray, addresses: np.ndarray, slots: int) -> n
     per block where every block has its own copy of the addresses (shared memory), else 0."""
     lo, hi = int(addresses.min()), int(addresses.max())
     span = (hi - lo) // 4 + 1
-    blocks = int(lanes[-1] // slots) + 1 if slots else 1
+    blocks = int(lanes.max() // slots) + 1 if slots else 1  # lanes come record by record, unsorted
     words = span * blocks
     if words > max(1 << 22, 4 * addresses.size):
         return None

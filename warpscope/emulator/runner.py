@@ -7,7 +7,7 @@ import importlib
 import importlib.util
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +37,55 @@ def emulate_file(
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        _host(path, lambda: spec.loader.exec_module(module), "importing it")  # type: ignore[union-attr]
-        main = getattr(module, "main", None)
-        if not callable(main):
-            raise EmulatorError(
-                f"{path}: defines no main() to run (it should allocate arrays and launch kernels)"
-            )
-        return _profile(path, main, (), settings, progress, 0)
+        with numba_cuda_is_the_emulator():
+            _host(path, lambda: spec.loader.exec_module(module), "importing it")  # type: ignore[union-attr]
+            main = getattr(module, "main", None)
+            if not callable(main):
+                raise EmulatorError(
+                    f"{path}: defines no main() to run (it should allocate arrays and launch kernels)"
+                )
+            return _profile(path, main, (), settings, progress, 0)
     finally:
         sys.modules.pop(name, None)
+
+
+#: the modules a numba.cuda file imports, and what stands for each while it runs
+_NUMBA_CUDA_MODULES = ("numba.cuda", "numba.cuda.random", "numba.cuda.types")
+
+
+@contextlib.contextmanager
+def numba_cuda_is_the_emulator() -> Iterator[None]:
+    """A learner's numba.cuda file as it is: while it runs, ``from numba import cuda``,
+    ``import numba`` then ``numba.cuda.jit``, ``numba.cuda.random`` and ``numba.cuda.types``
+    are the emulator's (numba itself still gives its type names). Put back afterwards."""
+    from warpscope.emulator import cuda, random
+
+    numba: Any
+    try:
+        import numba
+    except ImportError:  # numba is optional: only files naming it need it
+        numba = None
+    saved = {m: sys.modules.get(m) for m in _NUMBA_CUDA_MODULES}
+    had_cuda = numba is not None and "cuda" in vars(numba)
+    old_cuda = vars(numba).get("cuda") if numba is not None else None
+    sys.modules["numba.cuda"] = cuda  # type: ignore[assignment]
+    sys.modules["numba.cuda.random"] = random
+    if numba is not None:
+        sys.modules["numba.cuda.types"] = numba.types
+        setattr(numba, "cuda", cuda)  # noqa: B010  (numba's own submodule attribute)
+    try:
+        yield
+    finally:
+        for m, was in saved.items():
+            if was is None:
+                sys.modules.pop(m, None)
+            else:
+                sys.modules[m] = was
+        if numba is not None:
+            if had_cuda:
+                setattr(numba, "cuda", old_cuda)  # noqa: B010
+            else:
+                vars(numba).pop("cuda", None)
 
 
 def emulate_workload(

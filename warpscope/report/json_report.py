@@ -21,7 +21,10 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     """The JSON report of an analysed profile (``views``: its launch views, if at hand).
 
     Keys: ``sources`` (path, format, launches, rows_rejected, notes), ``missing_sections`` (the
-    Nsight Compute sections the export lacks and the rules that could not run), ``opportunities`` (the
+    Nsight Compute sections the export lacks and the rules that could not run), ``hazards`` (the
+    emulator's racecheck and divergent barriers: kernel, kind RAW/WAR/WAW or barrier, space, array,
+    both lines, count, a block and thread pair, the one-line message; empty for a GPU's export),
+    ``opportunities`` (the
     fix-first list: one entry per kernel and rule, largest saving first), ``runs`` (each run's
     repeated step and one step's time by family of work), ``run_findings`` (findings about the
     whole run) and ``launches`` (each with its metrics, stalls,
@@ -46,6 +49,8 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
         _dumps(sources),
         ',"missing_sections":',
         _dumps(missing),
+        ',"hazards":',
+        _dumps([_finite(dict(r)) for r in profile.hazards.iter_rows(named=True)]),
         ',"opportunities":',
         _dumps(_finite(opportunities(profile))),
         ',"runs":',

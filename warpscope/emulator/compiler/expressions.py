@@ -377,6 +377,12 @@ class Expressions(CompilerBase):
                 if node.args or node.keywords:
                     raise self.unsupported(node, "bit_count() takes no arguments")
                 return elementwise(self, node, [base], self.line(node), bit_count)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
+            base = self.expr(node.func.value)  # z.conjugate(), numba's method of numbers
+            if not isinstance(base, Const) or isinstance(base.value, (int, float, complex, np.number)):
+                if node.args or node.keywords:
+                    raise self.unsupported(node, f"{node.func.attr}() takes no arguments")
+                return elementwise(self, node, [base], self.line(node), np.conjugate)
         func = self.expr(node.func)
         if not isinstance(func, Const):
             raise self.unsupported(node, "only functions known when the kernel is compiled can be called")

@@ -1,10 +1,11 @@
 """Python builtins with their own rules in kernels: ``min``/``max`` of two or more numbers,
-``len``, ``round``, and ``range`` outside a ``for``."""
+``len``, ``round``, ``print``, ``complex``, ``range`` outside a ``for``, and ``cmath``."""
 
 from __future__ import annotations
 
 import ast
 import builtins
+import cmath
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -73,3 +74,97 @@ def _range(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
 
 register(builtins.min)(_minmax(np.minimum))
 register(builtins.max)(_minmax(np.maximum))
+
+
+def _printf(value: Any) -> str:
+    """One value as numba-cuda's print hands it to printf (%lld, %llu, %f; strings as they are)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if isinstance(value, (np.floating, float)):
+        return f"{float(value):f}"
+    if isinstance(value, (np.integer, int)):
+        return str(int(value))
+    raise TypeError(type(value).__name__)
+
+
+@register(builtins.print)
+def _print(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    """numba-cuda's ``print(...)``: one line per thread that runs it, the values separated by
+    spaces, in thread order (a GPU prints a warp's lanes in order; warps in any order)."""
+    fs = [run_expr(a) for a in args]
+    unsupported = c.unsupported(
+        node, "print() of an array is not supported in kernels (numbers and strings are)"
+    )
+
+    def print_(run: Run, frame: Frame, mask: Mask) -> Any:
+        values = [f(run, frame, mask) for f in fs]
+        if not all(isinstance(v, (str, int, float, np.generic)) or type(v) is np.ndarray for v in values):
+            raise unsupported
+        for lane in np.flatnonzero(mask.arr):
+            print(" ".join(_printf(v[lane] if np.ndim(v) else v) for v in values))
+        return None
+
+    return print_
+
+
+def _complex(real: Any = 0.0, imag: Any = 0.0) -> Any:
+    """numba's ``complex(real, imag)``: complex128 whatever the parts' types."""
+    return (np.asarray(real).astype(np.complex128) + np.asarray(imag).astype(np.float64) * 1j)[()]
+
+
+@register(builtins.complex)
+def _complex_builtin(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    if len(args) > 2:
+        raise c.unsupported(node, "complex() takes a real and an imaginary part in kernels")
+    return elementwise(c, node, args, line, _complex)
+
+
+def _rect(r: Any, phi: Any) -> Any:
+    return (np.asarray(r) * (np.cos(phi) + 1j * np.sin(phi))).astype(np.complex128)[()]
+
+
+def _complex_fn(f: Callable[..., Any]) -> Callable[..., Any]:
+    """A cmath function: complex in, complex128 out (numba types cmath on complex128)."""
+
+    def g(*args: Any) -> Any:
+        return f(*(np.asarray(a).astype(np.complex128) for a in args))[()]
+
+    return g
+
+
+_CMATH: dict[Any, Callable[..., Any]] = {
+    **{
+        getattr(cmath, name): _complex_fn(fn)
+        for name, fn in {
+            "exp": np.exp, "log10": np.log10, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+            "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+            "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
+            "acosh": np.arccosh, "atanh": np.arctanh,
+        }.items()
+    },
+    cmath.phase: lambda z: np.angle(np.asarray(z).astype(np.complex128))[()],
+    cmath.isnan: lambda z: np.isnan(z),
+    cmath.isinf: lambda z: np.isinf(z),
+    cmath.isfinite: lambda z: np.isfinite(z),
+    cmath.rect: _rect,
+}  # fmt: skip
+
+
+def _cmath_builder(f: Callable[..., Any]) -> Callable[..., Any]:
+    def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+        return elementwise(c, node, args, line, f)
+
+    return build
+
+
+for _fn, _f in _CMATH.items():
+    register(_fn)(_cmath_builder(_f))
+
+
+@register(cmath.log)
+def _cmath_log(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+    if len(args) == 2:
+        return elementwise(c, node, args, line, _complex_fn(lambda z, b: np.log(z) / np.log(b)))
+    return elementwise(c, node, args, line, _complex_fn(np.log))

@@ -48,7 +48,13 @@ def call(c: Compiling, node: ast.Call, fn: Any) -> Node:
     """The closure for a call of ``fn``, a value known at compile time."""
     if node.keywords and not (_hashable(fn) and fn in KEYWORDS_OK):
         raise c.unsupported(node, f"keyword arguments are not supported for {name_of(fn)}")
-    args = [c.expr(a) for a in node.args]
+    if fn is print:  # numba-cuda's print takes string literals among its arguments
+        args = [
+            Const(a.value) if isinstance(a, ast.Constant) and isinstance(a.value, str) else c.expr(a)
+            for a in node.args
+        ]
+    else:
+        args = [c.expr(a) for a in node.args]
     if any(isinstance(a, ast.Starred) for a in node.args):
         raise c.unsupported(node, "*args in calls is not supported")
     builder = BUILDERS.get(fn) if _hashable(fn) else None

@@ -72,15 +72,27 @@ def _grid_sync(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Node
 
     def grid_sync(run: Run, frame: Frame, mask: Mask) -> Any:
         alive = int(np.count_nonzero(run.alive))
+        complete = True
         if mask.threads != alive:
-            raise run.fault(
-                line,
-                f"grid sync reached by {mask.threads} of the grid's {alive} live threads "
-                "(a grid barrier inside a branch that splits the grid)",
-                mask,
-            )
+            # Part of the grid here (a grid barrier in a branch): the grid barrier is a block
+            # barrier, then one arrival per block, so as on a GPU the others pass it by
+            # exiting or meet it later, as at a divergent syncthreads; a block none of whose
+            # live threads come never arrives, and the GPU hangs.
+            ch = run.chunk
+            arrived = np.bincount(ch.block_of_lane[mask.arr], minlength=ch.blocks)
+            expected = np.bincount(ch.block_of_lane[run.alive], minlength=ch.blocks)
+            absent = (arrived == 0) & (expected > 0)
+            if absent.any():
+                raise run.fault(
+                    line,
+                    f"grid sync reached by {mask.threads} of the grid's {alive} live threads, none "
+                    f"of block {ch.where(int(np.argmax(absent[ch.block_of_lane] & run.alive)))[0]}'s "
+                    "(a grid barrier inside a branch that leaves out whole blocks: a GPU hangs)",
+                    mask,
+                )
+            complete = run.barrier(line, mask, arrived, expected)
         if run.race is not None:
-            run.race.barrier(mask, True)
+            run.race.barrier(mask, complete)
         run.counters.site(line).barriers += mask.warps
         run.issue(bar, mask)
         return None
