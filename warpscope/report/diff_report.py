@@ -11,6 +11,7 @@ from warpscope.analysis.text import count, num, us
 from warpscope.report.budget import cut_note, fit_sections, size
 from warpscope.report.diff import NOISE_PCT, NOISE_POINTS, Diff, Pair, within_noise
 from warpscope.report.escape import md_cell, md_code
+from warpscope.report.json_report import finite
 from warpscope.report.names import HEADING_WIDTH, middle
 
 
@@ -192,7 +193,7 @@ def _dims(d: list[int | None]) -> str:
 def diff_dict(d: Diff) -> dict[str, Any]:
     """The diff as JSON-ready objects; an infinite or NaN number (an overflowing delta, a change
     from 0) is null, as Polars writes non-finite values in the JSON report."""
-    return _finite(
+    return finite(
         {
             "base": d.base,
             "new": d.new,
@@ -213,13 +214,3 @@ def diff_dict(d: Diff) -> dict[str, Any]:
 
 def render_json(d: Diff) -> str:
     return json.dumps(diff_dict(d), ensure_ascii=True, allow_nan=False) + "\n"
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value

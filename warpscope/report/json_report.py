@@ -50,11 +50,11 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
         ',"missing_sections":',
         _dumps(missing),
         ',"hazards":',
-        _dumps([_finite(dict(r)) for r in profile.hazards.iter_rows(named=True)]),
+        _dumps([finite(dict(r)) for r in profile.hazards.iter_rows(named=True)]),
         ',"opportunities":',
-        _dumps(_finite(opportunities(profile))),
+        _dumps(finite(opportunities(profile))),
         ',"runs":',
-        _dumps(_finite(run_records(profile))),
+        _dumps(finite(run_records(profile))),
         ',"run_findings":',
         _array(findings.get(None, [])),
         ',"launches":[',
@@ -86,15 +86,15 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True, allow_nan=False)
 
 
-def _finite(value: Any) -> Any:
+def finite(value: Any) -> Any:
     """``value`` with every infinite or NaN float (absurd times in a damaged file summed past
-    the float range) as None: JSON has no such numbers."""
+    the float range) as None: JSON has no such numbers. Tuples become lists, as JSON has them."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
     return value
 
 

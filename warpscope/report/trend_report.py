@@ -9,6 +9,7 @@ from typing import Any
 from warpscope.analysis.text import num
 from warpscope.model.catalog import BY_ID
 from warpscope.report.escape import md_cell, md_code
+from warpscope.report.json_report import finite
 from warpscope.report.names import middle
 from warpscope.report.trend import Series, Trend, sparkline
 
@@ -93,7 +94,7 @@ def _last(values: list[float | None], n: int) -> list[float | None]:
 
 
 def trend_dict(t: Trend) -> dict[str, Any]:
-    return _finite(
+    return finite(
         {
             "dataset": t.dataset,
             "by": t.by,
@@ -131,13 +132,3 @@ def trend_dict(t: Trend) -> dict[str, Any]:
 
 def render_json(t: Trend) -> str:
     return json.dumps(trend_dict(t), ensure_ascii=True, allow_nan=False) + "\n"
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
