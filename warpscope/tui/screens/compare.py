@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+from rich.cells import cell_len
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -60,24 +61,14 @@ class CompareScreen(WarpscopeScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        result = self.workspace.comparison()
-        assert result is not None
-        base, new, self.frame = result
+        self.frame = pl.DataFrame()  # filled by ``_compare`` in a thread: it analyses both sides
         self.shown = self.frame
         self.sort_column: int | None = None
         self.descending = False
         self.kind = 0
         self.name_filter = ""
-        title = Text("Compare · base: ", style="bold")
-        title.append(literal(one_line(", ".join(Path(x).name for x in base.split(", ")), 60)))
-        title.append(" → new: ", style="bold")
-        title.append(literal(one_line(", ".join(Path(x).name for x in new.split(", ")), 60)))
-        slower = int((self.frame["verdict"] == "slower").sum())
-        title.append(
-            f"\n{slower} slower by more than {n(NOISE_PCT)}%, "
-            f"{int((self.frame['verdict'] == 'faster').sum())} faster, "
-            f"{self.frame.height} rows"
-        )
+        title = Text("Compare", style="bold")
+        title.append(" · analysing both profiles…")
         yield Static(title, id="compare-title")
         table: DataTable[Text] = DataTable(id="compare", cursor_type="cell", zebra_stripes=True)
         table.add_columns(*HEADERS)
@@ -90,11 +81,36 @@ class CompareScreen(WarpscopeScreen):
 
     def on_mount(self) -> None:
         self.query_one("#filter-bar").display = False
-        self._fill()
         self.query_one(DataTable).focus()
+        self._compare()
+
+    @work(thread=True, exclusive=True)
+    def _compare(self) -> None:
+        """The comparison analyses the baseline (and the profile, before its own analysis is
+        done): off the UI's thread, so Escape and every other key answer meanwhile."""
+        result = self.workspace.comparison()
+        if result is not None:
+            self.app.call_from_thread(self._show, *result)
+
+    def _show(self, base: str, new: str, frame: pl.DataFrame) -> None:
+        self.frame = frame
+        title = Text("Compare · base: ", style="bold")
+        title.append(literal(one_line(", ".join(Path(x).name for x in base.split(", ")), 60)))
+        title.append(" → new: ", style="bold")
+        title.append(literal(one_line(", ".join(Path(x).name for x in new.split(", ")), 60)))
+        slower = int((frame["verdict"] == "slower").sum())
+        title.append(
+            f"\n{slower} slower by more than {n(NOISE_PCT)}%, "
+            f"{int((frame['verdict'] == 'faster').sum())} faster, "
+            f"{frame.height} rows"
+        )
+        self.query_one("#compare-title", Static).update(title)
+        self._fill()
 
     # -- rows ----------------------------------------------------------------------
     def _fill(self) -> None:
+        if not self.frame.columns:  # still comparing
+            return
         rows = self.frame.filter(SHOWN[self.kind][1])
         if self.name_filter:
             rows = rows.filter(
@@ -105,9 +121,15 @@ class CompareScreen(WarpscopeScreen):
         self.shown = rows
         table = self.query_one(DataTable)
         cursor = table.cursor_coordinate
-        table.clear()
-        for row in rows.iter_rows(named=True):
-            table.add_row(*_cells(row))
+        cells = [_cells(row) for row in rows.iter_rows(named=True)]
+        # the columns' widths given, as wide as their widest cell: measured by the table itself,
+        # rows that arrive from the comparison's thread before its first layout left them at
+        # their headers' widths now and then
+        table.clear(columns=True)
+        for i, header in enumerate(HEADERS):
+            table.add_column(header, width=max([cell_len(header), *(row[i].cell_len for row in cells)]))
+        for row_cells in cells:
+            table.add_row(*row_cells)
         if rows.height:
             table.cursor_coordinate = cursor if cursor.row < rows.height else cursor._replace(row=0)
         parts = [f"{rows.height} of {self.frame.height} rows", f"showing {SHOWN[self.kind][0]}"]
@@ -163,6 +185,8 @@ class CompareScreen(WarpscopeScreen):
         self.app.push_screen(PairScreen(self.workspace.compare_pair(row["base_launch"], row["new_launch"])))
 
     def action_copy(self) -> None:
+        if not self.shown.columns:
+            return
         flat = self.shown.with_columns(
             pl.col("findings_appeared").list.join("; "), pl.col("findings_gone").list.join("; ")
         )
