@@ -141,7 +141,7 @@ def test_demo_emulates_beside_the_h100_export_and_quits(seed_cache):
     command = f"WARPSCOPE_CACHE='{seed_cache}' '{WARPSCOPE}' demo --scale 64; echo warpscope exited with $?; sleep 30"
     _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(ROOT), "sh", "-c", command)
     try:
-        _wait_for(session, "matmulNaive · seed_full_raw.csv")
+        _wait_for(session, "matmulNaive · seed_full_raw.csv", timeout=120)  # CI: another test beside it
         screen = _wait_for(session, "· seed.py", timeout=120)
         assert "45 of 45 kernels" in screen
         _tmux("send-keys", "-t", session, "q")
