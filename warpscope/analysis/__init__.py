@@ -14,10 +14,13 @@ from dataclasses import replace
 import polars as pl
 
 from warpscope.analysis import (  # noqa: F401  (register rules)
+    atomics,
     bottleneck,
     divergence,
+    ilp,
     impact,
     launch_config,
+    local_memory,
     memory,
     occupancy,
     program,

@@ -33,6 +33,8 @@ PRACTICAL_ROOF_PCT = 90.0
 #: 2.24-2.43 us on the H100, tools/gpu/measured/h100_launch_floor.txt); no fix takes a launch
 #: below it. Measured on sm_90 only; other architectures are assumed alike.
 LAUNCH_FLOOR_NS = 2240.0
+#: warp schedulers per SM (one instruction issued per cycle each), Maxwell to Blackwell
+SCHEDULERS_PER_SM = 4
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,10 @@ class LaunchView:
 
     @property
     def issue_idle(self) -> float | None:
-        """Share of issue slots the schedulers left empty (0..1): what latency hiding could win."""
+        """The time (0..1) more issued instructions per cycle could still save before the
+        schedulers reach the practical issue roof: 1 − issue-slot use / PRACTICAL_ROOF_PCT."""
         busy = self.get("issue_slot_utilization_pct")
-        return None if busy is None else max(0.0, 1.0 - busy / 100.0)
+        return None if busy is None else max(0.0, 1.0 - busy / PRACTICAL_ROOF_PCT)
 
     @property
     def cycles_per_issue(self) -> float | None:
@@ -135,6 +138,31 @@ class LaunchView:
         a kernel faster than its busiest unit allows."""
         busiest = self.busiest_pct
         return None if busiest is None else max(0.0, 1.0 - busiest / PRACTICAL_ROOF_PCT)
+
+    def time_at_roofs_ns(self, *, dram_bytes: float | None, instructions: float | None) -> float | None:
+        """The least time (ns) work of this size takes on the launch's GPU: ``dram_bytes`` at the
+        practical DRAM roof, ``instructions`` (warp level) at the practical issue rate (one per
+        cycle on each of an SM's four schedulers), and never less than the launch floor. None
+        where the profile lacks the roofs it needs."""
+        times = [LAUNCH_FLOOR_NS]
+        peak = self.get("peak_dram_bytes_per_s")
+        if dram_bytes is not None:
+            if not peak:
+                return None
+            times.append(1e9 * dram_bytes / (peak * PRACTICAL_ROOF_PCT / 100))
+        clock, sms = self.get("sm_clock_hz") or self.get("sm_frequency_hz"), self.sm_count
+        if instructions is not None:
+            if not clock or not sms:
+                return None
+            times.append(1e9 * instructions / (SCHEDULERS_PER_SM * sms * clock * PRACTICAL_ROOF_PCT / 100))
+        return max(times)
+
+    def gain_to(self, after_ns: float | None) -> float | None:
+        """The gain (0..1) of running in ``after_ns`` instead of the launch's duration."""
+        duration = self.get("duration_ns")
+        if after_ns is None or not duration:
+            return None
+        return max(0.0, min(self.floor_ceiling, 1.0 - after_ns / duration))
 
     @property
     def floor_ceiling(self) -> float:

@@ -661,6 +661,51 @@ CATALOG: tuple[Metric, ...] = (
         ncu=_n("smsp__sass_inst_executed_op_global_atom.sum"),
     ),
     Metric(
+        "global_reduction_requests",
+        "inst",
+        "Global reductions executed (RED: an atomic whose old value nobody reads, `atomicAdd` "
+        "with its result unused), warp level.",
+        "smsp__inst_executed_op_global_red.sum",
+        ncu=_n("smsp__inst_executed_op_global_red.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"),
+    ),
+    Metric(
+        "global_atomic_l1_requests",
+        "request",
+        "Global atomics that return a value (ATOM, CAS) as L1TEX requests.",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+        ncu=_n("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"),
+    ),
+    Metric(
+        "global_atomic_sectors",
+        "sector",
+        "32-byte sectors global atomics (ATOM, CAS) sent to L2: kept apart from load and store "
+        "sectors in the coalescing arithmetic.",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+        ncu=_n("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"),
+    ),
+    Metric(
+        "global_reduction_sectors",
+        "sector",
+        "32-byte sectors global reductions (RED) sent to L2.",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+        ncu=_n("l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"),
+    ),
+    Metric(
+        "l2_atomic_busiest_slice_pct",
+        "%",
+        "How busy the busiest L2 slice's atomic unit was (% of elapsed cycles): near 100% while "
+        "the mean is low, every atomic queues on a few addresses (contention).",
+        "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed",
+        ncu=_n("lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed"),
+    ),
+    Metric(
+        "l2_atomic_mean_pct",
+        "%",
+        "How busy the L2 slices' atomic units were on average (% of elapsed cycles).",
+        "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        ncu=_n("lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"),
+    ),
+    Metric(
         "shared_atomic_requests",
         "inst",
         "Shared-memory atomic instructions executed (warp level).",
@@ -682,6 +727,13 @@ CATALOG: tuple[Metric, ...] = (
         "smsp__sass_inst_executed_op_local_st.sum",
         ncu=_n("smsp__sass_inst_executed_op_local_st.sum"),
         nvprof=_n("local_store_requests"),
+    ),
+    Metric(
+        "local_spill_requests",
+        "request",
+        "Local-memory requests that are register spills (the compiler's, not the code's arrays).",
+        "derived__local_spilling_requests",
+        ncu=_n("derived__local_spilling_requests"),
     ),
     Metric(
         "local_load_sectors",

@@ -1,0 +1,89 @@
+"""Contended atomics: many threads updating few addresses, one update at a time.
+
+Global atomics and reductions (ATOM, RED) execute in the L2 slice that owns the address. When
+the addresses are few (a histogram's bins, a global counter) every update queues at the same
+slice's atomic unit: that slice is busy while the others, DRAM and the SMs sit idle. Shared
+atomics to few addresses serialise the same way in the L1's banks. The fix spreads or merges
+the updates: a private copy per block in shared memory (one global atomic per bin per block at
+the end), warp aggregation, or a sort and a segmented reduction.
+"""
+
+from __future__ import annotations
+
+from warpscope.analysis.finding import Finding, rule
+from warpscope.analysis.text import num, pct
+from warpscope.analysis.views import LaunchView
+
+#: the busiest L2 slice's atomic unit at least this busy (% of elapsed cycles) ...
+CONTENDED_SLICE_PCT = 50.0
+#: ... and at least this many times the mean slice's: the updates pile onto few addresses
+CONTENDED_RATIO = 4.0
+#: the least gain worth a finding: below it the atomics are not where the time goes
+MIN_GAIN = 0.05
+
+
+def _atomics(v: LaunchView) -> float:
+    """Global atomic and reduction instructions (warp level) the launch executed."""
+    red = v.get("global_reduction_requests") or 0.0
+    atom = v.get("global_atomic_l1_requests")
+    if atom is None:
+        atom = v.get("global_atomic_requests") or 0.0
+    return red + atom
+
+
+@rule(
+    "global_atomics",
+    "atomics",
+    checklist=("C8",),
+    speedup="1 − (the time the rest of the kernel needs: its DRAM bytes at 90% of the DRAM peak, its "
+    "other instructions at 90% of the issue rate, the launch floor) / duration",
+    evidence="global atomic and reduction instructions, the busiest and the mean L2 slice's atomic "
+    "unit, DRAM bytes, instructions, duration",
+    threshold="busiest L2 slice's atomic unit ≥ 50% busy and ≥ 4× the mean, the rest of the work "
+    "needing ≤ 95% of the time",
+    severity="high when the estimate is ≥ 20%, medium ≥ 5% (the program-wide caps apply)",
+)
+def global_atomics(v: LaunchView) -> Finding | None:
+    """Global atomics queue on a few L2 slices while the rest of the GPU waits."""
+    atomics = _atomics(v)
+    instructions = v.get("instructions_executed")
+    duration = v.get("duration_ns")
+    busiest, mean = v.get("l2_atomic_busiest_slice_pct"), v.get("l2_atomic_mean_pct")
+    if atomics <= 0 or not instructions or not duration or busiest is None:
+        return None
+    if busiest < CONTENDED_SLICE_PCT or (mean is not None and busiest < CONTENDED_RATIO * mean):
+        return None
+    rest = v.time_at_roofs_ns(dram_bytes=v.get("dram_bytes"), instructions=max(0.0, instructions - atomics))
+    gain = v.gain_to(rest)
+    if gain is None or gain < MIN_GAIN:
+        return None
+    evidence = v.known(
+        "global_reduction_requests",
+        "global_atomic_l1_requests",
+        "l2_atomic_busiest_slice_pct",
+        "l2_atomic_mean_pct",
+        "dram_bytes",
+        "instructions_executed",
+        "duration_ns",
+    )
+    share = 100 * atomics / instructions
+    mean_text = f" (the mean slice's {pct(mean)})" if mean is not None else ""
+    return Finding(
+        severity="high",
+        title="contended global atomics",
+        message=f"{num(atomics, 0)} global atomic instructions ({pct(share)} of all) keep the busiest "
+        f"L2 slice's atomic unit {pct(busiest)} busy{mean_text}: the updates queue on a few "
+        f"addresses. Without them the kernel's DRAM bytes and other instructions need "
+        f"{num(rest / 1000, 1)} µs of its {num(duration / 1000, 1)} µs.",  # type: ignore[operator]
+        why="Atomics to one address execute one at a time in the L2 slice that owns it; when "
+        "thousands of threads update a few addresses, that slice serialises them while DRAM and "
+        "the SMs idle.",
+        fix="Privatise: accumulate in a per-block copy in shared memory (`__shared__` bins, "
+        "`atomicAdd` there), then one global atomic per bin per block after `__syncthreads()`. "
+        "Or aggregate within the warp first (`__match_any_sync` groups lanes with the same "
+        "address, the leader adds `__popc` of the group; `__reduce_add_sync` for one address), "
+        "or sort the keys and reduce segments (CUB `DeviceHistogram`, `DeviceRunLengthEncode`).",
+        threshold="busiest L2 slice's atomic unit ≥ 50% busy and ≥ 4× the mean",
+        evidence=evidence,
+        estimated_speedup_pct=100 * gain,
+    )
