@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from warpscope.analysis.finding import Finding, rule
 from warpscope.analysis.text import num, pct
-from warpscope.analysis.views import LaunchView
+from warpscope.analysis.views import PRACTICAL_ROOF_PCT, LaunchView
 
 #: the busiest L2 slice's atomic unit at least this busy (% of elapsed cycles) ...
 CONTENDED_SLICE_PCT = 50.0
@@ -54,6 +54,8 @@ def global_atomics(v: LaunchView) -> Finding | None:
     if busiest < CONTENDED_SLICE_PCT or (mean is not None and busiest < CONTENDED_RATIO * mean):
         return None
     rest = v.time_at_roofs_ns(dram_bytes=v.get("dram_bytes"), instructions=max(0.0, instructions - atomics))
+    if rest is not None:  # whatever else keeps a unit busy stays
+        rest = max(rest, duration * (v.get("dram_throughput_pct") or 0.0) / PRACTICAL_ROOF_PCT)
     gain = v.gain_to(rest)
     if gain is None or gain < MIN_GAIN:
         return None

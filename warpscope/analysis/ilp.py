@@ -25,8 +25,9 @@ NO_ROOF_PCT = 60.0
     "ilp",
     "ilp",
     checklist=("C11", "C12"),
-    speedup="min(1 − issue-slot use / 90%, 1 − busiest throughput / 90%) × 100: the issue slots "
-    "independent instructions could fill before a roof",
+    speedup="min(wait stall cycles / all warp cycles per issued instruction, 1 − issue-slot use / 90%, "
+    "1 − busiest throughput / 90%) × 100: the cycles warps wait on their own results, as far as "
+    "issue slots and roofs allow",
     evidence="the wait stall's share of warp cycles, issue-slot use, eligible and active warps per "
     "scheduler, SM and memory throughput",
     threshold="top stall wait ≥ 30% of warp cycles, SM and memory < 60% of peak, issue slots < 60% busy",
@@ -42,8 +43,10 @@ def ilp(v: LaunchView) -> Finding | None:
     share = v.stall_share(reason)
     if reason != DEPENDENCY_STALL or share is None or share < MIN_SHARE:
         return None
-    gain = v.latency_gain(1.0)
+    # independent instructions remove at most the cycles warps now wait on their own results
+    gain = v.latency_gain(share)
     eligible, active = v.get("eligible_warps_per_scheduler"), v.get("active_warps_per_scheduler")
+    occupancy = v.get("theoretical_occupancy_pct")
     warps = (
         f"; {num(eligible, 2)} of {num(active, 1)} warps per scheduler ready on average"
         if eligible is not None and active is not None
@@ -68,7 +71,14 @@ def ilp(v: LaunchView) -> Finding | None:
         "independent instructions in the same thread issue back to back and fill those cycles.",
         fix="Give each thread independent work: unroll with several accumulators (a += …; b += …; "
         "combined at the end), process 2–4 elements per thread, interleave independent loads and "
-        "their uses. More resident warps hide the same latency where registers and shared memory allow.",
+        "their uses. More resident warps hide the same latency where registers and shared memory "
+        "allow"
+        + (
+            f" (occupancy is limited to {pct(occupancy)} now)"
+            if occupancy is not None and occupancy < 80
+            else ""
+        )
+        + ".",
         threshold="top stall wait ≥ 30% of warp cycles, SM and memory < 60%, issue slots < 60% busy",
         evidence=evidence,
         estimated_speedup_pct=100 * gain,

@@ -21,9 +21,12 @@ MIN_SHARE_FOR_HIGH_PCT = 0.5
 #: categories whose advice is about the launch configuration the caller of a kernel chooses
 LAUNCH_CATEGORIES = frozenset({"launch_config", "occupancy", "tail_effect"})
 #: on a library kernel these say only how the library's code runs: nothing the caller can change
-#: (a library's tree reductions and its place against the roofs are its own design)
+#: (a library's tree reductions, registers, dependency chains and place against the roofs are
+#: its own design)
 LIBRARY_INFO_CATEGORIES = LAUNCH_CATEGORIES | {
     "stalls",
+    "ilp",
+    "local_memory",
     "latency_bound",
     "memory_bound",
     "compute_bound",
@@ -86,7 +89,10 @@ FOLLOWS_FROM: dict[str, tuple[str, ...]] = {
         "global_atomics",
         "local_memory",
     ),
-    "few_resident_warps": (*_LAUNCH_ROOTS, "occupancy_limited"),
+    "few_resident_warps": (*_LAUNCH_ROOTS, "occupancy_limited", "ilp"),
+    # more warps and more independent instructions per warp hide the same dependency latency:
+    # one problem, one finding (the ILP finding names both remedies)
+    "occupancy_limited": ("ilp",),
     "latency_bound": (
         *_LAUNCH_ROOTS,
         *_MEMORY_ROOTS,

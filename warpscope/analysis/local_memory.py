@@ -28,8 +28,9 @@ def _l1_work(v: LaunchView) -> float:
     "local_memory",
     "local_memory",
     checklist=("C8",),
-    speedup="1 − max(the L1 time without the local sectors, the DRAM bytes at 90% of peak, the "
-    "instructions without the local ones at 90% of the issue rate, the launch floor) / duration",
+    speedup="1 − max(the L1 time without the local sectors, the SM's without the local instructions, "
+    "the DRAM's, each at 90% of peak; the DRAM bytes at 90% of the DRAM peak; the instructions without "
+    "the local ones at 90% of the issue rate; the launch floor) / duration",
     evidence="local load and store instructions and sectors, spilled requests, L1 throughput, "
     "global sectors and shared wavefronts, DRAM bytes, instructions",
     threshold="local loads or stores executed, worth ≥ 2% of the launch",
@@ -48,8 +49,14 @@ def local_memory(v: LaunchView) -> Finding | None:
     after = v.time_at_roofs_ns(
         dram_bytes=v.get("dram_bytes"), instructions=max(0.0, instructions - loads - stores)
     )
-    if after is not None and l1 is not None:
-        after = max(after, duration * l1 / PRACTICAL_ROOF_PCT * (1 - share))
+    if after is not None:
+        # the units the fix relieves keep their other work, the rest all of theirs
+        untouched = [
+            (l1 or 0.0) * (1 - share),
+            (v.get("sm_throughput_pct") or 0.0) * (1 - (loads + stores) / instructions),
+            v.get("dram_throughput_pct") or 0.0,
+        ]
+        after = max(after, duration * max(untouched) / PRACTICAL_ROOF_PCT)
     gain = v.gain_to(after)
     if gain is None or gain < MIN_GAIN:
         return None
@@ -84,6 +91,13 @@ def local_memory(v: LaunchView) -> Finding | None:
         "duration_ns",
     )
     regs = f" at {num(registers, 0)} registers per thread" if registers else ""
+    emulated = v.source_format == "emulator"
+    if emulated:  # the emulator runs the source: it cannot see which arrays the compiler keeps
+        fix += (
+            " (The emulator counts every access to a `cuda.local.array` as local memory; the "
+            "compiler keeps an array indexed only by constants in registers. Profile it on a GPU "
+            "with ncu to be sure.)"
+        )
     return Finding(
         severity="high",
         title="local memory (" + ("spills" if spilled else "indexed array") + ")",
@@ -96,4 +110,5 @@ def local_memory(v: LaunchView) -> Finding | None:
         threshold="local loads or stores executed, worth ≥ 2% of the launch",
         evidence=evidence,
         estimated_speedup_pct=100 * gain,
+        confidence="low" if emulated else None,
     )

@@ -93,8 +93,11 @@ def uncoalesced_global_access(v: LaunchView) -> Finding | None:
 
 
 def _coalescing_from_excess(v: LaunchView, ops: dict[str, GlobalOp], total: float) -> Finding | None:
-    """Nsight Compute counted the excess sectors: the claim is exact."""
-    excess = v.get("global_excess_sectors") or 0.0
+    """Nsight Compute counted the excess sectors: the claim is exact. Its count covers atomics
+    and reductions too (whose sectors are not loads or stores): their sectors are taken out, so
+    a histogram's contended atomics are not reported as uncoalesced loads (global_atomics is)."""
+    atomic = (v.get("global_atomic_sectors") or 0.0) + (v.get("global_reduction_sectors") or 0.0)
+    excess = max(0.0, (v.get("global_excess_sectors") or 0.0) - atomic)
     if total <= 0 or excess / total < 0.10:
         return None  # no excess (16-byte vectors need 16 sectors per request: that is ideal)
     share = min(1.0, excess / total)

@@ -1,0 +1,114 @@
+"""The problems that hold the time, named with a gain that came true on the H100: contended global
+atomics, local memory, dependency chains (ILP) and re-reads that tiling removes. Each is judged on
+the calibration suite's before/after pair for it (events-timed savings in
+``sample_traces/h100/calibration/calibration_timings.csv``) and, for tiling, on the seed export's
+matmulNaive → matmulTiled<16, 0> (ncu durations in the same profile)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import warpscope
+from tests.conftest import H100, load_benchmark
+from warpscope.analysis import analyze
+from warpscope.report.opportunities import opportunities
+
+CALIBRATION = H100 / "calibration"
+
+
+@pytest.fixture(scope="module")
+def calibration_rows():
+    bench = load_benchmark("advice_calibration")
+    return {r.pair: r for r in bench.rows()}
+
+
+@pytest.fixture(scope="module")
+def calibration():
+    return analyze(
+        warpscope.load(
+            [CALIBRATION / "calibration_raw_base.csv.gz", CALIBRATION / "calibration_details.csv.gz"]
+        )
+    )
+
+
+def _findings(profile, kernel: str) -> pl.DataFrame:
+    launches = profile.launches.select("launch_id", "kernel_short")
+    return (
+        profile.findings.join(launches, on="launch_id")
+        .filter((pl.col("kernel_short") == kernel) & (pl.col("origin") == "warpscope"))
+        .sort("est_saved_ns", descending=True, nulls_last=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("pair", "rule"),
+    [("p21", "ilp"), ("p22", "global_atomics"), ("p23", "local_memory"), ("p24", "memory_bound")],
+)
+def test_the_new_causes_lead_their_kernel_with_the_fix_applied(calibration_rows, pair, rule):
+    """The top advice of each "before" kernel names the fix the pair applied."""
+    row = calibration_rows[pair]
+    assert row.rule == rule and row.top_rule == rule, (row.top_rule, row.top)
+
+
+@pytest.mark.parametrize("pair", ["p21", "p22", "p24"])
+def test_the_new_causes_estimate_what_the_fix_saved(calibration_rows, pair):
+    """Within 5 points of the saving CUDA events measured."""
+    row = calibration_rows[pair]
+    assert abs(row.named - row.measured) <= 5, (row.named, row.measured)
+
+
+def test_local_memory_estimates_the_profiled_saving(calibration_rows):
+    """The ring buffer kept in registers saved 55.0% under ncu (its durations, which the counters
+    describe) and 32.8% by events: the estimate (the local sectors' share of the L1's work) is
+    within 5 points of ncu's measurement; the events' gap is in docs/checklist.md."""
+    row = calibration_rows["p23"]
+    assert abs(row.named - row.measured_ncu) <= 5, (row.named, row.measured_ncu)
+    assert row.named_severity in ("medium", "high")
+
+
+def test_contended_atomics_are_not_uncoalesced_loads(calibration):
+    """The histogram's RED sectors are in ncu's excess-sector count; the coalescing rule takes
+    them out (its loads are coalesced), and the atomics finding cites the busiest L2 slice."""
+    found = _findings(calibration, "p22_globalAtomics_before")
+    assert "uncoalesced_global_access" not in found["rule_id"].to_list()
+    atomics = found.filter(pl.col("rule_id") == "global_atomics").row(0, named=True)
+    evidence = {e["metric"]: e["value"] for e in atomics["evidence"]}
+    assert evidence["l2_atomic_busiest_slice_pct"] == pytest.approx(82.91)
+    assert evidence["l2_atomic_mean_pct"] == pytest.approx(1.04)
+    assert "shared memory" in atomics["fix"] and "__match_any_sync" in atomics["fix"]
+
+
+def test_no_cause_fires_on_the_fixed_kernel(calibration):
+    """After the fix the cause is gone: no atomics finding on the privatised histogram, no local
+    memory on the register ring buffer, no ILP on four chains."""
+    for kernel, rule in [
+        ("p22_sharedAtomics_after", "global_atomics"),
+        ("p23_ringRegisters_after", "local_memory"),
+        ("p21_fourChains_after", "ilp"),
+    ]:
+        assert rule not in _findings(calibration, kernel)["rule_id"].to_list(), kernel
+
+
+def test_symptoms_of_a_named_cause_carry_no_gain(calibration):
+    """The stalls and occupancy gap that contended atomics cause follow from them (info)."""
+    found = _findings(calibration, "p22_globalAtomics_before")
+    others = found.filter(pl.col("rule_id") != "global_atomics")
+    assert set(others["severity"]) == {"info"}
+    assert others["estimated_speedup_pct"].is_null().all()
+
+
+def test_matmul_naive_has_a_tiling_entry_in_fix_first_as_measured():
+    """On the seed export, tiling matmulNaive (matmulTiled<16, 0>: 71.04 → 51.46 µs in the same
+    profile, 27.6%) is a Fix-first entry whose estimate is within 5 points."""
+    profile = analyze(warpscope.load([H100 / "seed_full_raw.csv", H100 / "seed_full_details.csv"]))
+    entry = next(
+        e
+        for e in opportunities(profile)
+        if e["kernel_short"] == "matmulNaive" and e["rule"] == "memory_bound"
+    )
+    times = dict(profile.launches.select("kernel_short", "duration_ns").iter_rows())
+    measured = 100 * (1 - times["matmulTiled<16, 0>"] / times["matmulNaive"])
+    estimate = 100 * entry["est_saved_ns"] / entry["time_ns"]
+    assert abs(estimate - measured) <= 5, (estimate, measured)
+    assert "shared memory" in entry["fix"]
