@@ -112,3 +112,19 @@ def test_matmul_naive_has_a_tiling_entry_in_fix_first_as_measured():
     estimate = 100 * entry["est_saved_ns"] / entry["time_ns"]
     assert abs(estimate - measured) <= 5, (estimate, measured)
     assert "shared memory" in entry["fix"]
+
+
+def test_the_source_tab_points_local_memory_at_its_line():
+    """From the local-memory finding, the Source tab's jump lands on the CUDA line whose local
+    sectors are the most: the FIR's inner loop reading ``ring[(head - k) & 15]``."""
+    from warpscope.explore.source_view import SourceListing
+
+    profile = warpscope.load(
+        [CALIBRATION / "calibration_raw_base.csv.gz", CALIBRATION / "calibration_source.csv.gz"]
+    )
+    (launch,) = profile.launches.filter(pl.col("kernel_short") == "p23_ringLocal_before")["launch_id"]
+    listing = SourceListing.of(profile.source.filter(pl.col("launch_id") == launch))
+    order, counter = listing.worst("local_memory")
+    row = listing.rows.filter(pl.col("order") == order).row(0, named=True)
+    assert counter == "L2 Theoretical Sectors Local" and listing.located("local_memory", counter)
+    assert "ring[(head - k) & 15]" in row["code"]

@@ -268,8 +268,9 @@ def grid_few_blocks_per_sm(v: LaunchView) -> Finding | None:
     ncu=("LaunchConfiguration",),
     checklist=("C3",),
     speedup="(1 − f) / (W + 1) × 100 for W full waves and a last wave that is f full: "
-    "the SM time the partial last wave leaves idle",
-    evidence="waves per SM, grid size, SM count",
+    "the SM time the partial last wave leaves idle; at most the SM time measured idle "
+    "(1 − SM active cycles / elapsed cycles)",
+    evidence="waves per SM, grid size, SM count, SM active and elapsed cycles",
     threshold="partial last wave costing ≥ 5% of the kernel time",
     severity="medium: estimate ≥ 15%; else low",
 )
@@ -287,9 +288,15 @@ def tail_effect(v: LaunchView) -> Finding | None:
     if part < 1e-6:
         return None
     gain = 100.0 * (1.0 - part) / (whole + 1)
+    evidence: dict[str, float] = {"waves_per_sm": waves}
+    active, elapsed = v.get("sm_active_cycles"), v.get("elapsed_cycles")
+    if active is not None and elapsed:
+        # the SM time the launch measured idle is all a tail fix can reclaim (blocks of the last
+        # wave run faster alone: less contention for DRAM and L2 than the model's full waves)
+        gain = min(gain, 100.0 * max(0.0, 1.0 - active / elapsed))
+        evidence |= {"sm_active_cycles": active, "elapsed_cycles": elapsed}
     if gain < 5:
         return None
-    evidence: dict[str, float] = {"waves_per_sm": waves}
     fix = "Size the grid to whole waves, or make more, shorter waves (more blocks with less work each)."
     if grid and v.occupancy and sms:
         per_wave = int(sms) * v.occupancy.active_blocks_per_sm

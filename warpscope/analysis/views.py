@@ -181,11 +181,19 @@ class LaunchView:
         """A gain (0..1) no larger than the units a fix leaves alone allow: with ``untouched``
         throughputs (% of peak) still to deliver, the kernel cannot run faster than the busiest
         of them at the practical roof (coalescing leaves the SM's instructions, padding the DRAM
-        traffic)."""
+        traffic) — nor, where ready warps already wait for issue slots (top stall
+        ``not_selected``), faster than its busiest unit runs now."""
         known = [x for x in (self.get(m) for m in untouched) if x is not None]
         if not known:
             return fraction
-        return min(fraction, max(0.0, 1.0 - max(known) / PRACTICAL_ROOF_PCT))
+        roof = PRACTICAL_ROOF_PCT
+        busiest = self.busiest_pct
+        top = self.top_stalls(1)
+        if top and top[0][0] == "not_selected" and busiest:
+            # ready warps wait for an issue slot: latency is hidden and the kernel runs as fast
+            # as its busiest unit lets it, so it cannot outrun what an untouched unit does now
+            roof = min(roof, busiest)
+        return min(fraction, max(0.0, 1.0 - max(known) / roof))
 
     def latency_gain(self, fraction: float) -> float:
         """A latency-hiding gain (0..1) capped by the idle issue slots and the roof headroom."""

@@ -34,6 +34,7 @@ SHORT_NAMES = {
     "L2 Theoretical Sectors Global Excessive": "excess sect",
     "L1 Wavefronts Shared Excessive": "excess wf",
     "L1 Conflicts Shared N-Way": "n-way",
+    "L2 Theoretical Sectors Local": "local sect",
     "warp_instructions": "warp inst",
     "thread_instructions": "thread inst",
     "divergent_branches": "divergent",
@@ -58,6 +59,7 @@ FINDING_COUNTERS: dict[str, tuple[tuple[str, bool], ...]] = {
         ("global_store_sectors", True),
     ),
     "divergence": (("divergent_branches", True), ("Avg. Threads Executed", False)),
+    "local_memory": (("L2 Theoretical Sectors Local", True),),
 }
 Order = Literal["source", "hottest"]
 
