@@ -146,9 +146,9 @@ class LaunchView:
     def time_at_roofs_ns(self, *, dram_bytes: float | None, instructions: float | None) -> float | None:
         """The least time (ns) work of this size takes on the launch's GPU: ``dram_bytes`` at the
         practical DRAM roof, ``instructions`` (warp level) at the practical issue rate (one per
-        cycle on each of an SM's four schedulers), and never less than the launch floor. None
-        where the profile lacks the roofs it needs."""
-        times = [LAUNCH_FLOOR_NS]
+        cycle on each of an SM's four schedulers), after the launch's fixed cost (the launch
+        floor: what an empty kernel takes). None where the profile lacks the roofs it needs."""
+        times = [0.0]
         peak = self.get("peak_dram_bytes_per_s")
         if dram_bytes is not None:
             if not peak:
@@ -159,7 +159,7 @@ class LaunchView:
             if not clock or not sms:
                 return None
             times.append(1e9 * instructions / (SCHEDULERS_PER_SM * sms * clock * PRACTICAL_ROOF_PCT / 100))
-        return max(times)
+        return LAUNCH_FLOOR_NS + max(times)  # its fixed start and drain, then the work
 
     def gain_to(self, after_ns: float | None) -> float | None:
         """The gain (0..1) of running in ``after_ns`` instead of the launch's duration."""
