@@ -151,20 +151,21 @@ def _coalesced_gain(v: LaunchView, share: float, sectors: float) -> float | None
     launch floor). None for a latency-bound kernel (no unit ≥ 60% busy) and where the profile
     lacks a unit's throughput or the DRAM bytes and roof."""
     duration, dram_bytes, peak = v.get("duration_ns"), v.get("dram_bytes"), v.get("peak_dram_bytes_per_s")
-    dram, l1, l2, sm = (
+    units = [
         v.get(m)
         for m in ("dram_throughput_pct", "l1tex_throughput_pct", "l2_throughput_pct", "sm_throughput_pct")
-    )
-    if not duration or not dram_bytes or not peak or None in (dram, l1, l2, sm):
+    ]
+    if not duration or not dram_bytes or not peak or any(u is None for u in units):
         return None
-    if max(dram, l1, l2, sm) < THROUGHPUT_BOUND_PCT:  # type: ignore[type-var]
+    dram, l1, l2, sm = (float(u or 0.0) for u in units)
+    if max(dram, l1, l2, sm) < THROUGHPUT_BOUND_PCT:
         return None  # latency-bound: its time is not its units' work (the share model applies)
     ideal_bytes = max(0.0, sectors * (1 - share)) * 32
-    dram_rate = max(dram, COALESCED_STREAM_PCT) / 100  # type: ignore[type-var]
+    dram_rate = max(dram, COALESCED_STREAM_PCT) / 100
     work = [
         1e9 * min(dram_bytes, ideal_bytes) / (peak * dram_rate),
-        *(duration * u * (1 - share) / max(u, PRACTICAL_ROOF_PCT) for u in (l1, l2)),  # type: ignore[operator]
-        duration * sm / max(sm, PRACTICAL_ROOF_PCT),  # type: ignore[operator, type-var]
+        *(duration * u * (1 - share) / max(u, PRACTICAL_ROOF_PCT) for u in (l1, l2)),
+        duration * sm / max(sm, PRACTICAL_ROOF_PCT),
     ]
     # a launch costs its fixed start and drain plus its streaming (an empty kernel: the floor)
     return max(0.0, 1.0 - min(duration, LAUNCH_FLOOR_NS + max(work)) / duration)
