@@ -52,6 +52,8 @@ def block_size_not_warp_multiple(v: LaunchView) -> Finding | None:
     "block_size_outside_128_256",
     "launch_config",
     checklist=("C2",),
+    speedup="none of its own: the achieved-occupancy gap it leaves, as achieved_occupancy_gap estimates "
+    "it, where that finding follows from this one",
     evidence="block size, block shape, barrier stalls",
     threshold="block size < 128 with no block-slot cost, or > 256",
     severity="medium: ≥ 512 threads with barrier stalls ≥ 10% of warp cycles; else low",

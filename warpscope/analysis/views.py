@@ -37,6 +37,11 @@ LAUNCH_FLOOR_NS = 2240.0
 #: time left is what the counters cannot see (the fix's own cost, its new bottleneck); the one
 #: fix measured beyond it (privatised histogram atomics, 99.2%) is then 4 points under
 MAX_GAIN = 0.95
+#: the share of the DRAM peak a kernel reaches once enough warps hide its latency, with the
+#: accesses it has: what a plain copy (one 4-byte load and store per thread, full occupancy)
+#: reaches on the H100, 59–61% (the calibration suite's elementwise kernels). More bytes per
+#: access (float4) go further: that is the memory-bound finding's fix, not more warps'.
+LATENCY_HIDDEN_DRAM_PCT = 60.0
 #: warp schedulers per SM (one instruction issued per cycle each), Maxwell to Blackwell
 SCHEDULERS_PER_SM = 4
 
@@ -138,10 +143,17 @@ class LaunchView:
     @property
     def roof_headroom(self) -> float | None:
         """The time (0..1) latency hiding could still save before the busiest unit reaches the
-        practical roof: 1 − busiest / PRACTICAL_ROOF_PCT. Fewer stalls or more warps cannot make
-        a kernel faster than its busiest unit allows."""
+        practical roof (1 − busiest / PRACTICAL_ROOF_PCT) and DRAM the rate a plain stream
+        reaches (1 − DRAM / LATENCY_HIDDEN_DRAM_PCT). Fewer stalls or more warps cannot make a
+        kernel faster than its busiest unit allows."""
         busiest = self.busiest_pct
-        return None if busiest is None else max(0.0, 1.0 - busiest / PRACTICAL_ROOF_PCT)
+        if busiest is None:
+            return None
+        headroom = 1.0 - busiest / PRACTICAL_ROOF_PCT
+        dram = self.get("dram_throughput_pct")
+        if dram is not None:  # more warps or more ILP do not change how each warp streams
+            headroom = min(headroom, 1.0 - dram / LATENCY_HIDDEN_DRAM_PCT)
+        return max(0.0, headroom)
 
     def time_at_roofs_ns(self, *, dram_bytes: float | None, instructions: float | None) -> float | None:
         """The least time (ns) work of this size takes on the launch's GPU: ``dram_bytes`` at the
