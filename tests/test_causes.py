@@ -128,3 +128,33 @@ def test_the_source_tab_points_local_memory_at_its_line():
     row = listing.rows.filter(pl.col("order") == order).row(0, named=True)
     assert counter == "L2 Theoretical Sectors Local" and listing.located("local_memory", counter)
     assert "ring[(head - k) & 15]" in row["code"]
+
+
+LIBMIX = [H100 / "libmix" / "libmix_raw_base.csv.gz", H100 / "libmix" / "libmix_details.csv.gz"]
+
+
+def test_a_program_on_the_libraries_gets_advice_at_the_right_level():
+    """Thrust, CUB, cuFFT and cuBLAS beside kernels of the program's own: the libraries' kernels are
+    recognised however ncu prints them (CCCL's without `cub::`) and get advice about the call; the
+    program's contended histogram leads Fix first, the FP32 SGEMM's TF32 switch follows, the local
+    ring buffer is named, and the one-thread kernel gets no launch advice."""
+    from warpscope.model.libraries import library_of
+
+    profile = analyze(warpscope.load(LIBMIX))
+    libraries = {k: library_of(k) for k in profile.launches["kernel_short"]}
+    assert {k for k, lib in libraries.items() if lib is None} == {
+        "histogramAtomics",
+        "stencil5",
+        "ringFir",
+        "finalise",
+    }
+    assert {lib for lib in libraries.values() if lib} == {"CUB/Thrust", "cuFFT", "cuBLAS"}
+    entries = opportunities(profile)
+    assert (entries[0]["kernel_short"], entries[0]["rule"]) == ("histogramAtomics", "global_atomics")
+    assert (entries[1]["library"], entries[1]["rule"]) == ("cuBLAS", "fp32_matrix_on_simt_cores")
+    assert any(e["kernel_short"] == "ringFir" and e["rule"] == "local_memory" for e in entries)
+    for e in entries:
+        if e["library"]:
+            assert e["fix"].startswith(f"This is a {e['library']} kernel"), e
+        assert e["kernel_short"] != "finalise" or e["category"] not in ("launch_config", "occupancy")
+    assert all(0 < e["est_saved_ns"] <= 0.95 * e["time_ns"] + 1e-6 for e in entries)

@@ -45,6 +45,15 @@ _CALL_ADVICE = {
     "algorithm selection (torch.backends.cudnn.benchmark = True tries them and keeps the fastest).",
     "PyTorch": "PyTorch chooses its launch. What you control: fewer, larger calls — fuse chains of "
     "small elementwise ops (torch.compile), drop needless copies and dtype casts, larger batches.",
+    "CUB/Thrust": "its launch is CUB's choice for the algorithm and the input size (Thrust calls "
+    "CUB). What you control: fewer passes (one sort of key-value pairs instead of sorting and "
+    "gathering; transforms fused into the algorithm through transform_iterator/zip_iterator), the "
+    "key bits sorted (begin_bit/end_bit: only the bits that vary), temporary storage allocated once "
+    "and reused, and independent calls on their own streams.",
+    "cuFFT": "cuFFT chose this kernel for the plan's size, precision and batch. What you control: "
+    "sizes that factor into 2, 3, 5 and 7 (pad others), many transforms batched into one plan, "
+    "R2C/C2R for real data (half the work), plans made once and reused, and callbacks that fuse "
+    "the pre- and post-processing into the transform.",
     "Triton": "torch.compile (Inductor) generated it and chose its launch. What you control: "
     'torch.compile(mode="max-autotune") autotunes its block sizes and fusion, mode="reduce-overhead" '
     "captures the step in CUDA Graphs (short kernels then cost no launch), and larger batches.",

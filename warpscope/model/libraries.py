@@ -29,7 +29,18 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     ("FlashAttention", r"^(flash|pytorch_flash)::|^flash_(fwd|bwd)|^fmha|fmha_cutlass"),
     ("NCCL", r"^nccl"),
-    ("CUB/Thrust", r"^(cub|thrust)(::|_)|^(at_cuda_detail::)?cub::"),
+    # ncu prints CCCL 2.x/3.x kernels without their cub:: (radix_sort::DeviceRadixSortOnesweepKernel,
+    # for_each::static_kernel<for_each::policy_500_t, …>, transform::transform_kernel<…>)
+    (
+        "CUB/Thrust",
+        r"^(cub|thrust)(::|_)|^(at_cuda_detail::)?cub::|^(\w+::)?Device[A-Z]\w*Kernel\b"
+        r"|^for_each::static_kernel<for_each::|^transform::transform_kernel<transform::",
+    ),
+    (
+        "cuFFT",
+        r"^(vector_fft|regular_fft|fft_\w+_kernel)\b|^(sp|dp|hp)(Radix|Vector)\d+\w*"
+        r"|^(sm\d+_)?(composite|bluestein)\w*_fft|^postprocess(C2R|R2C)|^preprocess(C2R|R2C)",
+    ),
     ("CUTLASS", r"^cutlass(_\w+)?::|^cute::"),
     # ncu prints some of PyTorch's names without the at:: (native::…), others in the anonymous
     # namespace; philox::unpack is its RNG bookkeeping
