@@ -89,3 +89,61 @@ def global_atomics(v: LaunchView) -> Finding | None:
         evidence=evidence,
         estimated_speedup_pct=100 * gain,
     )
+
+
+#: shared atomics replaying at least this share of their wavefronts: lanes queue on a few words
+SHARED_REPLAY_SHARE = 0.25
+#: the stalls of a warp waiting on shared memory (an atomic's result or a full MIO queue)
+SHARED_WAITS = ("short_scoreboard", "mio_throttle")
+
+
+@rule(
+    "shared_atomics",
+    "atomics",
+    checklist=("C6", "C8"),
+    speedup="min(replayed shared-atomic wavefronts / (SMs × elapsed SM cycles), (short-scoreboard + "
+    "MIO-throttle stall cycles) / all warp cycles × replay share) × 100: the cycles the replays "
+    "hold the shared-memory pipe, as far as warps wait on it",
+    evidence="shared atomic instructions, their wavefronts and bank conflicts, elapsed SM cycles, "
+    "shared-memory stall cycles",
+    threshold="≥ 25% of shared-atomic wavefronts replayed, worth ≥ 2% of the launch",
+    severity="medium when the estimate is ≥ 5%, else low; confidence low (no calibration pair yet)",
+)
+def shared_atomics(v: LaunchView) -> Finding | None:
+    """Shared-memory atomics replayed because lanes of a warp update one word or one bank."""
+    requests, wavefronts = v.get("shared_atomic_requests"), v.get("shared_atomic_wavefronts")
+    cycles, sms, cpi = (
+        v.get("smsp_elapsed_cycles") or v.get("elapsed_cycles"),
+        v.get("sm_count"),
+        v.cycles_per_issue,
+    )
+    if not requests or not wavefronts or not cycles or not sms or not cpi or wavefronts <= requests:
+        return None
+    replays = v.get("shared_atomic_bank_conflicts")
+    replays = wavefronts - requests if replays is None else min(replays, wavefronts - requests)
+    share = replays / wavefronts
+    if share < SHARED_REPLAY_SHARE:
+        return None
+    waits = sum(v.stalls.get(r, 0.0) for r in SHARED_WAITS) / cpi
+    gain = min(replays / (sms * cycles), waits * share)
+    if gain < 0.02:
+        return None
+    evidence = v.known("shared_atomic_requests", "shared_atomic_wavefronts", "shared_atomic_bank_conflicts")
+    for r in SHARED_WAITS:
+        if r in v.stalls:
+            evidence[f"stalls.{r}"] = v.stalls[r]
+    return Finding(
+        severity="medium",
+        title=f"contended shared-memory atomics ({num(wavefronts / requests, 1)} wavefronts each)",
+        message=f"{num(requests, 0)} shared atomic instructions took {num(wavefronts, 0)} wavefronts: "
+        f"{pct(100 * share)} are replays of lanes that update one word or one bank.",
+        why="Shared atomics to the same word serialise inside the warp, and different words of one "
+        "bank conflict; a histogram with few bins and many equal keys replays most of its updates.",
+        fix="Aggregate within the warp first (`__match_any_sync` groups lanes with the same bin, the "
+        "leader adds the group's `__popc`), keep one copy of the bins per warp (bins[warp][64], padded "
+        "against bank conflicts) and sum the copies at the end, or spread hot bins over several words.",
+        threshold="≥ 25% of shared-atomic wavefronts replayed",
+        evidence=evidence,
+        estimated_speedup_pct=100 * gain,
+        confidence="low",
+    )

@@ -710,7 +710,22 @@ CATALOG: tuple[Metric, ...] = (
         "inst",
         "Shared-memory atomic instructions executed (warp level).",
         "smsp__sass_inst_executed_op_shared_atom.sum",
-        ncu=_n("smsp__sass_inst_executed_op_shared_atom.sum"),
+        ncu=_n("smsp__sass_inst_executed_op_shared_atom.sum", "smsp__inst_executed_op_shared_atom.sum"),
+    ),
+    Metric(
+        "shared_atomic_wavefronts",
+        "wavefront",
+        "Shared-memory wavefronts of atomic instructions: one per instruction without contention, "
+        "more where lanes update different words of one bank or the same word.",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+        ncu=_n("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"),
+    ),
+    Metric(
+        "shared_atomic_bank_conflicts",
+        "conflict",
+        "Bank conflicts of shared-memory atomics (replayed wavefronts).",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+        ncu=_n("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"),
     ),
     Metric(
         "local_load_requests",
