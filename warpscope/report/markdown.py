@@ -293,8 +293,8 @@ def _hierarchical(groups: list[Kernel], main_only: bool) -> list[str]:
         ]
     for i, k, r in rows:
         cells = []
-        for name, _bytes, _roof in LEVELS:
-            lv = r.level(name)
+        for level, _bytes, _roof in LEVELS:
+            lv = r.level(level)
             if lv is None:
                 cells.append(DASH)
             else:

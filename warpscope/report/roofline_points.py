@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from warpscope.analysis.roofline import Roofline, roofline
+from warpscope.analysis.roofline import HierarchicalRoofline, Roofline, main_roofline, roofline
 from warpscope.model.profile import Profile
 from warpscope.report.kernels import kernels
 
@@ -19,6 +19,7 @@ class KernelPoint:
     time_share_pct: float | None
     point: Roofline
     label: str  # what the plot writes beside the point
+    main: HierarchicalRoofline | None = None  # its main pipe under the L1, L2 and DRAM roofs
 
 
 def kernel_points(profile: Profile) -> list[KernelPoint]:
@@ -28,6 +29,14 @@ def kernel_points(profile: Profile) -> list[KernelPoint]:
         r = roofline(k.metrics)
         if r is not None:
             out.append(
-                KernelPoint(i, k.kernel_short or k.kernel, list(k.launch_ids), k.time_share_pct, r, str(i))
+                KernelPoint(
+                    i,
+                    k.kernel_short or k.kernel,
+                    list(k.launch_ids),
+                    k.time_share_pct,
+                    r,
+                    str(i),
+                    main_roofline(k.metrics),
+                )
             )
     return out

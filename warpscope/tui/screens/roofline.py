@@ -44,7 +44,7 @@ class RooflineScreen(WarpscopeScreen):
                 Text(n(r.intensity, 3), justify="right"),
                 Text(si(r.achieved, "").strip(), justify="right"),
                 Text(p(r.pct_of_roof), justify="right"),
-                r.bound,
+                _bound(point),
                 Text(p(point.time_share_pct), justify="right"),
             )
         yield table
@@ -65,3 +65,13 @@ class RooflineScreen(WarpscopeScreen):
     @on(DataTable.RowSelected)
     def _selected(self) -> None:
         self.action_open()
+
+
+def _bound(point: KernelPoint) -> str:
+    """What binds the kernel: among the L1, L2 and DRAM roofs and its pipe's peak where the
+    profile has them (the tensor precision named where its main pipe is a tensor core: its
+    flop/s above are the SIMT ones), else the DRAM roofline's side of the ridge."""
+    main = point.main
+    if main is None:
+        return point.point.bound
+    return f"{main.bound} {main.precision}" if main.tensor else main.bound
