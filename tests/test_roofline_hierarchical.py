@@ -184,3 +184,54 @@ def _tensor_label(ncu: str) -> str:
         parts.append(f"{key.capitalize()}:{value}")
         i += 2
     return " ".join(parts)
+
+
+def test_svg_draws_every_level_and_tensor_roof_with_the_points_under_them():
+    """The report's figure: the L1 and L2 bandwidth roofs beside the DRAM one, each tensor
+    path's roof named with its peak, every tensor point (◆) under its own path's roof, and the
+    L1 (▲) and L2 (■) points of the kernels beside their DRAM point (●)."""
+    import xml.etree.ElementTree as ET
+
+    from tests.conftest import CNN_STEP
+    from warpscope.analysis import analyze
+    from warpscope.report.roofline_points import kernel_points
+    from warpscope.report.roofline_svg import TENSOR_FILL, roofline_svg
+
+    ns = "{http://www.w3.org/2000/svg}"
+    points = kernel_points(analyze(warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz")))
+    root = ET.fromstring(roofline_svg(points, "cnn step"))
+    text = " ".join("".join(t.itertext()) for t in root.iter(f"{ns}text"))
+    assert "L1 27 TB/s (dotted)" in text and "L2 8.75 TB/s (dashed)" in text and "DRAM 3.35 TB/s" in text
+    tensor = [(p, t) for p in points for t in p.tensor]
+    pipes = sorted({t.pipe: t.peak_work for _, t in tensor}.items(), key=lambda kv: -kv[1])
+    assert [pipe for pipe, _ in pipes] == ["bf16 HGMMA", "bf16 HMMA", "tf32 HGMMA", "tf32 HMMA"]
+    for pipe, _ in pipes:
+        assert f"{pipe} " in text and "Top/s" in text
+    roofs = [p for p in root.iter(f"{ns}polyline") if p.get("stroke") == TENSOR_FILL]
+    roof_y = {
+        pipe: float(line.get("points").split()[0].split(",")[1]) for (pipe, _), line in zip(pipes, roofs)
+    }
+    diamonds = [
+        p
+        for p in root.iter(f"{ns}polygon")
+        if p.get("fill") == TENSOR_FILL and p.get("fill-opacity") == "0.9"
+    ]
+    assert len(diamonds) == len(tensor) >= 11
+    for (p, t), diamond in zip(tensor, diamonds):
+        centre_y = float(diamond.get("points").split()[1].split(",")[1])
+        assert centre_y >= roof_y[t.pipe], (p.kernel_short, t.pipe)  # lower on the page: under it
+
+    seed = kernel_points(analyze(warpscope.load(H100 / "seed_full_raw.csv")))
+    root = ET.fromstring(roofline_svg(seed, "seed"))
+    assert not [p for p in root.iter(f"{ns}polygon") if p.get("fill-opacity") == "0.9"]  # no tensor work
+    l1_roof = next(p for p in root.iter(f"{ns}polyline") if p.get("stroke-dasharray") == "2 3")
+    (ax, ay), (bx, by) = (tuple(map(float, xy.split(","))) for xy in l1_roof.get("points").split())
+    naive = next(p for p in seed if p.kernel_short == "matmulNaive")
+    triangles = [p for p in root.iter(f"{ns}polygon") if len(p.get("points").split()) == 3]
+    assert len(triangles) == sum(p.levels is not None and p.levels.level("L1") is not None for p in seed)
+    # matmulNaive's L1 point: the first triangle (the kernels in table order, matmulNaive first)
+    assert seed[0] is naive
+    top, left, _right = (tuple(map(float, xy.split(","))) for xy in triangles[0].get("points").split())
+    x, y = top[0], (top[1] + left[1]) / 2 + 0.5
+    roof_there = ay + (by - ay) * (x - ax) / (bx - ax)  # the L1 roof's line at the point's x
+    assert y > roof_there  # under the L1 roof

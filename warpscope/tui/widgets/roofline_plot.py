@@ -21,7 +21,8 @@ class RooflinePlot(PlotextPlot):
 
     def __init__(self, points: list[KernelPoint], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.points = points
+        # the SIMT flop's roofline: kernels with tensor-core work only are not on it
+        self.points = [p for p in points if p.point is not None]
         self.labels_left_out = 0
 
     def on_mount(self) -> None:
@@ -42,9 +43,10 @@ class RooflinePlot(PlotextPlot):
             plt.title("no kernel with flop, DRAM bytes and roofs in this profile")
             self.refresh()
             return
-        roof = self.points[0].point
-        xs = [math.log10(p.point.intensity) for p in self.points] + [math.log10(roof.ridge)]
-        ys = [math.log10(max(p.point.achieved, 1.0)) for p in self.points]
+        dram = [p.point for p in self.points if p.point is not None]
+        roof = dram[0]
+        xs = [math.log10(r.intensity) for r in dram] + [math.log10(roof.ridge)]
+        ys = [math.log10(max(r.achieved, 1.0)) for r in dram]
         x0, x1 = math.floor(min(xs) - 0.5), math.ceil(max(xs) + 0.5)
         y0, y1 = math.floor(min(ys) - 0.5), math.ceil(math.log10(roof.peak_flop) + 0.3)
         ridge, top = math.log10(roof.ridge), math.log10(roof.peak_flop)
