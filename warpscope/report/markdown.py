@@ -250,7 +250,7 @@ def _roofline(groups: list[Kernel], figure: str | None = None, *, main_only: boo
     out = ["## Roofline", ""]
     if figure is not None and rows:
         out += [
-            f"![Roofline: every kernel under the DRAM and compute roofs]({figure.replace(' ', '%20')})",
+            f"![Roofline: every kernel under the L1, L2, DRAM, compute and tensor-core roofs]({figure.replace(' ', '%20')})",
             "",
         ]
     if rows:
