@@ -235,3 +235,28 @@ def test_svg_draws_every_level_and_tensor_roof_with_the_points_under_them():
     x, y = top[0], (top[1] + left[1]) / 2 + 0.5
     roof_there = ay + (by - ay) * (x - ax) / (bx - ax)  # the L1 roof's line at the point's x
     assert y > roof_there  # under the L1 roof
+
+
+def test_the_ncu_rep_gives_the_points_of_its_raw_page():
+    """The `.ncu-rep` reader (exact counts) and the raw page of the same report (counts from
+    printed rates): the same tensor points, and each level's share of the roof to 0.1%."""
+    folder = H100 / "ncurep"
+    rep = {v.launch_id: v for v in launch_views(warpscope.load(folder / "cnn_first12.ncu-rep.gz"))}
+    raw = {v.launch_id: v for v in launch_views(warpscope.load(folder / "cnn_first12_raw_base.csv.gz"))}
+    assert rep.keys() == raw.keys()
+    compared = 0
+    tensor = 0
+    for launch, v in rep.items():
+        pairs = [(hierarchical_roofline(v.metrics), hierarchical_roofline(raw[launch].metrics))]
+        ta, tb = tensor_rooflines(v.metrics), tensor_rooflines(raw[launch].metrics)
+        assert [(t.pipe, t.work) for t in ta] == [(t.pipe, t.work) for t in tb]
+        tensor += len(ta)
+        for a, b in [*pairs, *zip(ta, tb)]:
+            assert (a is None) == (b is None)
+            if a is None or b is None:
+                continue
+            # launch 7 does as many fp16 as fp32 flop: the rates' rounding picks the other
+            for x, y in zip(a.levels, b.levels, strict=True):
+                assert x.pct_of_roof == pytest.approx(y.pct_of_roof, rel=1e-3), (launch, x.level)
+            compared += 1
+    assert compared == 10 and tensor == 1
