@@ -262,7 +262,7 @@ async def test_fix_first_agrees_with_the_reports_and_opens_findings():
 
 async def test_roofline_screen_and_the_overview_plot():
     """`r`: the kernels with a roofline point, in kernel-table order, with the report's numbers;
-    the kernel view's Overview plots its own point (◆)."""
+    the kernel view's Overview plots its own point at each level (▲ L1, ■ L2, ◆ DRAM)."""
     from warpscope.tui.widgets.roofline_plot import RooflinePlot
 
     app = _app(H100 / "seed_full_raw.csv")
@@ -280,7 +280,9 @@ async def test_roofline_screen_and_the_overview_plot():
         await pilot.pause()
         assert isinstance(app.screen, KernelScreen)
         plot = app.screen.query_one("#overview-roofline", RooflinePlot)
-        assert [p.label for p in plot.points] == ["◆"] and plot.points[0].point == naive
+        # its hierarchical roofline: the point at L1, L2 and DRAM, the L1 roof binding
+        assert plot.levels is not None and plot.levels == screen.points[0].main
+        assert [lv.level for lv in plot.levels.levels] == ["L1", "L2", "DRAM"] and plot.levels.bound == "L1"
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
@@ -349,6 +351,8 @@ async def test_roofline_screen_and_overview_name_the_roof_that_binds_tensor_work
         assert "Roofline: % of the roof at each level" in text
         assert "tf32 HGMMA" in text and "85.6 Top/s" in text and "L2 33% ◀" in text
         assert "bound: L2 bandwidth" in text
+        plot = app.screen.query_one("#overview-roofline", RooflinePlot)
+        assert plot.levels is not None and plot.levels.pipe == "tf32 HGMMA" and plot.levels.bound == "L2"
 
 
 def test_label_places_keep_a_blank_cell_between_labels_and_off_points():
