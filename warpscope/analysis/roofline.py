@@ -6,6 +6,12 @@ flop/s of the precision the kernel mostly computes in; they meet at the ridge po
 the ridge the bandwidth bounds the kernel, right of it the arithmetic does. The canonical
 metrics (``flop``, ``dram_bytes``, the ``peak_*`` roofs) come from the importers and the
 emulator; this module only places the point.
+
+Beside it, the hierarchical rooflines of Nsight Compute's SpeedOfLight_Hierarchical*Roofline
+charts: the same work against the L1, L2 and DRAM bytes, each under its level's bandwidth, for
+the SIMT precision (``hierarchical_roofline``) and for each tensor-core path against its own
+peak (``tensor_rooflines``); ``main_roofline`` is the pipe a launch uses the most, and its
+``bound`` the roof that binds it (``L1``, ``L2``, ``DRAM`` or ``compute``).
 """
 
 from __future__ import annotations
