@@ -271,6 +271,7 @@ async def test_the_trend_screen_lists_the_changed_kernel_first(fleet_dataset):
     from warpscope.explore.workspace import Workspace
     from warpscope.tui import WarpscopeApp
     from warpscope.tui.screens.trend import TrendScreen
+    from warpscope.tui.text import p
 
     profile = warpscope.load(fleet_dataset)
     base = store.load_run(fleet_dataset, store.select_run(fleet_dataset, offset=1))
@@ -285,11 +286,12 @@ async def test_the_trend_screen_lists_the_changed_kernel_first(fleet_dataset):
         first = [str(c) for c in table.get_row_at(0)]
         (change,) = next(s for s in trend(fleet_dataset).series if s.changes).changes
         assert first[0].startswith("cudnn::bn_bw_1C11_kerne") and first[0].endswith("512, 1, 1>")
-        assert first[3] == f"+{change.change_pct:.1f}%" and first[4] == f"commit c{FLEET_REGRESSION:04d}"
+        # as the screen prints a percentage (trailing zeros cut: +29%, not +29.0%)
+        assert first[3] == f"+{p(change.change_pct)}" and first[4] == f"commit c{FLEET_REGRESSION:04d}"
         assert first[1].startswith("▁") and first[1].endswith("█")  # the step up
         detail = _text(app.screen.query_one("#trend-detail", Static))
         assert (
-            f"(+{change.change_pct:.1f}%) at commit c{FLEET_REGRESSION:04d}; moved with it: registers_per_thread +100%"
+            f"(+{p(change.change_pct)}) at commit c{FLEET_REGRESSION:04d}; moved with it: registers_per_thread +100%"
             in detail
         )
 

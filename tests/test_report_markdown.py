@@ -47,7 +47,8 @@ def test_seed_report_matches_golden_file():
 def test_seed_report_tables_parse():
     text = GOLDEN.read_text()
     # sources, fix first, kernel summary, and one table per kernel
-    assert _assert_tables_consistent(text) == 4 + 22  # sources, fix first, kernels, roofline; one per kernel
+    # sources, fix first, kernels, roofline, its L1/L2/DRAM levels; one per kernel
+    assert _assert_tables_consistent(text) == 5 + 22
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<td>transposeShared&lt;0&gt;</td>" in html
     assert "<strong>32-way shared-memory bank conflicts</strong>" in html
@@ -79,14 +80,14 @@ def test_pipes_and_backticks_from_an_ncu_csv(tmp_path):
     path = tmp_path / "pipes.csv"
     path.write_text(data.replace("mathKernel1(float *)", "evil|name `tick` <b>x</b>(float *)"))
     text = run_cli("report", str(path), "--full").stdout
-    assert _assert_tables_consistent(text) == 4 + 22  # sources, fix first, kernels, roofline; one per kernel
+    # sources, fix first, kernels, roofline, its L1/L2/DRAM levels; one per kernel
+    assert _assert_tables_consistent(text) == 5 + 22
     assert "evil\\|name \\`tick\\` \\<b\\>x\\</b\\>" in text
 
 
 def test_hostile_names_keep_tables_whole(nasty_report):
-    assert (
-        _assert_tables_consistent(nasty_report) == 4 + 22
-    )  # sources, fix first, kernels, roofline; one per kernel
+    # sources, fix first, kernels, roofline, its L1/L2/DRAM levels; one per kernel
+    assert _assert_tables_consistent(nasty_report) == 5 + 22
     html = MarkdownIt("commonmark").enable("table").render(nasty_report)
     assert "<b>" not in html and "<a href" not in html and "<em>" not in html.split("<h2>")[1]
     # the whole name, on one line, in one cell of the summary

@@ -262,7 +262,7 @@ async def test_fix_first_agrees_with_the_reports_and_opens_findings():
 
 async def test_roofline_screen_and_the_overview_plot():
     """`r`: the kernels with a roofline point, in kernel-table order, with the report's numbers;
-    the kernel view's Overview plots its own point (◆)."""
+    the kernel view's Overview plots its own point at each level (▲ L1, ■ L2, ◆ DRAM)."""
     from warpscope.tui.widgets.roofline_plot import RooflinePlot
 
     app = _app(H100 / "seed_full_raw.csv")
@@ -280,7 +280,9 @@ async def test_roofline_screen_and_the_overview_plot():
         await pilot.pause()
         assert isinstance(app.screen, KernelScreen)
         plot = app.screen.query_one("#overview-roofline", RooflinePlot)
-        assert [p.label for p in plot.points] == ["◆"] and plot.points[0].point == naive
+        # its hierarchical roofline: the point at L1, L2 and DRAM, the L1 roof binding
+        assert plot.levels is not None and plot.levels == screen.points[0].main
+        assert [lv.level for lv in plot.levels.levels] == ["L1", "L2", "DRAM"] and plot.levels.bound == "L1"
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
@@ -313,6 +315,44 @@ async def test_roofline_labels_never_run_together(size):
         big = {p.label for p in plot.points if (p.time_share_pct or 0) >= 5}
         assert big and big <= set(runs)
         assert plot.labels_left_out <= (28 if size[0] == 80 else 7)
+
+
+async def test_roofline_screen_and_overview_name_the_roof_that_binds_tensor_work_included():
+    """Issue 37: the CNN step's tensor-core kernels. The roofline screen lists the two cuBLAS bf16
+    GEMMs with no SIMT flop (not on the plot: dashes where the SIMT numbers go) with the roof
+    their bf16 work meets; the cuDNN dgrad's Bound names its tf32 tensor path's L2 roof; its
+    Overview gives every pipe's share of the roof at L1, L2 and DRAM, the binding one marked."""
+    from textual.widgets import DataTable
+
+    from warpscope.analysis.text import DASH
+    from warpscope.tui.widgets.roofline_plot import RooflinePlot
+
+    app = WarpscopeApp(Workspace(warpscope.load(CNN_STEP / "cnn_full_raw_base.csv.gz")))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _ready(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RooflineScreen)
+        assert len(screen.points) == 58 and len(screen.query_one(RooflinePlot).points) == 56
+        table = screen.query_one("#roofline-table", DataTable)
+        rows = {p.kernel_short: [str(c) for c in table.get_row_at(i)] for i, p in enumerate(screen.points)}
+        nvjet = [cells for name, cells in rows.items() if name.startswith("nvjet") and cells[2] == DASH]
+        assert sorted(cells[5] for cells in nvjet) == ["DRAM bf16", "bf16 peak"]
+        dgrad = next(
+            p for p in screen.points if p.kernel_short.startswith("sm90_xmma_dgrad_implicit_gemm_indexed")
+        )
+        assert rows[dgrad.kernel_short][5] == "L2 tf32"
+        table.move_cursor(row=screen.points.index(dgrad))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, KernelScreen)
+        text = _text(app.screen.query_one("#overview-text", Static))
+        assert "Roofline: % of the roof at each level" in text
+        assert "tf32 HGMMA" in text and "85.6 Top/s" in text and "L2 33% ◀" in text
+        assert "bound: L2 bandwidth" in text
+        plot = app.screen.query_one("#overview-roofline", RooflinePlot)
+        assert plot.levels is not None and plot.levels.pipe == "tf32 HGMMA" and plot.levels.bound == "L2"
 
 
 def test_label_places_keep_a_blank_cell_between_labels_and_off_points():

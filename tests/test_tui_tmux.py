@@ -103,8 +103,9 @@ def test_fix_first_from_the_table_opens_the_kernels_findings(tmp_path):
 
 
 def test_roofline_screen_and_the_kernels_plot(tmp_path):
-    """`r` shows every kernel under the roofs (matmulNaive compute-bound at 128 flop/B); Enter
-    opens the highlighted kernel, whose Overview plots its own point."""
+    """`r` shows every kernel under the roofs (matmulNaive at 128 flop/B, on the compute side of
+    the DRAM ridge, but bound by its L1 roof); Enter opens the highlighted kernel, whose Overview
+    plots its own point (◆: at DRAM; ▲ ■ at L1 and L2)."""
     assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
     session = f"warpscope-{uuid.uuid4().hex[:8]}"
     # COLUMNS/LINES from the test run would pin the app to their size, not the window's
@@ -119,9 +120,9 @@ def test_roofline_screen_and_the_kernels_plot(tmp_path):
         _wait_for(session, "22 of 22 kernels")
         _tmux("send-keys", "-t", session, "r")
         _wait_for(session, "kernels under their roofs")
-        screen = _wait_for(session, "compute  14.3%")  # the table under the plot, matmulNaive's row whole
+        screen = _wait_for(session, "L1       14.3%")  # the table under the plot, matmulNaive's row whole
         assert "ridge 16.1 flop/B" in screen and "flop per DRAM byte (log)" in screen
-        row = next(line for line in screen.splitlines() if "matmulNaive" in line and "compute" in line)
+        row = next(line for line in screen.splitlines() if "matmulNaive" in line and "14.3%" in line)
         assert "128.14" in row and "3.79 T" in row and "7%" in row
         _tmux("send-keys", "-t", session, "Enter")
         screen = _wait_for(session, "1 Overview")

@@ -17,6 +17,7 @@ import polars as pl
 from warpscope.importers.ncu import mapping
 from warpscope.importers.ncu.values import parse_numbers
 from warpscope.model import schema
+from warpscope.model.tensor_paths import TENSOR_PATHS
 from warpscope.model.units import to_base
 
 SUBPARTITIONS_PER_SM = 4  # every architecture since Volta (sm_70), hence every ncu profile
@@ -389,7 +390,42 @@ def roofline_terms(wide: pl.DataFrame) -> list[tuple[str, pl.Expr, str, str]]:
             "peak_dram_bytes_per_cycle × dram_frequency_hz",
             "byte/s",
         )
+    for bytes_id, rate_id, peak_id, clock_id, roof_id in _CACHE_LEVELS:
+        if {rate_id, "duration_ns"} <= col.keys():
+            term(
+                bytes_id, (col[rate_id] * col["duration_ns"] * 1e-9).round(0), f"{rate_id} × duration", "byte"
+            )
+        if {peak_id, clock_id} <= col.keys():
+            term(roof_id, col[peak_id] * col[clock_id], f"{peak_id} × {clock_id}", "byte/s")
+    for path in TENSOR_PATHS:
+        if {path.peak_per_cycle_id, "sm_clock_hz"} <= col.keys():
+            term(
+                path.peak_id,
+                col[path.peak_per_cycle_id] * col["sm_clock_hz"],
+                f"{path.peak_per_cycle_id} × sm_clock_hz",
+                "op/s",
+            )
     return terms
+
+
+#: the caches of the hierarchical roofline: (bytes, their rate, peak bytes per cycle, clock, roof);
+#: the file states rates (per second of the launch's duration) and the per-cycle peaks
+_CACHE_LEVELS = (
+    (
+        "l1_writeback_bytes",
+        "l1_writeback_bytes_per_s",
+        "peak_l1_writeback_bytes_per_cycle",
+        "l1_clock_hz",
+        "peak_l1_bytes_per_s",
+    ),
+    (
+        "l2_xbar_bytes",
+        "l2_xbar_bytes_per_s",
+        "peak_l2_xbar_bytes_per_cycle",
+        "l2_clock_hz",
+        "peak_l2_bytes_per_s",
+    ),
+)
 
 
 LAUNCH_FROM_METRICS = {
@@ -412,6 +448,9 @@ ROOFLINE_INPUTS = (
     "peak_dram_bytes_per_cycle",
     "sm_clock_hz",
     "dram_frequency_hz",
+    "duration_ns",
+    *(name for level in _CACHE_LEVELS for name in level[1:4]),
+    *(path.peak_per_cycle_id for path in TENSOR_PATHS),
 )
 # what _derived and _enrich_launches read: the pivot is over these only
 _READ_WIDE = sorted(

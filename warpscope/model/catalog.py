@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from warpscope.model.tensor_paths import TENSOR_PATHS
+
 
 @dataclass(frozen=True)
 class Alias:
@@ -1092,6 +1094,113 @@ CATALOG: tuple[Metric, ...] = (
         "The DRAM bandwidth roof: peak bytes per DRAM cycle × DRAM clock.",
         "dram__bytes.sum.peak_sustained × dram__cycles_elapsed.avg.per_second",
         derived_from=("peak_dram_bytes_per_cycle", "dram_frequency_hz"),
+    ),
+    # -- hierarchical roofline (SpeedOfLight_Hierarchical*RooflineChart): L1 and L2 traffic ----
+    Metric(
+        "l1_writeback_bytes_per_s",
+        "byte/s",
+        "Bytes per second the L1/TEX cache returned to the SMs for global and local accesses "
+        "(128 per writeback cycle): the traffic of Nsight Compute's L1 roofline.",
+        "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second",
+        ncu=_n(
+            "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second",
+            "derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second",
+        ),
+    ),
+    Metric(
+        "l1_writeback_bytes",
+        "byte",
+        "Bytes the L1/TEX cache returned to the SMs for global and local accesses over the launch.",
+        "l1_writeback_bytes_per_s × duration",
+        derived_from=("l1_writeback_bytes_per_s", "duration_ns"),
+    ),
+    Metric(
+        "peak_l1_writeback_bytes_per_cycle",
+        "byte/cycle",
+        "Bytes all the L1/TEX caches can return per L1 cycle (128 per SM).",
+        "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.peak_sustained",
+        ncu=_n(
+            "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.peak_sustained",
+            "derived__l1tex__lsu_writeback_bytes_mem_lg.sum.peak_sustained",
+        ),
+    ),
+    Metric(
+        "l1_clock_hz",
+        "hz",
+        "L1/TEX cycles per second over the launch: the clock of the L1 roof.",
+        "l1tex__cycles_elapsed.avg.per_second",
+        ncu=_n("l1tex__cycles_elapsed.avg.per_second"),
+    ),
+    Metric(
+        "peak_l1_bytes_per_s",
+        "byte/s",
+        "The L1 bandwidth roof: peak writeback bytes per L1 cycle × L1 clock.",
+        "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.peak_sustained × l1tex__cycles_elapsed.avg.per_second",
+        derived_from=("peak_l1_writeback_bytes_per_cycle", "l1_clock_hz"),
+    ),
+    Metric(
+        "l2_xbar_bytes_per_s",
+        "byte/s",
+        "Bytes per second the L2 slices sent to the crossbar (32 per active cycle): the traffic of "
+        "Nsight Compute's L2 roofline.",
+        "derived__lts__lts2xbar_bytes.sum.per_second",
+        ncu=_n("derived__lts__lts2xbar_bytes.sum.per_second"),
+    ),
+    Metric(
+        "l2_xbar_bytes",
+        "byte",
+        "Bytes the L2 slices sent to the crossbar over the launch.",
+        "l2_xbar_bytes_per_s × duration",
+        derived_from=("l2_xbar_bytes_per_s", "duration_ns"),
+    ),
+    Metric(
+        "peak_l2_xbar_bytes_per_cycle",
+        "byte/cycle",
+        "Bytes all the L2 slices can send to the crossbar per L2 cycle (32 per slice).",
+        "derived__lts__lts2xbar_bytes.sum.peak_sustained",
+        ncu=_n("derived__lts__lts2xbar_bytes.sum.peak_sustained"),
+    ),
+    Metric(
+        "l2_clock_hz",
+        "hz",
+        "L2 cycles per second over the launch: the clock of the L2 roof.",
+        "lts__cycles_elapsed.avg.per_second",
+        ncu=_n("lts__cycles_elapsed.avg.per_second"),
+    ),
+    Metric(
+        "peak_l2_bytes_per_s",
+        "byte/s",
+        "The L2 bandwidth roof: peak crossbar bytes per L2 cycle × L2 clock.",
+        "derived__lts__lts2xbar_bytes.sum.peak_sustained × lts__cycles_elapsed.avg.per_second",
+        derived_from=("peak_l2_xbar_bytes_per_cycle", "l2_clock_hz"),
+    ),
+    # -- tensor-core roofline (SpeedOfLight_HierarchicalTensorRooflineChart), dense paths ----
+    *(
+        m
+        for path in TENSOR_PATHS
+        for m in (
+            Metric(
+                path.ops_id,
+                "op",
+                f"Tensor-core operations on the {path.label} path (dense; a multiply-add counts 2).",
+                f"{path.ncu}.sum",
+                ncu=_n(f"{path.ncu}.sum"),
+            ),
+            Metric(
+                path.peak_per_cycle_id,
+                "op/cycle",
+                f"Tensor-core operations the whole GPU can do per SM cycle on the {path.label} path.",
+                f"{path.ncu}.sum.peak_sustained",
+                ncu=_n(f"{path.ncu}.sum.peak_sustained"),
+            ),
+            Metric(
+                path.peak_id,
+                "op/s",
+                f"The {path.label} tensor roof: peak operations per cycle × SM clock.",
+                f"{path.ncu}.sum.peak_sustained × sm__cycles_elapsed.avg.per_second",
+                derived_from=(path.peak_per_cycle_id, "sm_clock_hz"),
+            ),
+        )
     ),
 )
 

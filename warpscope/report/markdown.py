@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from warpscope.analysis.roofline import roofline
+from warpscope.analysis.roofline import LEVELS, main_roofline, roofline, rooflines
 from warpscope.analysis.text import DASH, count, num, pct, si, us, waves
 from warpscope.analysis.text import dims as _dims
 from warpscope.analysis.text import num_or_dash as _n
@@ -108,7 +108,7 @@ def _within(
         total = sum(k.total_ns or 0.0 for k in groups)
         rest = 100 * sum(k.total_ns or 0.0 for k in groups[shown:]) / total if total else 0.0
         table = table[:-1] + ["", f"… and {len(groups) - shown} more kernels ({pct(rest)} of the time).", ""]
-    roof = _roofline(groups[: min(shown, CUT_ROOFLINE_ROWS)], roofline_figure)
+    roof = _roofline(groups[: min(shown, CUT_ROOFLINE_ROWS)], roofline_figure, main_only=True)
     if _size(table) + _size(roof) > left:
         roof = []
     out, written = fit_sections(head + table + roof + run, sections, budget)
@@ -237,35 +237,91 @@ def _summary(groups: list[Kernel]) -> list[str]:
     return out + [""]
 
 
-def _roofline(groups: list[Kernel], figure: str | None = None) -> list[str]:
+def _roofline(groups: list[Kernel], figure: str | None = None, *, main_only: bool = False) -> list[str]:
     """Each kernel's point on the roofline, numbered as in the kernel table (kernels whose
     profile has the flop, DRAM bytes and roofs: Nsight Compute's raw page with the
-    SpeedOfLight_RooflineChart metrics, or the emulator)."""
+    SpeedOfLight_RooflineChart metrics, or the emulator), then its points under the L1, L2 and
+    DRAM roofs, tensor-core paths included (the hierarchical roofline sections' metrics);
+    ``main_only``: only the pipe each kernel uses the most (a report cut to a budget)."""
     rows = [(i, k, r) for i, k in enumerate(groups, 1) if (r := roofline(k.metrics)) is not None]
-    if not rows:
+    levels = _hierarchical(groups, main_only)
+    if not rows and not levels:
         return []
     out = ["## Roofline", ""]
-    if figure is not None:
+    if figure is not None and rows:
         out += [
-            f"![Roofline: every kernel under the DRAM and compute roofs]({figure.replace(' ', '%20')})",
+            f"![Roofline: every kernel under the L1, L2, DRAM, compute and tensor-core roofs]({figure.replace(' ', '%20')})",
+            "",
+        ]
+    if rows:
+        out += [
+            "| # | kernel | flop | DRAM bytes | intensity | achieved | roof there | of roof | bound (ridge) |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for i, k, r in rows:
+            out.append(
+                f"| {i} | {_title(k)} | {si(r.flop, 'flop')} ({r.precision}) | {si(r.dram_bytes, 'B')} "
+                f"| {num(r.intensity, 3)} flop/B | {si(r.achieved, 'flop/s')} | {si(r.roof, 'flop/s')} "
+                f"| {pct(r.pct_of_roof)} | {r.bound} ({num(r.ridge, 1)} flop/B) |"
+            )
+        peak = rows[0][2]
+        out += [
+            "",
+            f"Roofs of the first kernel's device: {si(peak.peak_bytes, 'B/s')} DRAM, "
+            f"{si(peak.peak_flop, 'flop/s')} {peak.precision}; a kernel left of the ridge is bound by "
+            "DRAM bandwidth, right of it by arithmetic. Means over each kernel's launches.",
+            "",
+        ]
+    return out + levels
+
+
+def _hierarchical(groups: list[Kernel], main_only: bool) -> list[str]:
+    """The hierarchical and tensor-core rooflines: per kernel and pipe (its SIMT floating point,
+    each tensor-core path it ran), the intensity and the share of the roof at each memory level;
+    ``main_only``: the pipe each kernel uses the most, its shares of roof only (a cut report)."""
+    points = (lambda m: [r] if (r := main_roofline(m)) else []) if main_only else rooflines
+    rows = [(i, k, r) for i, k in enumerate(groups, 1) for r in points(k.metrics)]
+    if not rows:
+        return []
+    out = ["### Under the L1, L2 and DRAM roofs", ""]
+    if main_only:
+        out += ["| # | pipe | achieved | L1 | L2 | DRAM | bound |", "|---:|---|---:|---:|---:|---:|---|"]
+    else:
+        out += [
+            "| # | kernel | pipe | achieved | L1 | L2 | DRAM | bound |",
+            "|---:|---|---|---:|---:|---:|---:|---|",
+        ]
+    for i, k, r in rows:
+        cells = []
+        for level, _bytes, _roof in LEVELS:
+            lv = r.level(level)
+            if lv is None:
+                cells.append(DASH)
+            else:
+                cells.append(
+                    pct(lv.pct_of_roof)
+                    if main_only
+                    else f"{num(lv.intensity, 3)} {r.unit}/B, {pct(lv.pct_of_roof)}"
+                )
+        name = "" if main_only else f" {_title(k)} |"
+        out.append(
+            f"| {i} |{name} {r.pipe} | {si(r.achieved, r.unit + '/s')} | {' | '.join(cells)} "
+            f"| {r.bound} ({pct(r.pct_of_roof)} of roof) |"
+        )
+    if main_only:
+        return out + [
+            "",
+            "Share of each level's roof, on the pipe each kernel uses the most (`--full`: every pipe).",
             "",
         ]
     out += [
-        "| # | kernel | flop | DRAM bytes | intensity | achieved | roof there | of roof | bound (ridge) |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for i, k, r in rows:
-        out.append(
-            f"| {i} | {_title(k)} | {si(r.flop, 'flop')} ({r.precision}) | {si(r.dram_bytes, 'B')} "
-            f"| {num(r.intensity, 3)} flop/B | {si(r.achieved, 'flop/s')} | {si(r.roof, 'flop/s')} "
-            f"| {pct(r.pct_of_roof)} | {r.bound} ({num(r.ridge, 1)} flop/B) |"
-        )
-    peak = rows[0][2]
-    out += [
         "",
-        f"Roofs of the first kernel's device: {si(peak.peak_bytes, 'B/s')} DRAM, "
-        f"{si(peak.peak_flop, 'flop/s')} {peak.precision}; a kernel left of the ridge is bound by "
-        "DRAM bandwidth, right of it by arithmetic. Means over each kernel's launches.",
+        "Each memory level's intensity (work per byte it moved: L1 = returned to the SMs for global "
+        "and local accesses, L2 = sent to the SMs, DRAM = read and written) and the share of the "
+        "lower roof there (that level's bandwidth, or the pipe's peak); the bound is the roof the "
+        "kernel meets first. As in Nsight Compute's hierarchical roofline charts, a SIMT pipe counts "
+        "its own precision's flop only (the table above counts all), and tensor-core paths (op/s, a "
+        "multiply-add counts 2) have the roofs of their own instruction and precision.",
         "",
     ]
     return out

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
-from warpscope.analysis.roofline import roofline
+from warpscope.analysis.roofline import main_roofline, roofline
 from warpscope.explore.kernel import KernelDetail
 from warpscope.explore.source_view import SHORT_NAMES, Order, compact
 from warpscope.report.roofline_points import KernelPoint
@@ -93,8 +93,11 @@ class KernelScreen(WarpscopeScreen):
         with TabbedContent(id="tabs", initial=self.initial_tab):
             with TabPane("1 Overview", id="overview"), VerticalScroll(), Horizontal(id="overview-panes"):
                 yield Static(kernel_tabs.overview(d), id="overview-text")
+                main = main_roofline(d.kernel.metrics)
                 point = roofline(d.kernel.metrics)
-                if point is not None:
+                if main is not None:  # its main pipe under the L1, L2 and DRAM roofs
+                    yield RooflinePlot([], levels=main, id="overview-roofline")
+                elif point is not None:  # the DRAM roofline (the emulator's, nvprof's with roofs)
                     here = KernelPoint(
                         1, d.kernel.kernel_short, d.kernel.launch_ids, d.time_share_pct, point, "◆"
                     )

@@ -11,7 +11,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from warpscope.analysis.text import waves
+from warpscope.analysis.roofline import LEVELS, HierarchicalRoofline, rooflines
+from warpscope.analysis.text import si, waves
 from warpscope.explore.glossary import lookup
 from warpscope.explore.kernel import KernelDetail
 from warpscope.occupancy.advice import LIMIT_LABELS, blocked_by
@@ -75,6 +76,9 @@ def overview(d: KernelDetail) -> RenderableType:
     ]
     parts: list[RenderableType] = [config, _heading("Throughput (% of peak)")]
     parts.append(bar_chart(throughput, 100.0, width=30) if throughput else Text("not in this profile"))
+    points = rooflines(m)
+    if points:
+        parts += [_heading("Roofline: % of the roof at each level"), _levels(points)]
     parts.append(_heading("Findings"))
     if not k.findings:
         parts.append(Text("none"))
@@ -83,6 +87,23 @@ def overview(d: KernelDetail) -> RenderableType:
     if len(k.findings) > 5:
         parts.append(Text(f"… {len(k.findings) - 5} more on the Findings tab (7)"))
     return Group(*parts)
+
+
+def _levels(points: list[HierarchicalRoofline]) -> Table:
+    """Each pipe's share of the roof at L1, L2 and DRAM, the level whose bandwidth binds marked
+    (◀), and what binds named (where the pipe's peak does, every level shares that roof)."""
+    table = Table.grid(padding=(0, 2))
+    for justify in ("left", "right", "right", "right", "right", "left"):
+        table.add_column(justify=justify, no_wrap=True)
+    for r in points:
+        cells = []
+        for level, _bytes, _roof in LEVELS:
+            lv = r.level(level)
+            mark = " ◀" if r.bound == level else "  "
+            cells.append(DASH if lv is None else f"{level} {p(lv.pct_of_roof)}{mark}")
+        bound = "compute" if r.bound == "compute" else f"{r.bound} bandwidth"
+        table.add_row(Text(r.pipe, style="bold"), si(r.achieved, f"{r.unit}/s"), *cells, f"bound: {bound}")
+    return table
 
 
 def _finding_line(f: dict) -> Text:

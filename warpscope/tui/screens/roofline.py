@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Static
 from warpscope.analysis.text import si
 from warpscope.report.roofline_points import KernelPoint, kernel_points
 from warpscope.tui.screens.base import WarpscopeScreen
-from warpscope.tui.text import literal, n, p, short_name
+from warpscope.tui.text import DASH, literal, n, p, short_name
 from warpscope.tui.widgets.footer import FittingFooter
 from warpscope.tui.widgets.roofline_plot import RooflinePlot
 
@@ -38,13 +38,15 @@ class RooflineScreen(WarpscopeScreen):
         table.add_columns("#", "Kernel", "flop/B", "flop/s", "Of roof", "Bound", "Time")
         for point in self.points:
             r = point.point
+            # a kernel with tensor-core work only is not on the plot (the SIMT flop's roofline):
+            # its row still says which roof binds it
             table.add_row(
                 str(point.number),
                 literal(short_name(point.kernel_short, 24)),
-                Text(n(r.intensity, 3), justify="right"),
-                Text(si(r.achieved, "").strip(), justify="right"),
-                Text(p(r.pct_of_roof), justify="right"),
-                r.bound,
+                Text(DASH if r is None else n(r.intensity, 3), justify="right"),
+                Text(DASH if r is None else si(r.achieved, "").strip(), justify="right"),
+                Text(DASH if r is None else p(r.pct_of_roof), justify="right"),
+                _bound(point),
                 Text(p(point.time_share_pct), justify="right"),
             )
         yield table
@@ -65,3 +67,16 @@ class RooflineScreen(WarpscopeScreen):
     @on(DataTable.RowSelected)
     def _selected(self) -> None:
         self.action_open()
+
+
+def _bound(point: KernelPoint) -> str:
+    """What binds the kernel: among the L1, L2 and DRAM roofs and its pipe's peak where the
+    profile has them (the tensor precision named where its main pipe is a tensor core: its
+    flop/s beside are the SIMT ones), else the DRAM roofline's side of the ridge."""
+    main = point.main
+    if main is None:
+        return point.point.bound if point.point is not None else DASH
+    if not main.tensor:
+        return main.bound
+    # "bf16 peak" rather than "compute bf16": the column stays 9 wide at 80 columns
+    return f"{main.precision} peak" if main.bound == "compute" else f"{main.bound} {main.precision}"

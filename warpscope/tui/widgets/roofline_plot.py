@@ -1,5 +1,6 @@
 """A roofline on log-log axes: the DRAM roof up to the ridge, the compute roof after it, and
-kernels as numbered points (numbers, not colours, say which is which: NO_COLOR-safe)."""
+kernels as numbered points (numbers, not colours, say which is which: NO_COLOR-safe); or one
+kernel's hierarchical roofline, its point at L1 (▲), L2 (■) and DRAM (◆) under each level's roof."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 from textual_plotext import PlotextPlot
 
-from warpscope.analysis.text import decade
+from warpscope.analysis.roofline import HierarchicalRoofline
+from warpscope.analysis.text import decade, si
 from warpscope.report.roofline_points import KernelPoint
 
 #: marker of the kernels holding this much of the time or more, and of the rest
@@ -19,9 +21,15 @@ BIG_SHARE_PCT = 5.0
 class RooflinePlot(PlotextPlot):
     """The roofs of the first point's device and every point, labelled by its number."""
 
-    def __init__(self, points: list[KernelPoint], **kwargs: Any) -> None:
+    def __init__(
+        self, points: list[KernelPoint], levels: HierarchicalRoofline | None = None, **kwargs: Any
+    ) -> None:
+        """``points``: the kernels on the DRAM roofline of their SIMT flop; ``levels``: instead,
+        one kernel's pipe under the L1, L2 and DRAM roofs (the kernel view)."""
         super().__init__(**kwargs)
-        self.points = points
+        # the SIMT flop's roofline: kernels with tensor-core work only are not on it
+        self.points = [p for p in points if p.point is not None]
+        self.levels = levels
         self.labels_left_out = 0
 
     def on_mount(self) -> None:
@@ -38,13 +46,17 @@ class RooflinePlot(PlotextPlot):
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
+        if self.levels is not None:
+            self._draw_levels(self.levels)
+            return
         if not self.points:
             plt.title("no kernel with flop, DRAM bytes and roofs in this profile")
             self.refresh()
             return
-        roof = self.points[0].point
-        xs = [math.log10(p.point.intensity) for p in self.points] + [math.log10(roof.ridge)]
-        ys = [math.log10(max(p.point.achieved, 1.0)) for p in self.points]
+        dram = [p.point for p in self.points if p.point is not None]
+        roof = dram[0]
+        xs = [math.log10(r.intensity) for r in dram] + [math.log10(roof.ridge)]
+        ys = [math.log10(max(r.achieved, 1.0)) for r in dram]
         x0, x1 = math.floor(min(xs) - 0.5), math.ceil(max(xs) + 0.5)
         y0, y1 = math.floor(min(ys) - 0.5), math.ceil(math.log10(roof.peak_flop) + 0.3)
         ridge, top = math.log10(roof.ridge), math.log10(roof.peak_flop)
@@ -96,6 +108,37 @@ class RooflinePlot(PlotextPlot):
         )
         plt.ylabel("flop/s (log)")
         self.refresh()
+
+    def _draw_levels(self, h: HierarchicalRoofline) -> None:
+        """One pipe's point at each memory level, each under its bandwidth roof, all under the
+        pipe's peak: Nsight Compute's hierarchical roofline of one kernel."""
+        plt = self.plt
+        top, y = math.log10(h.peak_work), math.log10(max(h.achieved, 1.0))
+        xs = [math.log10(v) for lv in h.levels for v in (lv.intensity, lv.ridge)]
+        x0, x1 = math.floor(min(xs) - 0.5), math.ceil(max(xs) + 0.5)
+        y0, y1 = math.floor(min(y, top - 2) - 0.5), math.ceil(top + 0.3)
+        for lv in h.levels:
+            b = math.log10(lv.peak_bytes)
+            start = max(x0, y0 - b)  # where the bandwidth roof enters the plot
+            plt.plot([start, top - b], [start + b, top], marker="braille")
+        plt.plot([min(top - math.log10(lv.peak_bytes) for lv in h.levels), x1], [top, top], marker="braille")
+        for lv in h.levels:
+            plt.text(LEVEL_MARKERS[lv.level], math.log10(lv.intensity), y)
+        plt.xlim(x0, x1)
+        plt.ylim(y0, y1)
+        plt.xticks(list(range(x0, x1 + 1)), [decade(e) for e in range(x0, x1 + 1)])
+        plt.yticks(list(range(y0, y1 + 1)), [decade(e) for e in range(y0, y1 + 1)])
+        plt.title(
+            f"{h.pipe} {si(h.peak_work, h.unit + '/s')}: "
+            + " ".join(f"{LEVEL_MARKERS[lv.level]}{lv.level} {lv.pct_of_roof:.3g}%" for lv in h.levels)
+        )
+        plt.xlabel(f"{h.unit} per byte of each level (log); bound: {h.bound}")
+        plt.ylabel(f"{h.unit}/s (log)")
+        self.refresh()
+
+
+#: how the kernel view marks its point at each memory level
+LEVEL_MARKERS = {"L1": "▲", "L2": "■", "DRAM": "◆"}
 
 
 def _is_marker(label: str) -> bool:
