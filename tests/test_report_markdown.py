@@ -102,7 +102,7 @@ def test_report_lists_findings_with_evidence():
     assert first[0].startswith(
         "1. **high** (confidence high) · `bank_conflicts` · `shared_bank_conflicts` · origin warpscope"
     )
-    assert "(est. gain 41.3%)" in first[0]
+    assert "(est. gain 36.6%)" in first[0]  # the replays, within the shared-memory stalls they cause
     assert any(line.startswith("   - fix:") and "`tile[32][33]`" in line for line in first)
     assert any(
         line.startswith("   - evidence:") and "`shared_load_wavefronts` = 1,048,802" in line for line in first

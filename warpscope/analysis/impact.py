@@ -161,23 +161,13 @@ def _explains(cause: Finding, symptom: Finding) -> bool:
 def fold_symptoms(found: list[Finding]) -> list[Finding]:
     """Findings that follow from another finding of the same launch become info that names it."""
     roots = {f.rule: f for f in found if f.severity != "info"}
-    # a cause with no estimate of its own costs what its symptom measured (a block of 1024
-    # threads: the achieved-occupancy gap it leaves, within the roofs)
-    inherited: dict[str, float] = {}
-    for f in found:
-        cause = next(
-            (roots[r] for r in FOLLOWS_FROM.get(_key(f), ()) if r in roots and _explains(roots[r], f)), None
-        )
-        if cause is not None and cause.estimated_speedup_pct is None and f.estimated_speedup_pct:
-            inherited[cause.rule] = max(inherited.get(cause.rule, 0.0), f.estimated_speedup_pct)
     out = []
     for f in found:
         cause = next(
             (roots[r] for r in FOLLOWS_FROM.get(_key(f), ()) if r in roots and _explains(roots[r], f)), None
         )
         if cause is None:
-            gain = inherited.get(f.rule) if f.estimated_speedup_pct is None else None
-            out.append(f if gain is None else replace(f, estimated_speedup_pct=gain))
+            out.append(f)
             continue
         out.append(
             replace(

@@ -52,8 +52,10 @@ def block_size_not_warp_multiple(v: LaunchView) -> Finding | None:
     "block_size_outside_128_256",
     "launch_config",
     checklist=("C2",),
-    speedup="none of its own: the achieved-occupancy gap it leaves, as achieved_occupancy_gap estimates "
-    "it, where that finding follows from this one",
+    speedup="blocks > 256 at ≥ 80% theoretical occupancy: min((theoretical − achieved) / theoretical occupancy, "
+    "1 − issue-slot use / 90%, "
+    "1 − busiest throughput / 90%, 1 − DRAM throughput / 60%) × 100: the warp slots big blocks leave "
+    "empty while they drain and start, as far as latency hiding pays; smaller blocks: none",
     evidence="block size, block shape, barrier stalls",
     threshold="block size < 128 with no block-slot cost, or > 256",
     severity="medium: ≥ 512 threads with barrier stalls ≥ 10% of warp cycles; else low",
@@ -107,6 +109,13 @@ def block_size_outside_128_256(v: LaunchView) -> Finding | None:
         if shaped
         else "Try 256 threads per block; split the work of one big block across several."
     )
+    # what the big steps cost: the warp slots the SM holds empty while big blocks drain and
+    # start (the achieved-occupancy gap), as far as latency hiding can still pay
+    theo, achieved = v.get("theoretical_occupancy_pct"), v.get("achieved_occupancy_pct")
+    gain = None
+    if theo and theo >= 80 and achieved is not None and theo > achieved:  # below 80: occupancy_limited's
+        gain = 100 * v.latency_gain((theo - achieved) / theo)
+        evidence |= {"theoretical_occupancy_pct": theo, "achieved_occupancy_pct": achieved}
     return Finding(
         severity="medium" if heavy_sync else "low",
         title=f"large blocks ({size} threads)",
@@ -116,6 +125,7 @@ def block_size_outside_128_256(v: LaunchView) -> Finding | None:
         fix=fix,
         threshold="block size > 256",
         evidence=evidence,
+        estimated_speedup_pct=gain,
     )
 
 
