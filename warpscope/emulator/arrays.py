@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import memory
+from warpscope.emulator.errors import KernelMistake, NotEmulated
 from warpscope.emulator.simt import WARP, Mask, SiteCounts
 
 ALIGN = 256  # cudaMalloc returns 256-byte aligned pointers
@@ -145,7 +146,7 @@ class RecordRef:
     def field(self, name: str) -> tuple[ArrayRef, tuple[Any, ...]]:
         fields: dict[str, Any] = dict(self.array.dtype.fields or {})
         if name not in fields:
-            raise TypeError(
+            raise KernelMistake(
                 f"a record of {self.array.name} has no field '{name}' (it has {', '.join(fields)})"
             )
         return field_view(self.array, name), self.index
@@ -161,11 +162,11 @@ def view(base: Any, key: tuple[Any, ...]) -> ArrayRef:
     if isinstance(base, RowView):
         base, key = base.array, base.index + key
         if any(np.ndim(i) for i in key):
-            raise TypeError("slicing a row picked per thread is not supported (index the matrix)")
+            raise NotEmulated("slicing a row picked per thread is not supported (index the matrix)")
     if not isinstance(base, ArrayRef):
-        raise TypeError(f"cannot slice a {type(base).__name__}")
+        raise NotEmulated(f"cannot slice a {type(base).__name__}")
     if len(key) > base.ndim:
-        raise TypeError(f"{base.name} has {base.ndim} dimensions, sliced with {len(key)}")
+        raise KernelMistake(f"{base.name} has {base.ndim} dimensions, sliced with {len(key)}")
     lead = (slice(None),) if base.kind in ("shared", "local") else ()
     data = base.data[lead + tuple(int(k) if not isinstance(k, slice) else k for k in key)]
     return base.derive(data, f"{base.name}[...]")
@@ -195,12 +196,12 @@ class OutOfBounds(Exception):
 def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bool) -> tuple[Any, ...]:
     """The index with negative values wrapped (as numba does) and every active lane checked."""
     if len(index) != array.ndim:
-        raise TypeError(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
+        raise KernelMistake(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
     out = []
     bad_axes: list[tuple[int, Any]] = []  # (axis, its out-of-bounds lanes)
     for axis, (i, dim) in enumerate(zip(index, array.shape)):
         if not np.issubdtype(np.asarray(i).dtype, np.integer):
-            raise TypeError(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
+            raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
         i = _int64(i)  # a uint8 index plus the dimension must not wrap
         if np.ndim(i):
             i = np.where(i < 0, i + dim, i)
@@ -314,14 +315,14 @@ def store(
 ) -> None:
     """Each active lane writes its value (several lanes on one element: the last lane wins)."""
     if array.kind == "const":
-        raise TypeError(f"{array.name} is a module-level constant array: kernels cannot write it")
+        raise KernelMistake(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
     uniform = not any(np.ndim(i) for i in index)
     addresses = _count(array, index, mask, site, store=True, uniform=uniform)
     if race is not None:
         race.access(array, index, addresses, mask, line, True)
     if isinstance(value, RecordRef):
-        raise TypeError("assigning a whole record is not supported: assign its fields one by one")
+        raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")
     lanes = np.flatnonzero(mask.arr)
     if not lanes.size:
         return
@@ -399,13 +400,13 @@ def resolve(base: Any, index: tuple[Any, ...]) -> tuple[ArrayRef, tuple[Any, ...
     record named by a field is that field's array at the record's index)."""
     if isinstance(base, RecordRef):
         if len(index) != 1 or not isinstance(index[0], str):
-            raise TypeError("a record is indexed by a field name: rec['x']")
+            raise KernelMistake("a record is indexed by a field name: rec['x']")
         return base.field(index[0])
     if isinstance(base, RowView):
         return base.array, base.index + index
     if isinstance(base, ArrayRef):
         return base, index
-    raise TypeError(f"cannot index a {type(base).__name__}")
+    raise KernelMistake(f"cannot index a {type(base).__name__}")
 
 
 def attribute(obj: Any, attr: str) -> Any:
@@ -414,7 +415,7 @@ def attribute(obj: Any, attr: str) -> Any:
         return np.real(obj) if attr == "real" else np.imag(obj)
     if not isinstance(obj, (ArrayRef, RowView)):
         kind = getattr(obj, "dtype", None)
-        raise TypeError(
+        raise KernelMistake(
             f"a {kind if kind is not None else type(obj).__name__} value has no attribute '{attr}'"
         )
     if attr == "shape":
@@ -425,4 +426,4 @@ def attribute(obj: Any, attr: str) -> Any:
         return np.int64(obj.ndim)
     if attr == "dtype":
         return obj.dtype
-    raise TypeError(f"arrays have no attribute '{attr}' in kernels (.shape, .size, .ndim, .dtype)")
+    raise NotEmulated(f"arrays have no attribute '{attr}' in kernels (.shape, .size, .ndim, .dtype)")

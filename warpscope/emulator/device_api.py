@@ -154,6 +154,14 @@ _LIBDEVICE_INT = (
 LIBDEVICE = tuple(_LIBDEVICE_FLOAT + [n + "f" for n in _LIBDEVICE_FLOAT] + _LIBDEVICE_INT.split())
 libdevice = Namespace("cuda.libdevice", **{n: _kernel_only(f"libdevice.{n}") for n in LIBDEVICE})
 
+#: ``cuda.fp16``'s half-precision functions (intrinsics/half.py)
+_FP16 = (
+    "hadd hsub hmul hdiv hneg habs hfma hmax hmin heq hne hge hgt hle hlt "
+    "hsin hcos hlog hlog10 hlog2 hexp hexp10 hexp2 hsqrt hrsqrt hfloor hceil hrcp hrint htrunc"
+)
+FP16 = tuple(_FP16.split())
+fp16 = Namespace("cuda.fp16", **{n: _kernel_only(f"fp16.{n}") for n in FP16})
+
 grid = _kernel_only("grid")
 gridsize = _kernel_only("gridsize")
 syncthreads = _kernel_only("syncthreads")
@@ -189,7 +197,7 @@ NAMES: dict[str, Any] = {
     name: globals()[name]
     for name in (
         "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize",
-        "shared", "local", "const", "atomic", "libdevice", "grid", "gridsize", "cg",
+        "shared", "local", "const", "atomic", "libdevice", "fp16", "grid", "gridsize", "cg",
         "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
         "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync", "match_all_sync",

@@ -15,6 +15,7 @@ from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
 from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.ops import LOAD_OP, STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
+from warpscope.emulator.errors import KernelMistake, UsedBeforeAssigned
 from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.intrinsics.elementwise import elementwise
@@ -75,7 +76,7 @@ class Expressions(CompilerBase):
                 try:
                     return frame.vars[name]
                 except KeyError:
-                    raise NameError(f"'{name}' is used before it is assigned") from None
+                    raise UsedBeforeAssigned(f"'{name}' is used before it is assigned") from None
 
             return with_deps(get, {self.var(name)})
         if name in self.env:
@@ -151,7 +152,7 @@ class Expressions(CompilerBase):
             return self.multiply_add(node, op)
         left, right = self.expr(node.left), self.expr(node.right)
         if isinstance(left, Const) and isinstance(right, Const):
-            return Const(_fold(op, left.value, right.value))
+            return Const(_fold(op, left.value, right.value, isinstance(node.op, ast.Pow)))
         lf, rf = run_expr(left), run_expr(right)
         inst = self.inst(node, None, deps(left) | deps(right))
         divide = isinstance(node.op, ast.Div)
@@ -409,10 +410,10 @@ class Expressions(CompilerBase):
         def ufunc_out(run: Run, frame: Frame, mask: Mask) -> Any:
             *ins, out = (f(run, frame, mask) for f in fns)
             if not isinstance(out, (arrays.ArrayRef, arrays.RowView)):
-                raise TypeError(f"the out argument of np.{name} must be an array")
+                raise KernelMistake(f"the out argument of np.{name} must be an array")
             for a in ins:
                 if isinstance(a, (arrays.ArrayRef, arrays.RowView)) and tuple(a.shape) != tuple(out.shape):
-                    raise TypeError(f"np.{name}: operand of shape {a.shape} and out of shape {out.shape}")
+                    raise KernelMistake(f"np.{name}: operand of shape {a.shape} and out of shape {out.shape}")
             for at in np.ndindex(*out.shape):
                 index = tuple(np.int64(i) for i in at)
                 values = [
@@ -522,7 +523,7 @@ def bit_count(x: Any) -> Any:
     """``int.bit_count()``: the set bits of the magnitude, as Python counts them."""
     a = np.asarray(x)
     if a.dtype.kind not in "iub":
-        raise TypeError(f"bit_count() is a method of integers, not of {a.dtype}")
+        raise KernelMistake(f"bit_count() is a method of integers, not of {a.dtype}")
     out = np.bitwise_count(np.abs(a) if a.dtype.kind == "i" else a).astype(np.int64)
     return out if np.ndim(x) else np.int64(out)
 
@@ -582,9 +583,19 @@ def _lane_id_or(node: Const) -> Node:
     return node
 
 
-def _fold(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+def _fold(op: Callable[[Any, Any], Any], a: Any, b: Any, power: bool = False) -> Any:
+    """An operation on two values known at compile time (Python folds ``2 ** -1`` to 0.5
+    before numba sees it)."""
+    if power and _negative_int_power(a, b):
+        return np.float64(float(a) ** float(b))
     with np.errstate(all="ignore"):
         return op(a, b)
+
+
+def _negative_int_power(a: Any, b: Any) -> bool:
+    return bool(
+        np.ndim(a) == np.ndim(b) == 0 and all(np.asarray(v).dtype.kind in "iu" for v in (a, b)) and b < 0
+    )
 
 
 def _as_load(node: ast.expr) -> ast.expr:

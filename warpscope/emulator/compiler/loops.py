@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays
+from warpscope.emulator.compiler.base import construct
 from warpscope.emulator.compiler.expressions import load_element
 from warpscope.emulator.compiler.statements import Statements
+from warpscope.emulator.errors import KernelMistake, NotEmulated
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.ir import Const, Stmt, at_line, deps, exec_block, with_deps
 from warpscope.emulator.runtime import Frame, Loop, Run
@@ -74,7 +76,7 @@ class Loops(Statements):
         ``zip(...)`` or ``enumerate(...)`` of them (or of a ``range`` with bounds the same on
         every thread): as numba types them, the length is the same for every thread."""
         compiled = self.sequence(node.iter, line)
-        sequence = at_line(line, compiled)  # a TypeError is the kernel's fault at its line
+        sequence = at_line(line, compiled, construct(node.iter), self.file)
         counter_slot = self.table.new_slot()
         seq_deps = deps(compiled)
         first = self.inst(node, Op.ALU, seq_deps, dst=counter_slot)
@@ -138,7 +140,7 @@ class Loops(Statements):
                 def span(run: Run, frame: Frame, mask: Mask) -> Any:
                     values = [b(run, frame, mask) for b in bounds]
                     if any(np.ndim(v) for v in values):
-                        raise TypeError(
+                        raise NotEmulated(
                             "a range inside zip() or enumerate() needs bounds the same on every thread"
                         )
                     r = range(*(int(v) for v in values))
@@ -155,7 +157,7 @@ class Loops(Statements):
                 return int(v.shape[0]), lambda k, live, load: load_element(
                     run, live, v, (np.int64(k),), line, load
                 )
-            raise TypeError(f"cannot iterate over a {type(v).__name__} (a tuple or an array)")
+            raise KernelMistake(f"cannot iterate over a {type(v).__name__} (a tuple or an array)")
 
         return with_deps(items, deps(value))
 

@@ -12,6 +12,7 @@ from warpscope.emulator import arrays, fma
 from warpscope.emulator.compiler.expressions import BINARY, FLOP_OPS, Expressions, is_product
 from warpscope.emulator.compiler.ops import STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import GridGroup
+from warpscope.emulator.errors import KernelMistake
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.ir import NO_DEPS, Const, Stmt, deps, exec_block, run_expr
 from warpscope.emulator.numeric import numba_binary
@@ -135,7 +136,7 @@ class Statements(Expressions):
 
             def set_tuple(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 if not isinstance(value, tuple) or len(value) != len(parts):
-                    raise TypeError(f"cannot unpack {type(value).__name__} into {len(parts)} names")
+                    raise KernelMistake(f"cannot unpack {type(value).__name__} into {len(parts)} names")
                 for p, v in zip(parts, value):
                     p(run, frame, mask, v)
 

@@ -71,7 +71,15 @@ def is_known(value: Any) -> bool:
         return True
     if any(
         value is ns
-        for ns in (device.shared, device.local, device.const, device.atomic, device.libdevice, device.cg)
+        for ns in (
+            device.shared,
+            device.local,
+            device.const,
+            device.atomic,
+            device.libdevice,
+            device.fp16,
+            device.cg,
+        )
     ):
         return True
     if isinstance(value, device.GridGroup):
