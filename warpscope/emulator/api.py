@@ -54,6 +54,14 @@ def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
     return np.zeros(shape, dtype=dtype, order=order)  # type: ignore[call-overload]
 
 
+def pinned_array_like(ary: np.ndarray) -> np.ndarray:
+    return np.zeros_like(ary)
+
+
+def mapped_array_like(ary: np.ndarray, **_: Any) -> DeviceArray:
+    return np.zeros_like(ary).view(DeviceArray)
+
+
 def synchronize() -> None:
     """Launches run to completion when called: nothing to wait for."""
 
@@ -319,9 +327,15 @@ def _build() -> CudaNamespace:
         device_array=device_array,
         device_array_like=device_array_like,
         pinned_array=pinned_array,
+        pinned_array_like=pinned_array_like,
+        mapped_array_like=mapped_array_like,
+        managed_array_like=mapped_array_like,
         synchronize=synchronize,
         stream=stream,
         default_stream=stream,
+        per_thread_default_stream=stream,
+        legacy_default_stream=stream,
+        external_stream=lambda ptr=0: stream(),
         is_available=is_available,
         get_current_device=get_current_device,
         reduce=Reduce,

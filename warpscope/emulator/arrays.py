@@ -157,14 +157,51 @@ def field_view(array: ArrayRef, name: str) -> ArrayRef:
     return array.derive(array.data[name], f"{array.name}.{name}")
 
 
-def view(base: Any, key: tuple[Any, ...]) -> ArrayRef:
+def lane_view(array: ArrayRef, key: tuple[Any, ...]) -> RowView:
+    """``array[key]`` where an index or a slice bound differs between threads: a ``RowView``
+    (each lane's own view; the sliced lengths must agree, as one type is named for all)."""
+    if len(key) > array.ndim:
+        raise KernelMistake(f"{array.name} has {array.ndim} dimensions, sliced with {len(key)}")
+    index: list[Any] = []
+    for k, dim in zip(key, array.shape):
+        if not isinstance(k, slice):
+            index.append(k)
+            continue
+        step = 1 if k.step is None else int(k.step)
+        if np.ndim(step) or step == 0:
+            raise NotEmulated("a slice's step must be a non-zero number known to every thread")
+        lo, hi = _bound(k.start, dim, step, True), _bound(k.stop, dim, step, False)
+        length = np.maximum((hi - lo + step - (1 if step > 0 else -1)) // step, 0)
+        lengths = np.unique(length)
+        if lengths.size > 1:
+            raise NotEmulated("a slice whose length differs between threads is not supported")
+        index.append(LaneSlice(lo, step, int(lengths[0]) if lengths.size else 0))
+    return RowView(array, tuple(index))
+
+
+def _bound(value: Any, dim: int, step: int, start: bool) -> Any:
+    """A slice bound as Python resolves it (None, negative from the end, clipped), per lane."""
+    if value is None:
+        return np.int64(0 if step > 0 else dim - 1) if start else np.int64(dim if step > 0 else -1)
+    v = _int64(value)
+    v = np.where(v < 0, v + dim, v)
+    return np.clip(v, 0, dim) if step > 0 else np.clip(v, -1, dim - 1)
+
+
+def view(base: Any, key: tuple[Any, ...]) -> ArrayRef | RowView:
     """``base[key]`` where the key holds slices (the same on every lane): a view of the array."""
     if isinstance(base, RowView):
+        if any(isinstance(k, LaneSlice) for k in base.index):
+            raise NotEmulated("slicing a slice picked per thread is not supported (slice the array once)")
         base, key = base.array, base.index + key
-        if any(np.ndim(i) for i in key):
-            raise NotEmulated("slicing a row picked per thread is not supported (index the matrix)")
+        if any(np.ndim(i) for i in key if not isinstance(i, slice)):
+            return lane_view(base, key)
     if not isinstance(base, ArrayRef):
         raise NotEmulated(f"cannot slice a {type(base).__name__}")
+    if any(np.ndim(k) for k in key if not isinstance(k, slice)) or any(
+        np.ndim(b) for k in key if isinstance(k, slice) for b in (k.start, k.stop)
+    ):
+        return lane_view(base, key)
     if len(key) > base.ndim:
         raise KernelMistake(f"{base.name} has {base.ndim} dimensions, sliced with {len(key)}")
     lead = (slice(None),) if base.kind in ("shared", "local") else ()
@@ -172,15 +209,52 @@ def view(base: Any, key: tuple[Any, ...]) -> ArrayRef:
     return base.derive(data, f"{base.name}[...]")
 
 
+@dataclass(frozen=True)
+class LaneSlice:
+    """One sliced axis of a view that differs per thread (``x[i:i + 3]``): where each lane's
+    view starts on that axis (a value per lane or one for all), the step and the length."""
+
+    start: Any
+    step: int
+    length: int
+
+
 class RowView:
-    """``a[i]`` of a multi-dimensional array: the leading indices, kept for ``a[i][j]``."""
+    """A view picked per thread: ``a[i]`` of a multi-dimensional array (the leading indices,
+    kept for ``a[i][j]``), or ``a[i, 1:3]`` / ``x[i:i + 3]``, whose covered axes are each an
+    index or a ``LaneSlice``."""
 
     def __init__(self, array: ArrayRef, index: tuple[Any, ...]) -> None:
         self.array, self.index = array, index
-        self.shape = array.shape[len(index) :]
+        self.shape = tuple(k.length for k in index if isinstance(k, LaneSlice)) + array.shape[len(index) :]
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape)) if self.shape else 1
         self.dtype = array.dtype
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        strides = self.array.strides
+        return tuple(
+            strides[a] * k.step for a, k in enumerate(self.index) if isinstance(k, LaneSlice)
+        ) + tuple(strides[len(self.index) :])
+
+    def full(self, idx: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The array's index for ``view[idx]`` (a sliced axis maps ``j`` to start + j * step,
+        a negative ``j`` counted from the view's end as numba does)."""
+        if not any(isinstance(k, LaneSlice) for k in self.index):
+            return self.index + idx
+        out: list[Any] = []
+        rest = list(idx)
+        for k in self.index:
+            if not isinstance(k, LaneSlice):
+                out.append(k)
+            elif rest:
+                j = _int64(rest.pop(0))
+                j = np.where(j < 0, j + k.length, j) if np.ndim(j) else (j + k.length if j < 0 else j)
+                out.append(_int64(k.start) + j * k.step)
+            else:
+                out.append(k)  # still sliced: the result is a view again
+        return tuple(out) + tuple(rest)
 
 
 class OutOfBounds(Exception):
@@ -403,7 +477,7 @@ def resolve(base: Any, index: tuple[Any, ...]) -> tuple[ArrayRef, tuple[Any, ...
             raise KernelMistake("a record is indexed by a field name: rec['x']")
         return base.field(index[0])
     if isinstance(base, RowView):
-        return base.array, base.index + index
+        return base.array, base.full(index)
     if isinstance(base, ArrayRef):
         return base, index
     raise KernelMistake(f"cannot index a {type(base).__name__}")
@@ -426,4 +500,12 @@ def attribute(obj: Any, attr: str) -> Any:
         return np.int64(obj.ndim)
     if attr == "dtype":
         return obj.dtype
-    raise NotEmulated(f"arrays have no attribute '{attr}' in kernels (.shape, .size, .ndim, .dtype)")
+    if attr == "strides":
+        return tuple(np.int64(d) for d in obj.strides)
+    if attr == "itemsize":
+        return np.int64(obj.dtype.itemsize)
+    if attr == "nbytes":
+        return np.int64(obj.size * obj.dtype.itemsize)
+    raise NotEmulated(
+        f"arrays have no attribute '{attr}' in kernels (.shape, .size, .ndim, .dtype, .strides, .itemsize, .nbytes)"
+    )

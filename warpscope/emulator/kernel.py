@@ -172,6 +172,16 @@ class Kernel(JitFunction):
     def __call__(self, *args: Any) -> None:
         raise ValueError(f"launch {self.name} with a configuration: {self.name}[grid, block](...)")
 
+    def specialize(self, *args: Any) -> Kernel:
+        """numba's kernel specialised to these arguments' types: the emulator specialises at
+        each launch already."""
+        return self
+
+    @property
+    def definitions(self) -> dict[tuple[Any, ...], Function]:
+        """The compilations made so far, by argument types."""
+        return dict(self._compiled)
+
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Callable[..., Launch]:
         """numba's ``kernel.forall(n)``: enough blocks of ``tpb`` threads (numba's occupancy
         choice when 0) for ``ntasks`` threads."""

@@ -328,8 +328,8 @@ class Expressions(CompilerBase):
         return with_deps(subscript, {load.dst})
 
     def slice_view(self, node: ast.Subscript, base: Node, parts: list[ast.expr]) -> Node:
-        """``a[lo:hi:step]``, ``m[i, :]``: a view of the array (numba's array slicing); its
-        bounds must be the same on every thread, as one array is named for all of them."""
+        """``a[lo:hi:step]``, ``m[i, :]``: a view of the array (numba's array slicing); where
+        an index or bound differs between threads, each thread's own view (``arrays.lane_view``)."""
         none = Const(None)
         compiled = [
             tuple(self.expr(b) if b is not None else none for b in (p.lower, p.upper, p.step))
@@ -551,13 +551,16 @@ def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: in
 
 
 def _uniform(value: Any, mask: Mask) -> Any:
-    """A slice bound: one value for every active thread."""
+    """A slice bound or index: one number where every active thread has the same, else each
+    lane's own (inactive lanes given the first active one's, so they agree on the length)."""
     if value is None or not np.ndim(value):
         return None if value is None else int(value)
     active = value[mask.arr]
-    if active.size and (active != active[0]).any():
-        raise TypeError("a slice's bounds differ between threads (one view is named for all of them)")
-    return int(active[0]) if active.size else 0
+    if not active.size:
+        return 0
+    if (active != active[0]).any():
+        return np.where(mask.arr, value, active[0]).astype(np.int64)
+    return int(active[0])
 
 
 def _cast(value: Any, dtype: np.dtype) -> Any:

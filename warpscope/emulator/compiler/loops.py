@@ -26,8 +26,6 @@ class Loops(Statements):
 
     def stmt_For(self, node: ast.For) -> Stmt:
         line = self.line(node)
-        if node.orelse:
-            raise self.unsupported(node, "for ... else is not supported")
         call = node.iter
         func = self.expr(call.func) if isinstance(call, ast.Call) else None
         if not (isinstance(call, ast.Call) and isinstance(func, Const) and func.value is builtins.range):
@@ -46,6 +44,7 @@ class Loops(Statements):
         step_inst = self.inst(node, Op.ALU, bound_deps | {counter_slot}, dst=counter_slot)
         target = self.target(node.target, None)
         body = self.block(node.body)
+        orelse = self.block(node.orelse)
 
         def run_for(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             values = [b(run, frame, mask) for b in bounds]
@@ -67,7 +66,7 @@ class Loops(Statements):
             def advance() -> None:
                 counter[0] = counter[0] + step
 
-            return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst)
+            return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst, orelse)
 
         return run_for
 
@@ -85,6 +84,7 @@ class Loops(Statements):
         load = self.inst(node, None, seq_deps | {counter_slot})
         target = self.target(node.target, frozenset({load.dst}))
         body = self.block(node.body)
+        orelse = self.block(node.orelse)
 
         def run_for_each(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             n, item = sequence(run, frame, mask)
@@ -107,6 +107,7 @@ class Loops(Statements):
                 advance,
                 test_inst,
                 step_inst,
+                orelse,
             )
 
         return run_for_each
@@ -163,11 +164,10 @@ class Loops(Statements):
 
     def stmt_While(self, node: ast.While) -> Stmt:
         line = self.line(node)
-        if node.orelse:
-            raise self.unsupported(node, "while ... else is not supported")
         test = self.guarded_expr(node.test, line)
         test_inst = self.inst(node, Op.BRA, deps(test))
         body = self.block(node.body)
+        orelse = self.block(node.orelse)
 
         def run_while(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             return run_loop(
@@ -180,6 +180,7 @@ class Loops(Statements):
                 lambda: None,
                 test_inst,
                 None,
+                orelse,
             )
 
         return run_while
@@ -211,11 +212,14 @@ def run_loop(
     advance: Callable[[], None],
     test_inst: Inst,
     step_inst: Inst | None,
+    orelse: list[Stmt] | None = None,
 ) -> Mask | None:
-    """Run a loop while any lane is in it; lanes leave when their test fails or they break."""
+    """Run a loop while any lane is in it; lanes leave when their test fails or they break.
+    Lanes whose test failed (not those that broke) then run the loop's ``else`` block."""
     loop = Loop()
     frame.loops.append(loop)
-    done: Mask | None = None
+    done: Mask | None = None  # lanes that broke out
+    exhausted: Mask | None = None  # lanes whose test failed
     live = mask
     line = test_inst.line
     site = run.counters.site(line)
@@ -229,11 +233,11 @@ def run_loop(
                 if inside is not live:
                     leaving = Mask(live.arr & ~inside.arr)
                     site.divergent_branches += int(np.count_nonzero(inside.warp_any & leaving.warp_any))
-                    done = union(done, leaving)
+                    exhausted = union(exhausted, leaving)
                     if not inside:
                         break
             elif not cond:
-                done = union(done, live)
+                exhausted = union(exhausted, live)
                 break
             else:
                 inside = live
@@ -252,6 +256,9 @@ def run_loop(
             run.check_budget(line, live)
     finally:
         frame.loops.pop()
+    if orelse and exhausted is not None:
+        exhausted = exec_block(orelse, run, frame, exhausted)
+    done = union(done, exhausted)
     if done is not None and done.threads == mask.threads:
         return mask
     return done

@@ -36,6 +36,11 @@ class Statements(Expressions):
 
         return run_expr_stmt
 
+    def stmt_Assert(self, node: ast.Assert) -> Stmt:
+        """numba-cuda checks ``assert`` only in a kernel compiled with ``debug=True`` and
+        ``opt=False``; otherwise it compiles to nothing, as here."""
+        return lambda run, frame, mask: mask
+
     def stmt_Assign(self, node: ast.Assign) -> Stmt:
         if isinstance(node.value, ast.Call) and isinstance(node.targets[0], ast.Name):
             node.value.warpscope_target = node.targets[0].id  # type: ignore[attr-defined]
