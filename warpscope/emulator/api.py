@@ -319,6 +319,20 @@ class Reduce:
         return result
 
 
+def _ufunc(name: str) -> Any:
+    """``cuda.vectorize`` / ``cuda.guvectorize`` (``warpscope.emulator.ufuncs``, imported at
+    first use: it builds kernels, so it imports this module)."""
+
+    def decorator(*args: Any, **kwargs: Any) -> Any:
+        from warpscope.emulator import ufuncs
+
+        kwargs.pop("target", None)
+        return getattr(ufuncs, name)(*args, **kwargs)
+
+    decorator.__name__ = name
+    return decorator
+
+
 def _build() -> CudaNamespace:
     return CudaNamespace(
         **device_api.NAMES,
@@ -340,6 +354,8 @@ def _build() -> CudaNamespace:
         get_current_device=get_current_device,
         reduce=Reduce,
         Reduce=Reduce,
+        vectorize=_ufunc("vectorize"),
+        guvectorize=_ufunc("guvectorize"),
         event=event,
         event_elapsed_time=event_elapsed_time,
         select_device=select_device,
