@@ -32,6 +32,19 @@ class DeviceArray(np.ndarray):
     def copy_to_device(self, ary: np.ndarray, stream: Any = 0) -> None:
         self[...] = ary
 
+    def is_c_contiguous(self) -> bool:
+        return bool(self.flags.c_contiguous)
+
+    def is_f_contiguous(self) -> bool:
+        return bool(self.flags.f_contiguous)
+
+    def split(self, section: int, stream: Any = 0) -> list[DeviceArray]:
+        """numba's ``DeviceNDArray.split``: 1D views of ``section`` elements (the last shorter)."""
+        return [self[i : i + section] for i in range(0, self.shape[0], section)]
+
+    def get_ipc_handle(self) -> Any:
+        raise NotImplementedError("the emulator has one process: CUDA IPC is not emulated")
+
 
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: Any = None) -> DeviceArray:
     if to is not None:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
+from warpscope.emulator.compiler import reductions
 from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.ops import LOAD_OP, STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
@@ -384,15 +385,49 @@ class Expressions(CompilerBase):
                 if node.args or node.keywords:
                     raise self.unsupported(node, f"{node.func.attr}() takes no arguments")
                 return elementwise(self, node, [base], self.line(node), np.conjugate)
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in reductions.METHODS
+            and not node.args
+            and not node.keywords
+        ):
+            base = self.expr(node.func.value)  # a.sum(), row.max(): an array's own reduction
+            if not isinstance(base, Const) or isinstance(base.value, (arrays.ArrayRef, arrays.RowView)):
+                return self.array_reduction(node, base, node.func.attr)
         func = self.expr(node.func)
         if not isinstance(func, Const):
             raise self.unsupported(node, "only functions known when the kernel is compiled can be called")
         fn = func.value
+        if _hashable(fn) and fn in reductions.FUNCTIONS and len(node.args) == 1 and not node.keywords:
+            return self.array_reduction(node, self.expr(node.args[0]), reductions.FUNCTIONS[fn])
         if isinstance(fn, JitFunction):  # a kernel called from a kernel is a device function
             return self.inline(node, fn)
         if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin + 1 and not node.keywords:
             return self.ufunc_out(node, fn)
         return intrinsics.call(self, node, fn)
+
+    def array_reduction(self, node: ast.Call, base: Node, name: str) -> Node:
+        """``a.sum()`` / ``np.max(a)``: each thread that calls it reads every element of its
+        array (``compiler.reductions``)."""
+        basef = run_expr(base)
+        load = self.inst(node, None, deps(base))
+        compute = self.inst(node, None, {load.dst})
+        line = load.line
+
+        def array_reduction(run: Run, frame: Frame, mask: Mask) -> Any:
+            a = basef(run, frame, mask)
+            if not isinstance(a, (arrays.ArrayRef, arrays.RowView)):
+                raise KernelMistake(f"{name}() needs an array, not {type(a).__name__}")
+            lanes = mask.arr.shape
+            columns = [
+                np.broadcast_to(load_element(run, mask, a, tuple(np.int64(i) for i in at), line, load), lanes)
+                for at in np.ndindex(*a.shape)
+            ]
+            values = np.stack(columns, axis=1) if columns else np.zeros(lanes + (0,), a.dtype)
+            run.issue(compute, mask)
+            return reductions.reduce(name, values, a.dtype)
+
+        return with_deps(array_reduction, {compute.dst})
 
     def ufunc_out(self, node: ast.Call, fn: np.ufunc) -> Node:
         """``np.sin(x, r)``: the ufunc over whole arrays into ``out``, as numba compiles it in a
@@ -618,3 +653,11 @@ def _missing(namespace: Namespace, attr: str) -> AttributeError:
 
 def _describe(obj: Any) -> str:
     return getattr(obj, "__name__", None) or type(obj).__name__
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

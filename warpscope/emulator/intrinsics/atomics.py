@@ -85,6 +85,8 @@ def _atomic(op: str) -> Callable[..., Any]:
                 Op.ATOMG if array.kind == "global" else Op.ATOMS,
                 run.memory_cost(array, full, mask),
             )
+            if run.race is not None:
+                run.race.access(array, full, None, mask, line, True, atomic=True)
             return _apply_atomic(step, array, full, values[2:], mask)
 
         return with_deps(atomic, {inst.dst})
