@@ -9,7 +9,7 @@ import math
 
 import numba
 import numpy as np
-from numba import float32, float64, guvectorize, int32, int64, vectorize
+from numba import float32, guvectorize, int32, int64, vectorize
 
 from warpscope.emulator import cuda
 
@@ -84,9 +84,9 @@ def case_sync_votes():
     @cuda.jit
     def k(o):
         i = cuda.threadIdx.x
-        c = cuda.syncthreads_count(i % 3 == 0)
-        a = cuda.syncthreads_and(i < 100)
-        b = cuda.syncthreads_or(i == 5)
+        c = cuda.syncthreads_count(1 if i % 3 == 0 else 0)
+        a = cuda.syncthreads_and(1 if i < 100 else 0)
+        b = cuda.syncthreads_or(1 if i == 5 else 0)
         if i == 0:
             o[0] = c
             o[1] = a

@@ -246,8 +246,11 @@ class CudaGUFunc:
         ]
         if n:
             self._kernel_for(sig).forall(n)(*flat, *out_views)
+        for given, o in zip(given_out, outputs):
+            if np.asarray(given) is not o:
+                np.asarray(given)[...] = o.reshape(np.shape(given))
         device = _on_device(list(args))
-        results = [o if given_out else _as_result(o, device) for o in outputs]
+        results = list(given_out) if given_out else [_as_result(o, device) for o in outputs]
         return results[0] if len(results) == 1 else tuple(results)
 
     def _resolve_inputs(self, inputs: list[Any], what: str) -> Signature:

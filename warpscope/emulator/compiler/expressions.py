@@ -101,7 +101,7 @@ class Expressions(CompilerBase):
         dtype = signatures.scalar_dtype(value)  # numba's float32, types.int32, f8...
         if dtype is not None:
             return dtype
-        if intrinsics.is_known(value):
+        if intrinsics.is_known(value) or (_hashable(value) and value in reductions.FUNCTIONS):
             return value
         if getattr(value, "__module__", "").endswith("cuda.libdevice") and callable(value):
             # numba.cuda.libdevice.sqrt: the emulated cuda.libdevice function of that name
@@ -424,8 +424,9 @@ class Expressions(CompilerBase):
                 for at in np.ndindex(*a.shape)
             ]
             values = np.stack(columns, axis=1) if columns else np.zeros(lanes + (0,), a.dtype)
-            run.issue(compute, mask)
-            return reductions.reduce(name, values, a.dtype)
+            result = reductions.reduce(name, values, a.dtype)
+            run.issue(compute, mask, arith_op(result, False))
+            return result
 
         return with_deps(array_reduction, {compute.dst})
 
