@@ -112,3 +112,38 @@ def test_the_cli_says_internal_error_in_one_line_with_exit_2(tmp_path):
     (line,) = out.stderr.strip().splitlines()
     assert line.startswith("warpscope: ") and "k.py:14: internal error in warpscope" in line, line
     assert "please report" in line and "Traceback" not in out.stderr
+
+
+@cuda.jit
+def reads_one_past(a, out, k):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i + k]
+
+
+@cuda.jit
+def writes_one_past(a):
+    i = cuda.grid(1)
+    a[i + 1] = 1.0
+
+
+def test_a_read_just_past_an_arrays_end_is_a_warning_as_the_gpu_carries_on():
+    """numba-cuda's allocations are 512-byte granules laid end to end (measured on the H100),
+    so a read less than 512 bytes past an array's end lands in padding or the next allocation:
+    the GPU carries on (corpus file c75 reads A[63, 64] of a 64x64 array; memcheck reported 0
+    errors). The emulator warns at the line, with the threads, gives them 0 and runs on."""
+    a = np.arange(32.0)
+    out = np.full(32, -1.0)
+    launch = reads_one_past[1, 32](a, out, 2)
+    assert out[:30].tolist() == a[2:].tolist() and out[30:].tolist() == [0.0, 0.0]
+    (w,) = launch.barrier_warnings
+    assert w.kind == "past_end" and w.line == _line(reads_one_past, "out[i] = a[i + k]") and w.blocks == 2
+    text = w.describe("k.py", "reads_one_past")
+    assert "out-of-bounds global read of a[32]" in text and "(2 threads)" in text and "real bug" in text
+
+
+def test_further_past_the_end_and_any_write_past_it_still_fault():
+    with pytest.raises(KernelFault, match="out-of-bounds global read"):
+        reads_one_past[1, 32](np.arange(32.0), np.zeros(32), 100)  # lanes beyond 512 bytes past
+    with pytest.raises(KernelFault, match="out-of-bounds global write"):
+        writes_one_past[1, 32](np.zeros(32))

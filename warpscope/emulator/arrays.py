@@ -7,6 +7,7 @@ line the way Nsight Compute counts the SASS instruction (``memory``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -267,8 +268,31 @@ class OutOfBounds(Exception):
         self.faulted = faulted
 
 
-def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bool) -> tuple[Any, ...]:
-    """The index with negative values wrapped (as numba does) and every active lane checked."""
+#: bytes past the end of a global allocation that a read may reach without faulting: numba-cuda's
+#: device allocations are 512-byte granules laid end to end (measured on the H100: arrays of
+#: 8 to 500 bytes 512 apart, of 32,768 bytes 32,768 apart, ``tools/gpu/issue39_more/alloc.py``),
+#: so such a read lands in the allocation's padding or in the next allocation; the GPU carries
+#: on and memcheck, where it lands in another allocation, reports nothing (corpus file c75)
+PAST_END = 512
+#: hears (line, lanes, what) of a load whose lanes read just past their array's end
+PastEndHeard = Callable[[int, np.ndarray, str], None]
+
+
+class ReadPastEnd(Exception):
+    """Every faulting lane of a read lies less than ``PAST_END`` bytes past its allocation."""
+
+    def __init__(self, lanes: np.ndarray, what: str, index: tuple[Any, ...]) -> None:
+        super().__init__(what)
+        self.lanes, self.what, self.index = lanes, what, index
+
+
+def checked_index(
+    array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bool, past_end: bool = False
+) -> tuple[Any, ...]:
+    """The index with negative values wrapped (as numba does) and every active lane checked.
+    ``past_end``: a read whose every faulting lane lies less than ``PAST_END`` bytes past the
+    end of its global allocation raises ``ReadPastEnd`` (with those lanes reading element 0)
+    instead of ``OutOfBounds``."""
     if len(index) != array.ndim:
         raise KernelMistake(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
     out = []
@@ -290,11 +314,32 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
     if bad_axes:
         faulted = np.logical_or.reduce([b for _, b in bad_axes])
         out, faulted, bad_axes = _within_memory(array, out, faulted, bad_axes)
+    if bad_axes and past_end and not write:
+        near = _just_past_end(array, out, faulted)
+        if near is not None:
+            what = _oob(array, index, bad_axes[0][0], int(np.argmax(near)), False)
+            raise ReadPastEnd(
+                near, what, tuple(np.where(near, 0, np.broadcast_to(i, faulted.shape)) for i in out)
+            )
     if bad_axes:  # the first faulting thread, at the first axis it is out of bounds on
         lane = int(np.argmax(faulted))
         axis = next(a for a, b in bad_axes if b[lane])
         raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
+
+
+def _just_past_end(array: ArrayRef, index: list[Any], faulted: np.ndarray) -> np.ndarray | None:
+    """The faulting lanes, where every one reads less than ``PAST_END`` bytes past the end of
+    its global allocation (else None: the access faults)."""
+    if not isinstance(array, GlobalArray):
+        return None
+    lanes = np.broadcast_to(faulted, faulted.shape)
+    offset = array.base - array.alloc.base + np.broadcast_to(array.byte_offsets(tuple(index)), lanes.shape)
+    past = offset + array.itemsize - array.alloc.nbytes
+    near = (offset >= 0) & (past > 0) & (past <= PAST_END)
+    if not (near | ~lanes).all():
+        return None
+    return lanes & near
 
 
 def _within_memory(
@@ -361,11 +406,28 @@ def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
 
 
 def load(
-    array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any = None, line: int = 0
+    array: ArrayRef,
+    index: tuple[Any, ...],
+    mask: Mask,
+    site: SiteCounts,
+    race: Any = None,
+    line: int = 0,
+    past_end: PastEndHeard | None = None,
 ) -> Any:
     """The value each active lane reads (inactive lanes: element 0's value); ``race``, a
-    ``race.RaceCheck``, hears of the access."""
-    index = checked_index(array, index, mask, write=False)
+    ``race.RaceCheck``, hears of the access; ``past_end`` of lanes that read just past their
+    array's end (``PAST_END``: the GPU reads what lies there; they get 0)."""
+    try:
+        index = checked_index(array, index, mask, write=False, past_end=past_end is not None)
+    except ReadPastEnd as e:
+        assert past_end is not None
+        past_end(line, e.lanes, e.what)
+        value = _load(array, e.index, Mask(mask.arr & ~e.lanes), site, race, line)
+        return np.where(e.lanes, np.zeros((), array.dtype), np.broadcast_to(value, e.lanes.shape))
+    return _load(array, index, mask, site, race, line)
+
+
+def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
     uniform = not any(np.ndim(i) for i in index)
     addresses = _count(array, index, mask, site, store=False, uniform=uniform)
     if race is not None:

@@ -1,8 +1,11 @@
 """Device side: does racecheck report an atomic and a plain access of one shared address by
 different threads with no barrier between (and two atomics)?"""
+
 import numpy as np
+
 np.row_stack = getattr(np, "row_stack", np.vstack)
-from numba import cuda, int32
+from numba import cuda, int32  # noqa: E402
+
 
 @cuda.jit
 def atomic_and_plain_read(out):
@@ -16,6 +19,7 @@ def atomic_and_plain_read(out):
     if t == 0:
         out[0] = s[0]
 
+
 @cuda.jit
 def atomic_and_plain_write(out):
     s = cuda.shared.array(1, dtype=int32)
@@ -27,6 +31,7 @@ def atomic_and_plain_write(out):
     cuda.syncthreads()
     if t == 0:
         out[1] = s[0]
+
 
 @cuda.jit
 def two_atomics(out):
@@ -40,6 +45,7 @@ def two_atomics(out):
     cuda.syncthreads()
     if t == 0:
         out[2] = s[0]
+
 
 out = np.zeros(3, np.int32)
 print("kernel atomic_and_plain_read at lines", atomic_and_plain_read.py_func.__code__.co_firstlineno)

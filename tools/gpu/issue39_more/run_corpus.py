@@ -1,11 +1,17 @@
 """Device side: what numba-cuda gives for the new corpus files (c79-c81 whole, c82 case by case)."""
-import json, sys, traceback, types
+
+import json
+import sys
+import traceback
+import types
 from pathlib import Path
+
 import numpy as np
+
 np.row_stack = getattr(np, "row_stack", np.vstack)
-import numba
-from numba import cuda
-import harness
+import harness  # noqa: E402
+import numba  # noqa: E402
+from numba import cuda  # noqa: E402
 
 out = Path(sys.argv[1])
 arrays, status = {}, {}
@@ -41,6 +47,7 @@ print(json.dumps(status, indent=1))
 print("numba", numba.__version__)
 try:
     import numba_cuda
+
     print("numba-cuda", numba_cuda.__version__)
 except Exception as e:
     print("numba_cuda version?", e)

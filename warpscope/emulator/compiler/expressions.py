@@ -574,14 +574,18 @@ def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: in
     fields are read when named), or an element read from memory and counted."""
     if isinstance(base, tuple):
         if len(idx) != 1 or np.ndim(idx[0]):
-            raise TypeError("tuples can only be indexed with one constant index")
+            raise KernelMistake("tuples can only be indexed with one constant index")
         return base[int(idx[0])]
     array, full = arrays.resolve(base, idx)
     if len(full) < array.ndim:
         return arrays.RowView(array, full)
     if array.dtype.fields is not None:
         return arrays.RecordRef(array, full)
-    v = arrays.load(array, full, mask, run.counters.site(line), run.race, line)
+    v = arrays.load(array, full, mask, run.counters.site(line), run.race, line, run.past_end)
+    past = run.past_end_lanes
+    if past is not None:  # lanes that read just past the array's end: no address to time
+        run.past_end_lanes = None
+        mask = Mask(mask.arr & ~past)
     run.issue(inst, mask, memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
     return v
 
