@@ -40,7 +40,7 @@ class DeviceArray(np.ndarray):
 
     def split(self, section: int, stream: Any = 0) -> list[DeviceArray]:
         """numba's ``DeviceNDArray.split``: 1D views of ``section`` elements (the last shorter)."""
-        return [self[i : i + section] for i in range(0, self.shape[0], section)]
+        return [self[i : i + section].view(DeviceArray) for i in range(0, self.shape[0], section)]
 
     def get_ipc_handle(self) -> Any:
         raise NotImplementedError("the emulator has one process: CUDA IPC is not emulated")
