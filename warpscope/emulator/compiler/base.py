@@ -36,8 +36,12 @@ class CompilerBase:
         inlining: tuple[Any, ...] = (),
         table: InstTable | None = None,
         arg_types: tuple[Any, ...] = (),
+        recursion: dict[Any, list[Any]] | None = None,
     ) -> None:
         self.fn, self.kernel = fn, kernel
+        # per device function being compiled up the call chain, a cell its compiled body fills
+        # (a self-recursive call runs it from there, not inlined)
+        self.recursion: dict[Any, list[Any]] = {} if recursion is None else recursion
         self.src = function_source(fn)
         self.file = self.src.file
         self.shared = [] if shared is None else shared

@@ -482,7 +482,7 @@ class Expressions(CompilerBase):
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.unsupported(node, "*args in calls is not supported")
         if fn.py_func in self.inlining:
-            raise self.unsupported(node, f"{fn.name} calls itself: recursion is not supported")
+            return self.recursive_call(node, fn)
         args = [self.expr(a) for a in node.args]
         # an argument that is one of our typed parameters passes its type on (a.dtype inside)
         arg_types = tuple(self.param_types.get(a.id) if isinstance(a, ast.Name) else None for a in node.args)
@@ -493,8 +493,12 @@ class Expressions(CompilerBase):
             inlining=self.inlining,
             table=self.table,
             arg_types=arg_types,
+            recursion=self.recursion,
         )
+        cell = self.recursion.setdefault(fn.py_func, [None])
         compiled = callee.compile()
+        if cell[0] is None:
+            cell[0] = compiled
         self.grid_sync |= compiled.grid_sync
         missing = len(compiled.params) - len(args)
         if 0 < missing <= len(compiled.defaults):  # a device function's defaults fill the rest
@@ -527,6 +531,40 @@ class Expressions(CompilerBase):
             return inner.ret
 
         return with_deps(inline, compiled.return_deps)
+
+    def recursive_call(self, node: ast.Call, fn: JitFunction) -> Node:
+        """A device function calling itself (numba-cuda compiles self-recursion with one set of
+        argument types): the body compiled up the chain runs again, in a frame of its own, for
+        the lanes that make the call, until each returns."""
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, f"a recursive call of {fn.name} takes positional arguments")
+        if fn.py_func is self.inlining[0] and self.kernel:
+            raise self.unsupported(node, f"kernel {fn.name} calls itself: only device functions may recurse")
+        args = [self.expr(a) for a in node.args]
+        fns = [run_expr(a) for a in args]
+        sig = fn.signature
+        if sig is not None:
+            fns = [_typed(f, t) for f, t in zip(fns, sig.args)]
+        returns = sig.returns if sig is not None else None
+        cell = self.recursion[fn.py_func]
+        call_inst = self.inst(node, None, frozenset().union(*(deps(a) for a in args)))
+
+        def recurse(run: Run, frame: Frame, mask: Mask) -> Any:
+            compiled = cell[0]
+            if len(fns) != len(compiled.params):
+                raise KernelMistake(f"{fn.name} takes {len(compiled.params)} arguments, given {len(fns)}")
+            inner = Frame(
+                live=mask.threads,
+                kernel=False,
+                vars={p: f(run, frame, mask) for p, f in zip(compiled.params, fns)},
+            )
+            run.issue(call_inst, mask, Op.BRA)
+            exec_block(compiled.body, run, inner, mask)
+            if returns is not None and inner.ret is not None:
+                return _cast(inner.ret, returns)
+            return inner.ret
+
+        return with_deps(recurse, {call_inst.dst})
 
 
 MULTIPLY = numba_binary(ast.Mult, operator.mul)

@@ -234,6 +234,13 @@ class Statements(Expressions):
 
         return run_return
 
+    def stmt_Raise(self, node: ast.Raise) -> Stmt:
+        """numba-cuda acts on ``raise`` only in a kernel compiled with ``debug=True``; otherwise
+        the raising threads leave the kernel (the exception is set and never read), as here."""
+        if not self.kernel:
+            raise self.unsupported(node, "raise is supported in kernels only, not in device functions")
+        return self.stmt_Return(ast.copy_location(ast.Return(value=None), node))
+
 
 def _as_load(node: ast.expr) -> ast.expr:
     """The target of ``x += v`` read as a value."""

@@ -82,6 +82,8 @@ ELEMENTWISE: dict[Any, Callable[..., Any]] = {
     math.gamma: _vectorize(math.gamma),
     math.lgamma: _vectorize(math.lgamma),
     math.frexp: lambda x: _frexp(x),
+    math.modf: lambda x: (np.modf(x)[0], np.modf(x)[1]),
+    math.remainder: _vectorize(math.remainder),
     math.ldexp: lambda x, e: np.ldexp(x, np.asarray(e).astype(np.int32)),
     builtins.abs: np.abs,
     device.fma: lambda a, b, c: a * b + c,
