@@ -171,7 +171,7 @@ def _cmath_log(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
 
 
 #: the ``operator`` module's functions numba-cuda compiles, by the operator each one is
-_OPERATORS: dict[Any, type] = {
+_OPERATORS: dict[Any, type[ast.operator]] = {
     operator.add: ast.Add,
     operator.sub: ast.Sub,
     operator.mul: ast.Mult,
@@ -197,7 +197,7 @@ _OPERATORS: dict[Any, type] = {
     operator.ior: ast.BitOr,
     operator.ixor: ast.BitXor,
 }
-_BASE = {
+_BASE: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
