@@ -147,3 +147,24 @@ def test_further_past_the_end_and_any_write_past_it_still_fault():
         reads_one_past[1, 32](np.arange(32.0), np.zeros(32), 100)  # lanes beyond 512 bytes past
     with pytest.raises(KernelFault, match="out-of-bounds global write"):
         writes_one_past[1, 32](np.zeros(32))
+
+
+def test_a_bug_in_the_host_api_is_an_internal_error_and_misuse_stays_the_files(tmp_path):
+    """An exception raised inside warpscope's own host API (here ``split`` of a 0-d array
+    indexing its missing first axis) is warpscope's; a misuse the API reports on purpose
+    (``select_device(3)``: one device) stays the file's, at its line."""
+    (tmp_path / "h.py").write_text(
+        "import numpy as np\nfrom warpscope.emulator import cuda\n\n\ndef main():\n"
+        "    cuda.to_device(np.float64(1.0)).split(1)\n"
+    )
+    out = run_cli("emulate", "h.py", cwd=tmp_path)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert "h.py:6: internal error in warpscope (IndexError" in line and "please report" in line, line
+    (tmp_path / "m.py").write_text(
+        "import numpy as np\nfrom warpscope.emulator import cuda\n\n\ndef main():\n    cuda.select_device(3)\n"
+    )
+    out = run_cli("emulate", "m.py", cwd=tmp_path)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert "m.py:6: running main() failed: ValueError: cuda.select_device(3)" in line, line

@@ -16,6 +16,7 @@ import numpy as np
 
 from warpscope.emulator import device_api
 from warpscope.emulator.device_api import CudaNamespace
+from warpscope.emulator.errors import users
 from warpscope.emulator.kernel import jit
 
 
@@ -43,7 +44,7 @@ class DeviceArray(np.ndarray):
         return [self[i : i + section].view(DeviceArray) for i in range(0, self.shape[0], section)]
 
     def get_ipc_handle(self) -> Any:
-        raise NotImplementedError("the emulator has one process: CUDA IPC is not emulated")
+        raise users(NotImplementedError("the emulator has one process: CUDA IPC is not emulated"))
 
 
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: Any = None) -> DeviceArray:
@@ -163,7 +164,7 @@ def event(timing: bool = True) -> Event:
 def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
     """Milliseconds between two recorded events, as numba-cuda gives them."""
     if evtstart._at is None or evtend._at is None:
-        raise RuntimeError("cuda.event_elapsed_time: both events must be recorded first")
+        raise users(RuntimeError("cuda.event_elapsed_time: both events must be recorded first"))
     return (evtend._at - evtstart._at) * 1000.0
 
 
@@ -192,7 +193,7 @@ class _Gpus:
 
     def __getitem__(self, i: int) -> _Gpu:
         if i not in (0, -1):
-            raise IndexError(f"cuda.gpus[{i}]: the emulator has one device")
+            raise users(IndexError(f"cuda.gpus[{i}]: the emulator has one device"))
         return _Gpu()
 
     def __iter__(self) -> Iterator[_Gpu]:
@@ -216,7 +217,7 @@ class _Gpu:
 
 def select_device(device_id: int) -> Device:
     if device_id != 0:
-        raise ValueError(f"cuda.select_device({device_id}): the emulator has one device, 0")
+        raise users(ValueError(f"cuda.select_device({device_id}): the emulator has one device, 0"))
     return get_current_device()
 
 
@@ -307,7 +308,7 @@ class Reduce:
     ) -> Any:
         values = np.asarray(arr)
         if values.ndim != 1:
-            raise TypeError(f"cuda.reduce takes a 1D array, not one of shape {values.shape}")
+            raise users(TypeError(f"cuda.reduce takes a 1D array, not one of shape {values.shape}"))
         dtype = values.dtype
         values = values[: values.size if size is None else size].copy()
         if values.size == 0:

@@ -13,10 +13,12 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from warpscope.emulator.errors import users
+
 
 def _kernel_only(name: str) -> Callable[..., Any]:
     def stub(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"cuda.{name} can only be used inside a @cuda.jit kernel")
+        raise users(RuntimeError(f"cuda.{name} can only be used inside a @cuda.jit kernel"))
 
     stub.__name__ = stub.__qualname__ = name
     return stub
@@ -43,9 +45,11 @@ class Namespace(SimpleNamespace):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        raise AttributeError(
-            f"{object.__getattribute__(self, '_path')}.{name} is not emulated by warpscope "
-            "(docs/emulator.md lists what is)"
+        raise users(
+            AttributeError(
+                f"{object.__getattribute__(self, '_path')}.{name} is not emulated by warpscope "
+                "(docs/emulator.md lists what is)"
+            )
         )
 
     def __repr__(self) -> str:

@@ -65,3 +65,10 @@ class UsedBeforeAssigned(KernelMistake):
 class NotEmulated(Exception):
     """A construct the emulator finds it cannot run only once it sees the values: ``ir.at_line``
     reports it as unsupported at the kernel's line."""
+
+
+def users(error: BaseException) -> BaseException:
+    """``error`` marked as the user's own (host code misusing the API, or naming what is not
+    emulated): ``runner`` reports it at the user's line, never as warpscope's internal error."""
+    error.warpscope_user = True  # type: ignore[attr-defined]
+    return error

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator.errors import EmulatorError
+from warpscope.emulator.errors import EmulatorError, users
 from warpscope.emulator.signatures import ArrayType, Signature, describe
 
 
@@ -56,4 +56,4 @@ class DeviceFunction(JitFunction):
     """``@cuda.jit(device=True)``: inlined where a kernel calls it."""
 
     def __call__(self, *args: Any) -> Any:
-        raise RuntimeError(f"{self.name} is a device function: call it from a kernel")
+        raise users(RuntimeError(f"{self.name} is a device function: call it from a kernel"))

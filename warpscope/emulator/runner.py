@@ -157,6 +157,21 @@ def _host(path: Path, fn: Callable[[], Any], doing: str) -> Any:
         raise EmulatorError(f"{e.filename or path}:{e.lineno}: syntax error: {e.msg}") from None
     except Exception as e:
         here = path.resolve()
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename).resolve() == here]
+        stack = traceback.extract_tb(e.__traceback__)
+        frames = [f for f in stack if Path(f.filename).resolve() == here]
         line = frames[-1].lineno if frames else 0
+        if stack and _ours(stack[-1].filename) and not getattr(e, "warpscope_user", False):
+            # raised inside the emulator's host API for code the user may write: our bug
+            inner = stack[-1]
+            raise EmulatorError(
+                f"{path}:{line}: internal error in warpscope ({type(e).__name__}: {e} at "
+                f"{Path(inner.filename).name}:{inner.lineno}) while {doing}; this is warpscope's "
+                "fault, not the file's: please report it"
+            ) from None
         raise EmulatorError(f"{path}:{line}: {doing} failed: {type(e).__name__}: {e}") from None
+
+
+def _ours(filename: str) -> bool:
+    """Whether ``filename`` is one of warpscope's own modules."""
+    package = Path(__file__).resolve().parent.parent
+    return Path(filename).resolve().is_relative_to(package)
