@@ -1,7 +1,9 @@
 """Issue 39 (ours): numba-cuda's "Supported Python features" beyond the first corpora — a
 self-recursive device function with its signature (the guide's ``fib``), ``raise`` in a
 kernel (without ``debug=True`` the raising threads just leave), ``math.modf``/``remainder``,
-the ``operator`` module's functions, and integer powers with a negative exponent."""
+the ``operator`` module's functions, integer powers with a negative exponent, and functions
+defined inside a kernel (numba inlines them; they read the kernel's variables as they are at
+the call)."""
 
 import math
 import operator
@@ -64,6 +66,23 @@ def math_and_operator(x, o, p):
         p[i, 6] = (i - 4) ** 3
 
 
+@cuda.jit
+def inner_functions(a, n, out):
+    i = cuda.grid(1)
+    scale = 2.0
+
+    def f(x):
+        return x * scale + n
+
+    def g(x):
+        y = f(x) + 1
+        return y
+
+    if i < a.size:
+        scale = 3.0
+        out[i] = g(a[i]) - f(i)
+
+
 def main():
     out = np.zeros(40, np.int64)
     sums = np.zeros(40)
@@ -75,4 +94,13 @@ def main():
     o = np.zeros((12, 6))
     p = np.zeros((12, 7), np.int64)
     math_and_operator[1, 16](x, o, p)
-    return {"fib": out, "power_sum": sums, "raised": r, "math_operator": o, "int_operator": p}
+    inner = np.zeros(10)
+    inner_functions[1, 16](np.linspace(0.5, 5.0, 10), 7, inner)
+    return {
+        "fib": out,
+        "power_sum": sums,
+        "raised": r,
+        "math_operator": o,
+        "int_operator": p,
+        "inner": inner,
+    }

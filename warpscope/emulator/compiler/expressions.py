@@ -17,7 +17,7 @@ from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.ops import LOAD_OP, STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
 from warpscope.emulator.errors import KernelMistake, UsedBeforeAssigned
-from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
+from warpscope.emulator.functions import DeviceFunction, InnerFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.intrinsics.elementwise import elementwise
 from warpscope.emulator.ir import Const, Expr, Node, deps, exec_block, run_expr, scalar, truth, with_deps
@@ -483,9 +483,12 @@ class Expressions(CompilerBase):
             raise self.unsupported(node, "*args in calls is not supported")
         if fn.py_func in self.inlining:
             return self.recursive_call(node, fn)
-        args = [self.expr(a) for a in node.args]
+        arg_nodes = list(node.args)
+        if isinstance(fn, InnerFunction):  # the enclosing variables it reads, as they are now
+            arg_nodes += [ast.copy_location(ast.Name(id=n, ctx=ast.Load()), node) for n in fn.captured]
+        args = [self.expr(a) for a in arg_nodes]
         # an argument that is one of our typed parameters passes its type on (a.dtype inside)
-        arg_types = tuple(self.param_types.get(a.id) if isinstance(a, ast.Name) else None for a in node.args)
+        arg_types = tuple(self.param_types.get(a.id) if isinstance(a, ast.Name) else None for a in arg_nodes)
         callee = type(self)(
             fn.py_func,
             kernel=False,
