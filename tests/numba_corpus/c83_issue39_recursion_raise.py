@@ -3,10 +3,11 @@ self-recursive device function with its signature (the guide's ``fib``), ``raise
 kernel (without ``debug=True`` the raising threads just leave), ``math.modf``/``remainder``,
 the ``operator`` module's functions, integer powers with a negative exponent, and functions
 defined inside a kernel (numba inlines them; they read the kernel's variables as they are at
-the call)."""
+the call), Enum/IntEnum members, and an optional argument left None (``alt is None``)."""
 
 import math
 import operator
+from enum import Enum, IntEnum
 
 import numpy as np
 
@@ -66,6 +67,35 @@ def math_and_operator(x, o, p):
         p[i, 6] = (i - 4) ** 3
 
 
+class Color(IntEnum):
+    RED = 1
+    GREEN = 2
+
+
+class Shape(Enum):
+    SQUARE = 10
+    CIRCLE = 20
+
+
+@cuda.jit(device=True)
+def pick(x, alt=None):
+    if alt is None:
+        return x
+    return alt
+
+
+@cuda.jit
+def enums_and_none(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        if i % 2 == 0:
+            a[i] = Color.RED
+        else:
+            a[i] = Color.GREEN + Shape.CIRCLE.value
+        s = Shape.SQUARE
+        b[i] = pick(i) + (1 if s == Shape.SQUARE else 0) + pick(i, 100)
+
+
 @cuda.jit
 def inner_functions(a, n, out):
     i = cuda.grid(1)
@@ -94,6 +124,9 @@ def main():
     o = np.zeros((12, 6))
     p = np.zeros((12, 7), np.int64)
     math_and_operator[1, 16](x, o, p)
+    ea = np.zeros(6, np.int64)
+    eb = np.zeros(6, np.int64)
+    enums_and_none[1, 8](ea, eb)
     inner = np.zeros(10)
     inner_functions[1, 16](np.linspace(0.5, 5.0, 10), 7, inner)
     return {
@@ -103,4 +136,6 @@ def main():
         "math_operator": o,
         "int_operator": p,
         "inner": inner,
+        "enums": ea,
+        "optional_none": eb,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -87,8 +88,12 @@ class Expressions(CompilerBase):
         raise self.unsupported(node, f"name '{name}' is not defined")
 
     def global_value(self, node: ast.AST, name: str, value: Any) -> Any:
+        if isinstance(value, enum.Enum) and not isinstance(value, (int, float)):
+            return value  # a member of a plain Enum: a constant numba compares and reads .value of
         if isinstance(value, (bool, int, float, complex, np.generic)):
             return scalar(value)
+        if isinstance(value, enum.EnumMeta):
+            return value  # Enum / IntEnum classes: their members are constants
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, np.generic)) for v in value):
             return scalar(value)
         if isinstance(value, np.ndarray) and callable(getattr(value, "copy_to_host", None)):
@@ -232,6 +237,8 @@ class Expressions(CompilerBase):
         return with_deps(unop, {inst.dst})
 
     def expr_Compare(self, node: ast.Compare) -> Node:
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node)
         ops = []
         for o in node.ops:
             fn = COMPARE.get(type(o))
@@ -254,6 +261,17 @@ class Expressions(CompilerBase):
             return result
 
         return with_deps(compare, {inst.dst})
+
+    def identity(self, node: ast.Compare) -> Node:
+        """``x is None`` / ``x is not None``: numba decides it from the types when it compiles
+        (an omitted optional argument is None; a value a thread computes never is)."""
+        left, right = self.expr(node.left), self.expr(node.comparators[0])
+        if not (isinstance(left, Const) and left.value is None) and not (
+            isinstance(right, Const) and right.value is None
+        ):
+            raise self.unsupported(node, "'is' compares with None only in kernels")
+        same = isinstance(left, Const) and isinstance(right, Const) and left.value is right.value
+        return Const(np.bool_(same if isinstance(node.ops[0], ast.Is) else not same))
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Node:
         is_and = isinstance(node.op, ast.And)
@@ -498,6 +516,16 @@ class Expressions(CompilerBase):
             arg_types=arg_types,
             recursion=self.recursion,
         )
+        # parameters given None, or left to a None default: numba types them none, so `p is
+        # None` is decided when compiling
+        names = [a.arg for a in callee.src.tree.args.args]
+        defaults = getattr(fn.py_func, "__defaults__", None) or ()
+        given = dict(zip(names, args))
+        for name, value in zip(names[len(names) - len(defaults) :], defaults):
+            given.setdefault(name, Const(value))
+        callee.constants.update(
+            {n: None for n, a in given.items() if isinstance(a, Const) and a.value is None}
+        )
         cell = self.recursion.setdefault(fn.py_func, [None])
         compiled = callee.compile()
         if cell[0] is None:
@@ -505,7 +533,10 @@ class Expressions(CompilerBase):
         self.grid_sync |= compiled.grid_sync
         missing = len(compiled.params) - len(args)
         if 0 < missing <= len(compiled.defaults):  # a device function's defaults fill the rest
-            args += [Const(scalar(v)) for v in compiled.defaults[len(compiled.defaults) - missing :]]
+            args += [
+                Const(None if v is None else scalar(v))
+                for v in compiled.defaults[len(compiled.defaults) - missing :]
+            ]
         if len(args) != len(compiled.params):
             raise self.unsupported(
                 node, f"{fn.name} takes {len(compiled.params)} arguments, given {len(args)}"
