@@ -16,7 +16,13 @@ from numba import cuda  # noqa: E402
 out = Path(sys.argv[1])
 arrays, status = {}, {}
 here = Path(__file__).parent
-for stem in ("c79_enccs_ufuncs_gpu", "c80_ug_ufunc_examples", "c81_ug_memory_kernels"):
+for stem in (
+    "c79_enccs_ufuncs_gpu",
+    "c80_ug_ufunc_examples",
+    "c81_ug_memory_kernels",
+    "c83_issue39_recursion_raise",
+    "c84_issue39_array_sums",
+):
     for run in (1, 2):
         try:
             got = harness.run_numba(here / f"{stem}.py")
