@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import signatures
+from warpscope.emulator import device_api, signatures
 from warpscope.emulator.errors import EmulatorError
 from warpscope.emulator.functions import DeviceFunction
 from warpscope.emulator.kernel import Kernel
@@ -30,11 +30,9 @@ _COUNTER = itertools.count()
 
 def _kernel(name: str, source: str, core: DeviceFunction) -> Kernel:
     """A kernel from generated source (kept in ``linecache``, where the compiler reads it)."""
-    from warpscope.emulator.api import cuda
-
     file = f"<warpscope {name} #{next(_COUNTER)}>"
     linecache.cache[file] = (len(source), None, source.splitlines(True), file)
-    env: dict[str, Any] = {"cuda": cuda, "core": core}
+    env: dict[str, Any] = {"grid": device_api.grid, "core": core}
     exec(compile(source, file, "exec"), env)
     return Kernel(env[name])
 
@@ -52,14 +50,13 @@ def _is_type_tuple(spec: Any) -> bool:
     return isinstance(spec, tuple) and bool(spec) and not isinstance(spec[0], (str, tuple, list))
 
 
-def _on_device(values: Sequence[Any]) -> bool:
-    return any(callable(getattr(v, "copy_to_host", None)) for v in values)
+def _device_type(values: Sequence[Any]) -> type | None:
+    """The device-array type of the first argument that is one (None: all on the host)."""
+    return next((type(v) for v in values if callable(getattr(v, "copy_to_host", None))), None)
 
 
-def _as_result(out: np.ndarray, device: bool) -> Any:
-    from warpscope.emulator.api import DeviceArray
-
-    return out.view(DeviceArray) if device else np.asarray(out)
+def _as_result(out: np.ndarray, device: type | None) -> Any:
+    return out.view(device) if device is not None else np.asarray(out)
 
 
 def _resolve(sigs: list[Signature], args: Sequence[Any], what: str) -> Signature:
@@ -106,7 +103,7 @@ class CudaUFunc:
             name = f"__vectorized_{self.__name__}"
             source = (
                 f"def {name}(out, {', '.join(params)}):\n"
-                "    i = cuda.grid(1)\n"
+                "    i = grid(1)\n"
                 "    if i < out.shape[0]:\n"
                 f"        out[i] = core({', '.join(p + '[i]' for p in params)})\n"
             )
@@ -137,7 +134,7 @@ class CudaUFunc:
         if out is not None:
             out[...] = result
             return out
-        return _as_result(result, _on_device(args))
+        return _as_result(result, _device_type(args))
 
     def reduce(self, arg: Any, stream: Any = 0) -> Any:
         """numba-cuda's ``ufunc.reduce`` of a 1D array: halves combined by the ufunc (the odd
@@ -200,7 +197,7 @@ class CudaGUFunc:
             name = f"__gufunc_{self.__name__}"
             source = (
                 f"def {name}({', '.join(params)}):\n"
-                "    t = cuda.grid(1)\n"
+                "    t = grid(1)\n"
                 "    if t < a0.shape[0]:\n"
                 f"        core({', '.join(p + '[t]' for p in params)})\n"
             )
@@ -249,7 +246,7 @@ class CudaGUFunc:
         for given, o in zip(given_out, outputs):
             if np.asarray(given) is not o:
                 np.asarray(given)[...] = o.reshape(np.shape(given))
-        device = _on_device(list(args))
+        device = _device_type(list(args))
         results = list(given_out) if given_out else [_as_result(o, device) for o in outputs]
         return results[0] if len(results) == 1 else tuple(results)
 
