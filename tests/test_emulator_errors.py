@@ -100,17 +100,21 @@ def test_the_cli_says_internal_error_in_one_line_with_exit_2(tmp_path):
         "    def run(run, frame, mask):\n"
         "        raise ValueError('planted')\n"
         "    return run\n\n"
-        "registry.BUILDERS[cuda.cbrt] = _bug\n\n"
         "@cuda.jit\n"
         "def k(a):\n"
         "    a[cuda.grid(1)] = cuda.cbrt(2.0)\n\n"
         "def main():\n"
-        "    k[1, 32](np.zeros(32))\n"
+        "    saved = registry.BUILDERS[cuda.cbrt]\n"
+        "    registry.BUILDERS[cuda.cbrt] = _bug  # the CLI runs in this process: put back below\n"
+        "    try:\n"
+        "        k[1, 32](np.zeros(32))\n"
+        "    finally:\n"
+        "        registry.BUILDERS[cuda.cbrt] = saved\n"
     )
     out = run_cli("emulate", "k.py", cwd=tmp_path)
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
-    assert line.startswith("warpscope: ") and "k.py:14: internal error in warpscope" in line, line
+    assert line.startswith("warpscope: ") and "k.py:12: internal error in warpscope" in line, line
     assert "please report" in line and "Traceback" not in out.stderr
 
 
