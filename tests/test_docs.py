@@ -105,12 +105,12 @@ def _documented_in_the_kernel_language() -> tuple[set[str], set[str], str]:
     spans = " ".join(re.findall(r"`([^`]+)`", section))
     names: set[str] = set()
     prefixes: set[str] = set()
-    for module, listed, star in re.findall(r"\b(cuda|math|cmath)\.([\w.]+(?:/[\w.]+)*)(\*?)", spans):
+    for module, listed, star in re.findall(r"\b(cuda|math|cmath|operator)\.([\w.]+(?:/[\w.]+)*)(\*?)", spans):
         first, *others = listed.split("/")
         head = first.rsplit(".", 1)[0] + "." if "." in first else ""
         for name in [first, *(head + o for o in others)]:
             (prefixes if star else names).add(f"{module}.{name}")
-    prefixes |= {f"{m}." for m in re.findall(r"\b(c?math)\.\*", spans)}
+    prefixes |= {f"{m}." for m in re.findall(r"\b(c?math|operator)\.\*", spans)}
     return names, prefixes, spans
 
 
@@ -121,6 +121,7 @@ def test_emulator_doc_lists_every_intrinsic_a_kernel_can_call():
     import builtins
     import cmath
     import math
+    import operator
 
     from warpscope.emulator import device_api
     from warpscope.emulator.intrinsics.registry import BUILDERS
@@ -142,6 +143,8 @@ def test_emulator_doc_lists_every_intrinsic_a_kernel_can_call():
             called.append(f"math.{name}")
         elif getattr(cmath, name, None) is fn:
             called.append(f"cmath.{name}")
+        elif getattr(operator, name, None) is fn:
+            called.append(f"operator.{name}")
         elif getattr(builtins, name, None) is fn:
             called.append(name)
         else:  # numpy scalar types: the doc's casts (`np.float32(x)`), any dtype alike

@@ -307,3 +307,74 @@ def test_a_later_access_by_lower_blocks_only_is_judged_without_error():
     launch = first_block_writes_again[2, 32](out)
     assert launch.hazards == []
     assert out[:32].tolist() == [t + 1 for t in range(32)] and out[32:].tolist() == list(range(32))
+
+
+@cuda.jit
+def atomic_then_plain_read(out):
+    s = cuda.shared.array(1, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        s[0] = 0
+    cuda.syncthreads()
+    if t >= 32:
+        cuda.atomic.add(s, 0, 1)
+    if t == 0:
+        out[0] = s[0]
+
+
+@cuda.jit
+def plain_write_then_atomics(out):
+    s = cuda.shared.array(1, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        s[0] = 5
+    if t >= 32:
+        cuda.atomic.add(s, 0, 1)
+    cuda.syncthreads()
+    if t == 0:
+        out[1] = s[0]
+
+
+@cuda.jit
+def atomics_only(out, hist):
+    s = cuda.shared.array(4, np.int32)
+    t = cuda.threadIdx.x
+    if t < 4:
+        s[t] = 0
+    cuda.syncthreads()
+    cuda.atomic.add(s, t % 4, 1)
+    cuda.atomic.max(s, 0, t)
+    cuda.atomic.add(hist, t % 2, 1)
+    cuda.syncthreads()
+    if t < 4:
+        out[t] = s[t]
+
+
+def test_an_atomic_and_a_plain_access_without_a_barrier_race():
+    """An atomic is a read-modify-write: a plain read of its address by another thread with no
+    barrier between is a RAW hazard, a plain write a WAW one. (On the H100 the plain write of
+    ``plain_write_then_atomics`` landed after the 32 atomic adds and wiped them: the kernel
+    gave 5, where the emulator's order gives 37; compute-sanitizer's racecheck reported
+    neither pair: ``tools/gpu/issue39_more/atomics_race.py``, ``tools/gpu/measured/issue39_more/``.)"""
+    out = np.zeros(2, np.int32)
+    with using(Settings(timing=False)):
+        read = atomic_then_plain_read[1, 64](out)
+        write = plain_write_then_atomics[1, 64](out)
+    (h,) = read.hazards
+    assert (h.kind, h.space, h.array) == ("RAW", "shared", "s")
+    assert h.first_line == _line(atomic_then_plain_read, "cuda.atomic.add")
+    assert h.second_line == _line(atomic_then_plain_read, "out[0] = s[0]")
+    assert h.atomic == (True, False) and "updated atomically" in h.describe("k.py")
+    (w,) = write.hazards
+    assert w.kind == "WAW" and w.atomic == (False, True)
+    assert w.first_line == _line(plain_write_then_atomics, "s[0] = 5")
+    assert w.count == 32  # each atomic thread's update raced the write once
+
+
+def test_atomics_on_one_address_do_not_race_each_other():
+    out = np.zeros(4, np.int32)
+    hist = np.zeros(2, np.int32)
+    with using(Settings(timing=False)):
+        launch = atomics_only[2, 64](out, hist)
+    assert launch.hazards == [] and launch.racecheck
+    assert hist.tolist() == [64, 64] and out.tolist() == [63, 16, 16, 16]

@@ -393,7 +393,7 @@ def _unsupported(body: str) -> str:
     "body,expected",
     [
         ("a[0] = [1, 2][0]\n", "lists are not supported"),
-        ("for x in a:\n    a[0] = x\nelse:\n    a[0] = 1\n", "for ... else is not supported"),
+        ("with cuda.stream():\n    a[0] = 1\n", "'With' statements are not supported"),
         ("for x in zip(a, b=a):\n    a[0] = 1\n", "zip() with these arguments is not supported"),
         ("try:\n    a[0] = 1\nexcept Exception:\n    pass\n", "'Try' statements are not supported"),
         ("a[0] = len('abc')\n", "strings are not supported"),

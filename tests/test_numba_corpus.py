@@ -22,11 +22,7 @@ import harness  # noqa: E402  (the corpus's own runner, beside its files)
 FILES = harness.corpus_files()
 #: files whose H100 result the emulator does not give, and why (each an expected failure,
 #: strict: a fix turns it into an unexpected pass)
-KNOWN_DIFFERENCES = {
-    "c75_numba_ex_laplace2d_smem": "its halo load reads A[63, 64], one element past the array; "
-    "the H100 reads what lies there (and never uses it), the emulator stops at the access as "
-    "compute-sanitizer does",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _cases() -> list:

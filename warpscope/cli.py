@@ -370,7 +370,7 @@ def emulate(
     _emulate_summary(launches, time.perf_counter() - started)
     for kind, message in profile.hazards.select("kind", "message").iter_rows():
         sys.stderr.write(
-            f"warpscope: {'warning' if kind == 'barrier' else 'racecheck'}: {visible(message)}\n"
+            f"warpscope: {'racecheck' if kind in ('RAW', 'WAR', 'WAW') else 'warning'}: {visible(message)}\n"
         )
     from warpscope.analysis import analyze
     from warpscope.analysis.views import launch_views

@@ -45,7 +45,16 @@ def numba_source(path: Path) -> str:
 
 
 def run_warpscope(path: Path) -> dict[str, np.ndarray]:
-    """Import the file as it is (the emulator reads kernels' source) and call its main()."""
+    """Import the file as it is (the emulator reads kernels' source) and call its main(), with
+    numba's own names that reach the GPU (``numba.vectorize(target='cuda')``...) the emulator's
+    as ``warpscope emulate`` has them."""
+    from warpscope.emulator.runner import numba_cuda_is_the_emulator
+
+    with numba_cuda_is_the_emulator():
+        return _run_warpscope(path)
+
+
+def _run_warpscope(path: Path) -> dict[str, np.ndarray]:
     name = f"_corpus_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None

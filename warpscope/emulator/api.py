@@ -16,6 +16,7 @@ import numpy as np
 
 from warpscope.emulator import device_api
 from warpscope.emulator.device_api import CudaNamespace
+from warpscope.emulator.errors import users
 from warpscope.emulator.kernel import jit
 
 
@@ -31,6 +32,19 @@ class DeviceArray(np.ndarray):
 
     def copy_to_device(self, ary: np.ndarray, stream: Any = 0) -> None:
         self[...] = ary
+
+    def is_c_contiguous(self) -> bool:
+        return bool(self.flags.c_contiguous)
+
+    def is_f_contiguous(self) -> bool:
+        return bool(self.flags.f_contiguous)
+
+    def split(self, section: int, stream: Any = 0) -> list[DeviceArray]:
+        """numba's ``DeviceNDArray.split``: 1D views of ``section`` elements (the last shorter)."""
+        return [self[i : i + section].view(DeviceArray) for i in range(0, self.shape[0], section)]
+
+    def get_ipc_handle(self) -> Any:
+        raise users(NotImplementedError("the emulator has one process: CUDA IPC is not emulated"))
 
 
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: Any = None) -> DeviceArray:
@@ -52,6 +66,14 @@ def device_array_like(ary: np.ndarray, stream: Any = 0) -> DeviceArray:
 
 def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C") -> np.ndarray:
     return np.zeros(shape, dtype=dtype, order=order)  # type: ignore[call-overload]
+
+
+def pinned_array_like(ary: np.ndarray) -> np.ndarray:
+    return np.zeros_like(ary)
+
+
+def mapped_array_like(ary: np.ndarray, **_: Any) -> DeviceArray:
+    return np.zeros_like(ary).view(DeviceArray)
 
 
 def synchronize() -> None:
@@ -142,7 +164,7 @@ def event(timing: bool = True) -> Event:
 def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
     """Milliseconds between two recorded events, as numba-cuda gives them."""
     if evtstart._at is None or evtend._at is None:
-        raise RuntimeError("cuda.event_elapsed_time: both events must be recorded first")
+        raise users(RuntimeError("cuda.event_elapsed_time: both events must be recorded first"))
     return (evtend._at - evtstart._at) * 1000.0
 
 
@@ -171,7 +193,7 @@ class _Gpus:
 
     def __getitem__(self, i: int) -> _Gpu:
         if i not in (0, -1):
-            raise IndexError(f"cuda.gpus[{i}]: the emulator has one device")
+            raise users(IndexError(f"cuda.gpus[{i}]: the emulator has one device"))
         return _Gpu()
 
     def __iter__(self) -> Iterator[_Gpu]:
@@ -195,7 +217,7 @@ class _Gpu:
 
 def select_device(device_id: int) -> Device:
     if device_id != 0:
-        raise ValueError(f"cuda.select_device({device_id}): the emulator has one device, 0")
+        raise users(ValueError(f"cuda.select_device({device_id}): the emulator has one device, 0"))
     return get_current_device()
 
 
@@ -286,7 +308,7 @@ class Reduce:
     ) -> Any:
         values = np.asarray(arr)
         if values.ndim != 1:
-            raise TypeError(f"cuda.reduce takes a 1D array, not one of shape {values.shape}")
+            raise users(TypeError(f"cuda.reduce takes a 1D array, not one of shape {values.shape}"))
         dtype = values.dtype
         values = values[: values.size if size is None else size].copy()
         if values.size == 0:
@@ -311,6 +333,20 @@ class Reduce:
         return result
 
 
+def _ufunc(name: str) -> Any:
+    """``cuda.vectorize`` / ``cuda.guvectorize`` (``warpscope.emulator.ufuncs``, imported at
+    first use: it builds kernels, so it imports this module)."""
+
+    def decorator(*args: Any, **kwargs: Any) -> Any:
+        from warpscope.emulator import ufuncs
+
+        kwargs.pop("target", None)
+        return getattr(ufuncs, name)(*args, **kwargs)
+
+    decorator.__name__ = name
+    return decorator
+
+
 def _build() -> CudaNamespace:
     return CudaNamespace(
         **device_api.NAMES,
@@ -319,13 +355,21 @@ def _build() -> CudaNamespace:
         device_array=device_array,
         device_array_like=device_array_like,
         pinned_array=pinned_array,
+        pinned_array_like=pinned_array_like,
+        mapped_array_like=mapped_array_like,
+        managed_array_like=mapped_array_like,
         synchronize=synchronize,
         stream=stream,
         default_stream=stream,
+        per_thread_default_stream=stream,
+        legacy_default_stream=stream,
+        external_stream=lambda ptr=0: stream(),
         is_available=is_available,
         get_current_device=get_current_device,
         reduce=Reduce,
         Reduce=Reduce,
+        vectorize=_ufunc("vectorize"),
+        guvectorize=_ufunc("guvectorize"),
         event=event,
         event_elapsed_time=event_elapsed_time,
         select_device=select_device,

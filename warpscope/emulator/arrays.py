@@ -7,12 +7,14 @@ line the way Nsight Compute counts the SASS instruction (``memory``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from warpscope.emulator import memory
+from warpscope.emulator.errors import KernelMistake, NotEmulated
 from warpscope.emulator.simt import WARP, Mask, SiteCounts
 
 ALIGN = 256  # cudaMalloc returns 256-byte aligned pointers
@@ -145,7 +147,7 @@ class RecordRef:
     def field(self, name: str) -> tuple[ArrayRef, tuple[Any, ...]]:
         fields: dict[str, Any] = dict(self.array.dtype.fields or {})
         if name not in fields:
-            raise TypeError(
+            raise KernelMistake(
                 f"a record of {self.array.name} has no field '{name}' (it has {', '.join(fields)})"
             )
         return field_view(self.array, name), self.index
@@ -156,30 +158,104 @@ def field_view(array: ArrayRef, name: str) -> ArrayRef:
     return array.derive(array.data[name], f"{array.name}.{name}")
 
 
-def view(base: Any, key: tuple[Any, ...]) -> ArrayRef:
+def lane_view(array: ArrayRef, key: tuple[Any, ...]) -> RowView:
+    """``array[key]`` where an index or a slice bound differs between threads: a ``RowView``
+    (each lane's own view; the sliced lengths must agree, as one type is named for all)."""
+    if len(key) > array.ndim:
+        raise KernelMistake(f"{array.name} has {array.ndim} dimensions, sliced with {len(key)}")
+    index: list[Any] = []
+    for k, dim in zip(key, array.shape):
+        if not isinstance(k, slice):
+            index.append(k)
+            continue
+        step = 1 if k.step is None else int(k.step)
+        if np.ndim(step) or step == 0:
+            raise NotEmulated("a slice's step must be a non-zero number known to every thread")
+        lo, hi = _bound(k.start, dim, step, True), _bound(k.stop, dim, step, False)
+        length = np.maximum((hi - lo + step - (1 if step > 0 else -1)) // step, 0)
+        lengths = np.unique(length)
+        if lengths.size > 1:
+            raise NotEmulated("a slice whose length differs between threads is not supported")
+        index.append(LaneSlice(lo, step, int(lengths[0]) if lengths.size else 0))
+    return RowView(array, tuple(index))
+
+
+def _bound(value: Any, dim: int, step: int, start: bool) -> Any:
+    """A slice bound as Python resolves it (None, negative from the end, clipped), per lane."""
+    if value is None:
+        return np.int64(0 if step > 0 else dim - 1) if start else np.int64(dim if step > 0 else -1)
+    v = _int64(value)
+    v = np.where(v < 0, v + dim, v)
+    return np.clip(v, 0, dim) if step > 0 else np.clip(v, -1, dim - 1)
+
+
+def view(base: Any, key: tuple[Any, ...]) -> ArrayRef | RowView:
     """``base[key]`` where the key holds slices (the same on every lane): a view of the array."""
     if isinstance(base, RowView):
+        if any(isinstance(k, LaneSlice) for k in base.index):
+            raise NotEmulated("slicing a slice picked per thread is not supported (slice the array once)")
         base, key = base.array, base.index + key
-        if any(np.ndim(i) for i in key):
-            raise TypeError("slicing a row picked per thread is not supported (index the matrix)")
+        if any(np.ndim(i) for i in key if not isinstance(i, slice)):
+            return lane_view(base, key)
     if not isinstance(base, ArrayRef):
-        raise TypeError(f"cannot slice a {type(base).__name__}")
+        raise NotEmulated(f"cannot slice a {type(base).__name__}")
+    if any(np.ndim(k) for k in key if not isinstance(k, slice)) or any(
+        np.ndim(b) for k in key if isinstance(k, slice) for b in (k.start, k.stop)
+    ):
+        return lane_view(base, key)
     if len(key) > base.ndim:
-        raise TypeError(f"{base.name} has {base.ndim} dimensions, sliced with {len(key)}")
+        raise KernelMistake(f"{base.name} has {base.ndim} dimensions, sliced with {len(key)}")
     lead = (slice(None),) if base.kind in ("shared", "local") else ()
     data = base.data[lead + tuple(int(k) if not isinstance(k, slice) else k for k in key)]
     return base.derive(data, f"{base.name}[...]")
 
 
+@dataclass(frozen=True)
+class LaneSlice:
+    """One sliced axis of a view that differs per thread (``x[i:i + 3]``): where each lane's
+    view starts on that axis (a value per lane or one for all), the step and the length."""
+
+    start: Any
+    step: int
+    length: int
+
+
 class RowView:
-    """``a[i]`` of a multi-dimensional array: the leading indices, kept for ``a[i][j]``."""
+    """A view picked per thread: ``a[i]`` of a multi-dimensional array (the leading indices,
+    kept for ``a[i][j]``), or ``a[i, 1:3]`` / ``x[i:i + 3]``, whose covered axes are each an
+    index or a ``LaneSlice``."""
 
     def __init__(self, array: ArrayRef, index: tuple[Any, ...]) -> None:
         self.array, self.index = array, index
-        self.shape = array.shape[len(index) :]
+        self.shape = tuple(k.length for k in index if isinstance(k, LaneSlice)) + array.shape[len(index) :]
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape)) if self.shape else 1
         self.dtype = array.dtype
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        strides = self.array.strides
+        return tuple(
+            strides[a] * k.step for a, k in enumerate(self.index) if isinstance(k, LaneSlice)
+        ) + tuple(strides[len(self.index) :])
+
+    def full(self, idx: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The array's index for ``view[idx]`` (a sliced axis maps ``j`` to start + j * step,
+        a negative ``j`` counted from the view's end as numba does)."""
+        if not any(isinstance(k, LaneSlice) for k in self.index):
+            return self.index + idx
+        out: list[Any] = []
+        rest = list(idx)
+        for k in self.index:
+            if not isinstance(k, LaneSlice):
+                out.append(k)
+            elif rest:
+                j = _int64(rest.pop(0))
+                j = np.where(j < 0, j + k.length, j) if np.ndim(j) else (j + k.length if j < 0 else j)
+                out.append(_int64(k.start) + j * k.step)
+            else:
+                out.append(k)  # still sliced: the result is a view again
+        return tuple(out) + tuple(rest)
 
 
 class OutOfBounds(Exception):
@@ -192,15 +268,38 @@ class OutOfBounds(Exception):
         self.faulted = faulted
 
 
-def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bool) -> tuple[Any, ...]:
-    """The index with negative values wrapped (as numba does) and every active lane checked."""
+#: bytes past the end of a global allocation that a read may reach without faulting: numba-cuda's
+#: device allocations are 512-byte granules laid end to end (measured on the H100: arrays of
+#: 8 to 500 bytes 512 apart, of 32,768 bytes 32,768 apart, ``tools/gpu/issue39_more/alloc.py``),
+#: so such a read lands in the allocation's padding or in the next allocation; the GPU carries
+#: on and memcheck, where it lands in another allocation, reports nothing (corpus file c75)
+PAST_END = 512
+#: hears (line, lanes, what) of a load whose lanes read just past their array's end
+PastEndHeard = Callable[[int, np.ndarray, str], None]
+
+
+class ReadPastEnd(Exception):
+    """Every faulting lane of a read lies less than ``PAST_END`` bytes past its allocation."""
+
+    def __init__(self, lanes: np.ndarray, what: str, index: tuple[Any, ...]) -> None:
+        super().__init__(what)
+        self.lanes, self.what, self.index = lanes, what, index
+
+
+def checked_index(
+    array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bool, past_end: bool = False
+) -> tuple[Any, ...]:
+    """The index with negative values wrapped (as numba does) and every active lane checked.
+    ``past_end``: a read whose every faulting lane lies less than ``PAST_END`` bytes past the
+    end of its global allocation raises ``ReadPastEnd`` (with those lanes reading element 0)
+    instead of ``OutOfBounds``."""
     if len(index) != array.ndim:
-        raise TypeError(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
+        raise KernelMistake(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
     out = []
     bad_axes: list[tuple[int, Any]] = []  # (axis, its out-of-bounds lanes)
     for axis, (i, dim) in enumerate(zip(index, array.shape)):
         if not np.issubdtype(np.asarray(i).dtype, np.integer):
-            raise TypeError(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
+            raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
         i = _int64(i)  # a uint8 index plus the dimension must not wrap
         if np.ndim(i):
             i = np.where(i < 0, i + dim, i)
@@ -215,11 +314,32 @@ def checked_index(array: ArrayRef, index: tuple[Any, ...], mask: Mask, write: bo
     if bad_axes:
         faulted = np.logical_or.reduce([b for _, b in bad_axes])
         out, faulted, bad_axes = _within_memory(array, out, faulted, bad_axes)
+    if bad_axes and past_end and not write:
+        near = _just_past_end(array, out, faulted)
+        if near is not None:
+            what = _oob(array, index, bad_axes[0][0], int(np.argmax(near)), False)
+            raise ReadPastEnd(
+                near, what, tuple(np.where(near, 0, np.broadcast_to(i, faulted.shape)) for i in out)
+            )
     if bad_axes:  # the first faulting thread, at the first axis it is out of bounds on
         lane = int(np.argmax(faulted))
         axis = next(a for a, b in bad_axes if b[lane])
         raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
+
+
+def _just_past_end(array: ArrayRef, index: list[Any], faulted: np.ndarray) -> np.ndarray | None:
+    """The faulting lanes, where every one reads less than ``PAST_END`` bytes past the end of
+    its global allocation (else None: the access faults)."""
+    if not isinstance(array, GlobalArray):
+        return None
+    lanes = np.broadcast_to(faulted, faulted.shape)
+    offset = array.base - array.alloc.base + np.broadcast_to(array.byte_offsets(tuple(index)), lanes.shape)
+    past = offset + array.itemsize - array.alloc.nbytes
+    near = (offset >= 0) & (past > 0) & (past <= PAST_END)
+    if not (near | ~lanes).all():
+        return None
+    return lanes & near
 
 
 def _within_memory(
@@ -286,11 +406,28 @@ def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
 
 
 def load(
-    array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any = None, line: int = 0
+    array: ArrayRef,
+    index: tuple[Any, ...],
+    mask: Mask,
+    site: SiteCounts,
+    race: Any = None,
+    line: int = 0,
+    past_end: PastEndHeard | None = None,
 ) -> Any:
     """The value each active lane reads (inactive lanes: element 0's value); ``race``, a
-    ``race.RaceCheck``, hears of the access."""
-    index = checked_index(array, index, mask, write=False)
+    ``race.RaceCheck``, hears of the access; ``past_end`` of lanes that read just past their
+    array's end (``PAST_END``: the GPU reads what lies there; they get 0)."""
+    try:
+        index = checked_index(array, index, mask, write=False, past_end=past_end is not None)
+    except ReadPastEnd as e:
+        assert past_end is not None
+        past_end(line, e.lanes, e.what)
+        value = _load(array, e.index, Mask(mask.arr & ~e.lanes), site, race, line)
+        return np.where(e.lanes, np.zeros((), array.dtype), np.broadcast_to(value, e.lanes.shape))
+    return _load(array, index, mask, site, race, line)
+
+
+def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
     uniform = not any(np.ndim(i) for i in index)
     addresses = _count(array, index, mask, site, store=False, uniform=uniform)
     if race is not None:
@@ -314,14 +451,14 @@ def store(
 ) -> None:
     """Each active lane writes its value (several lanes on one element: the last lane wins)."""
     if array.kind == "const":
-        raise TypeError(f"{array.name} is a module-level constant array: kernels cannot write it")
+        raise KernelMistake(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
     uniform = not any(np.ndim(i) for i in index)
     addresses = _count(array, index, mask, site, store=True, uniform=uniform)
     if race is not None:
         race.access(array, index, addresses, mask, line, True)
     if isinstance(value, RecordRef):
-        raise TypeError("assigning a whole record is not supported: assign its fields one by one")
+        raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")
     lanes = np.flatnonzero(mask.arr)
     if not lanes.size:
         return
@@ -399,13 +536,13 @@ def resolve(base: Any, index: tuple[Any, ...]) -> tuple[ArrayRef, tuple[Any, ...
     record named by a field is that field's array at the record's index)."""
     if isinstance(base, RecordRef):
         if len(index) != 1 or not isinstance(index[0], str):
-            raise TypeError("a record is indexed by a field name: rec['x']")
+            raise KernelMistake("a record is indexed by a field name: rec['x']")
         return base.field(index[0])
     if isinstance(base, RowView):
-        return base.array, base.index + index
+        return base.array, base.full(index)
     if isinstance(base, ArrayRef):
         return base, index
-    raise TypeError(f"cannot index a {type(base).__name__}")
+    raise KernelMistake(f"cannot index a {type(base).__name__}")
 
 
 def attribute(obj: Any, attr: str) -> Any:
@@ -414,7 +551,7 @@ def attribute(obj: Any, attr: str) -> Any:
         return np.real(obj) if attr == "real" else np.imag(obj)
     if not isinstance(obj, (ArrayRef, RowView)):
         kind = getattr(obj, "dtype", None)
-        raise TypeError(
+        raise KernelMistake(
             f"a {kind if kind is not None else type(obj).__name__} value has no attribute '{attr}'"
         )
     if attr == "shape":
@@ -425,4 +562,12 @@ def attribute(obj: Any, attr: str) -> Any:
         return np.int64(obj.ndim)
     if attr == "dtype":
         return obj.dtype
-    raise TypeError(f"arrays have no attribute '{attr}' in kernels (.shape, .size, .ndim, .dtype)")
+    if attr == "strides":
+        return tuple(np.int64(d) for d in obj.strides)
+    if attr == "itemsize":
+        return np.int64(obj.dtype.itemsize)
+    if attr == "nbytes":
+        return np.int64(obj.size * obj.dtype.itemsize)
+    raise NotEmulated(
+        f"arrays have no attribute '{attr}' in kernels (.shape, .size, .ndim, .dtype, .strides, .itemsize, .nbytes)"
+    )

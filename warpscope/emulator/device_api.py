@@ -13,10 +13,12 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from warpscope.emulator.errors import users
+
 
 def _kernel_only(name: str) -> Callable[..., Any]:
     def stub(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"cuda.{name} can only be used inside a @cuda.jit kernel")
+        raise users(RuntimeError(f"cuda.{name} can only be used inside a @cuda.jit kernel"))
 
     stub.__name__ = stub.__qualname__ = name
     return stub
@@ -43,9 +45,11 @@ class Namespace(SimpleNamespace):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        raise AttributeError(
-            f"{object.__getattribute__(self, '_path')}.{name} is not emulated by warpscope "
-            "(docs/emulator.md lists what is)"
+        raise users(
+            AttributeError(
+                f"{object.__getattribute__(self, '_path')}.{name} is not emulated by warpscope "
+                "(docs/emulator.md lists what is)"
+            )
         )
 
     def __repr__(self) -> str:
@@ -154,6 +158,14 @@ _LIBDEVICE_INT = (
 LIBDEVICE = tuple(_LIBDEVICE_FLOAT + [n + "f" for n in _LIBDEVICE_FLOAT] + _LIBDEVICE_INT.split())
 libdevice = Namespace("cuda.libdevice", **{n: _kernel_only(f"libdevice.{n}") for n in LIBDEVICE})
 
+#: ``cuda.fp16``'s half-precision functions (intrinsics/half.py)
+_FP16 = (
+    "hadd hsub hmul hdiv hneg habs hfma hmax hmin heq hne hge hgt hle hlt "
+    "hsin hcos hlog hlog10 hlog2 hexp hexp10 hexp2 hsqrt hrsqrt hfloor hceil hrcp hrint htrunc"
+)
+FP16 = tuple(_FP16.split())
+fp16 = Namespace("cuda.fp16", **{n: _kernel_only(f"fp16.{n}") for n in FP16})
+
 grid = _kernel_only("grid")
 gridsize = _kernel_only("gridsize")
 syncthreads = _kernel_only("syncthreads")
@@ -189,7 +201,7 @@ NAMES: dict[str, Any] = {
     name: globals()[name]
     for name in (
         "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize",
-        "shared", "local", "const", "atomic", "libdevice", "grid", "gridsize", "cg",
+        "shared", "local", "const", "atomic", "libdevice", "fp16", "grid", "gridsize", "cg",
         "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
         "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync", "match_all_sync",

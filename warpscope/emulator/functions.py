@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator.errors import EmulatorError
+from warpscope.emulator.errors import EmulatorError, users
 from warpscope.emulator.signatures import ArrayType, Signature, describe
 
 
@@ -56,4 +56,25 @@ class DeviceFunction(JitFunction):
     """``@cuda.jit(device=True)``: inlined where a kernel calls it."""
 
     def __call__(self, *args: Any) -> Any:
-        raise RuntimeError(f"{self.name} is a device function: call it from a kernel")
+        raise users(RuntimeError(f"{self.name} is a device function: call it from a kernel"))
+
+
+class InnerFunction(DeviceFunction):
+    """A function defined inside a kernel or device function (numba inlines such closures):
+    compiled from its parent's source (``source``), the parent's variables it reads
+    (``captured``) passed as extra arguments at each call."""
+
+    def __init__(self, source: Any, captured: tuple[str, ...]) -> None:
+        stand_in = _SourceOnly(source)
+        super().__init__(stand_in)  # type: ignore[arg-type]
+        self.captured = captured
+
+
+class _SourceOnly:
+    """What the compiler asks of a Python function, for one that exists only as source."""
+
+    __defaults__ = None
+
+    def __init__(self, source: Any) -> None:
+        self.__name__ = source.name
+        self.__warpscope_source__ = source

@@ -17,7 +17,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from warpscope.emulator import arrays
-from warpscope.emulator.errors import EmulatorError, UnsupportedError
+from warpscope.emulator.errors import (
+    EmulatorError,
+    InternalError,
+    KernelMistake,
+    NotEmulated,
+    UnsupportedError,
+)
 from warpscope.emulator.instructions import Inst, InstTable, Op
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
@@ -122,8 +128,10 @@ def exec_block(body: list[Stmt], run: Run, frame: Frame, mask: Mask) -> Mask | N
     return mask
 
 
-def at_line(line: int, fn: Expr) -> Expr:
-    """``fn`` with any Python error (or out-of-bounds access) reported as a kernel fault at ``line``."""
+def at_line(line: int, fn: Expr, construct: str = "", file: str = "") -> Expr:
+    """``fn`` with its errors reported at ``line``: an out-of-bounds access or the kernel's own
+    mistake as a kernel fault, a construct found unsupported as it runs as unsupported, and any
+    other Python exception as warpscope's internal error (never as the kernel's fault)."""
 
     def at_line(run: Run, frame: Frame, mask: Mask) -> Any:
         try:
@@ -132,8 +140,12 @@ def at_line(line: int, fn: Expr) -> Expr:
             raise
         except arrays.OutOfBounds as e:
             raise run.out_of_bounds(line, e) from None
+        except KernelMistake as e:
+            raise run.fault(line, f"{e.kind}: {e}", mask) from None
+        except NotEmulated as e:
+            raise UnsupportedError(file or run.file, line, f"in {run.kernel}: {e}") from None
         except Exception as e:
-            raise run.fault(line, f"{type(e).__name__}: {e}", mask) from None
+            raise InternalError(file or run.file, line, construct or "this line", e) from e
 
     return at_line
 

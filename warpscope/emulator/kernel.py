@@ -20,7 +20,7 @@ import numpy as np
 
 from warpscope.emulator import arrays, signatures
 from warpscope.emulator.compiler.core import Compiler
-from warpscope.emulator.errors import EmulatorError, KernelFault
+from warpscope.emulator.errors import EmulatorError, KernelFault, users
 from warpscope.emulator.functions import DeviceFunction, JitFunction
 from warpscope.emulator.ir import Function, exec_block, scalar
 from warpscope.emulator.race import Hazard, RaceCheck, independent_threads
@@ -164,13 +164,23 @@ class Kernel(JitFunction):
 
     def __getitem__(self, config: Any) -> Callable[..., Launch]:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise ValueError(f"{self.name}[...] takes (grid, block[, stream[, dynamic shared bytes]])")
+            raise users(ValueError(f"{self.name}[...] takes (grid, block[, stream[, dynamic shared bytes]])"))
         grid, block = _dim3(config[0], "grid"), _dim3(config[1], "block")
         dynamic = int(config[3]) if len(config) == 4 else 0
         return lambda *args: self.launch(grid, block, args, dynamic)
 
     def __call__(self, *args: Any) -> None:
-        raise ValueError(f"launch {self.name} with a configuration: {self.name}[grid, block](...)")
+        raise users(ValueError(f"launch {self.name} with a configuration: {self.name}[grid, block](...)"))
+
+    def specialize(self, *args: Any) -> Kernel:
+        """numba's kernel specialised to these arguments' types: the emulator specialises at
+        each launch already."""
+        return self
+
+    @property
+    def definitions(self) -> dict[tuple[Any, ...], Function]:
+        """The compilations made so far, by argument types."""
+        return dict(self._compiled)
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Callable[..., Launch]:
         """numba's ``kernel.forall(n)``: enough blocks of ``tpb`` threads (numba's occupancy
@@ -336,7 +346,7 @@ def _arg_type(value: Any) -> Any:
 def _dim3(value: Any, what: str) -> tuple[int, int, int]:
     dims = tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else (int(value),)
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise ValueError(f"{what} must be 1 to 3 positive sizes, got {value!r}")
+        raise users(ValueError(f"{what} must be 1 to 3 positive sizes, got {value!r}"))
     return (dims + (1, 1))[:3]  # type: ignore[return-value]
 
 

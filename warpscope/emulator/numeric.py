@@ -52,9 +52,27 @@ def numba_binary(op_type: type, op: Binary) -> Binary:
         if shift:
             return op(_as(a, wa), _as(b, wa))
         result = _INT64 if _INT64 in (wa, wb) else _UINT64
+        if op_type is ast.Pow:
+            return integer_power(_as(a, result), _as(b, result))
         return op(_as(a, result), _as(b, result))
 
     return binary
+
+
+def integer_power(a: Any, b: Any) -> Any:
+    """``a ** b`` of integers as numba computes it: repeated squaring at 64 bits (wrapping),
+    and for a negative exponent 1/a**-b in integers (0 unless ``a`` is ±1; ``0 ** -n`` is
+    the type's minimum, numba's result where it does not raise)."""
+    a, b = np.asarray(a), np.asarray(b)
+    negative = b < 0 if b.dtype.kind == "i" else np.zeros(np.shape(b), bool)
+    with np.errstate(all="ignore"):
+        magnitude = np.where(negative, -b, b) if b.dtype.kind == "i" else b
+        r = np.power(a, magnitude.astype(b.dtype))
+    if np.any(negative):
+        small = np.where(a == 1, 1, np.where(a == -1, np.where(magnitude % 2 == 0, 1, -1), 0))
+        zero = np.iinfo(a.dtype).min if a.dtype.kind == "i" else 0
+        r = np.where(negative, np.where(a == 0, zero, small), r).astype(r.dtype)
+    return r if r.ndim else r[()]
 
 
 def numba_unary(op_type: type, op: Callable[[Any], Any]) -> Callable[[Any], Any]:

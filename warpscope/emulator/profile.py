@@ -317,7 +317,7 @@ def _hazard_rows(launch_id: int, launch: Launch) -> list[dict[str, object]]:
             "launch_id": launch_id,
             "kernel": launch.kernel,
             "source_file": launch.file,
-            "kind": "barrier",
+            "kind": w.kind,
             "first_line": w.line,
             "count": w.blocks,
             "block": list(w.block),

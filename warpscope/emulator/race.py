@@ -11,6 +11,10 @@ between them, is a hazard —
 - WAR: a thread writes what another read (the write may land before the read);
 - WAW: two threads write the same address (which value stays is a matter of timing).
 
+Atomics (``cuda.atomic.*``) are read-modify-writes the hardware orders among themselves: two
+atomics on one address never race, but an atomic and a plain read or write of it by another
+thread with no barrier between do (racecheck's rule): the atomic counts as the write.
+
 Threads of one warp: before Volta (sm_70) a warp executes in lockstep, so its threads are
 ordered by program order and never race with each other. From sm_70 they are scheduled
 independently: two lanes of one warp race unless a ``syncwarp`` both took part in lies
@@ -69,10 +73,11 @@ class Hazard:
     block: tuple[int, int, int]  # where the first one was seen
     first_thread: tuple[int, int, int]
     second_thread: tuple[int, int, int]
+    atomic: tuple[bool, bool] = (False, False)  # whether each access is an atomic update
 
     def describe(self, file: str) -> str:
-        first = "read" if self.kind == "WAR" else "written"
-        second = "read" if self.kind == "RAW" else "written"
+        first = "read" if self.kind == "WAR" else "updated atomically" if self.atomic[0] else "written"
+        second = "read" if self.kind == "RAW" else "updated atomically" if self.atomic[1] else "written"
         b, t1, t2 = (", ".join(map(str, v)) for v in (self.block, self.first_thread, self.second_thread))
         return (
             f"{self.count:,} {self.kind} hazard{'s' if self.count != 1 else ''} on {self.space} array "
@@ -86,6 +91,7 @@ class _Access:
     line: int
     array: str
     write: bool
+    atomic: bool = False
 
 
 @dataclass
@@ -140,10 +146,18 @@ class RaceCheck:
         self.pool = {k: [b for b in v if b.size == chunk.lanes] for k, v in self.pool.items()}
 
     def access(
-        self, array: Any, index: tuple[Any, ...], addresses: Any, mask: Mask, line: int, write: bool
+        self,
+        array: Any,
+        index: tuple[Any, ...],
+        addresses: Any,
+        mask: Mask,
+        line: int,
+        write: bool,
+        atomic: bool = False,
     ) -> None:
         """The active lanes' load or store of ``array[index]`` (index checked, in bounds) at
-        ``addresses`` (their byte addresses, where the counters computed them, else None)."""
+        ``addresses`` (their byte addresses, where the counters computed them, else None);
+        ``atomic``: an atomic read-modify-write (``write`` too)."""
         kind = array.kind
         if kind == "shared":
             key, base, dtype = -1, 0, "i4"
@@ -175,7 +189,7 @@ class RaceCheck:
             buf.fill(-1)
             np.subtract(addresses, base, out=buf, where=mask.arr, casting="unsafe")
         space.records.append(_Record(buf, base, len(self.accesses), self.epoch, threads, self.gen))
-        self.accesses.append(_Access(line, array.name, write))
+        self.accesses.append(_Access(line, array.name, write, atomic))
         space.events += threads
         if write:
             space.writes += threads
@@ -273,6 +287,9 @@ class RaceCheck:
         write = np.fromiter((a.write for a in self.accesses), dtype=bool, count=len(self.accesses))[ids]
         if not write.any():
             return
+        atomic = np.fromiter((a.atomic for a in self.accesses), dtype=bool, count=len(self.accesses))[ids]
+        # plain accesses race with any other thread's; atomics only with plain ones
+        passes = [(None, None)] if not atomic.any() else [(~atomic, None), (atomic, ~atomic)]
         slots = self.chunk.warps_per_block * WARP
         block = lanes // slots
         local = lanes - block * slots
@@ -283,11 +300,13 @@ class RaceCheck:
         g = np.zeros_like(ids) if gens is None else gens  # the barrier interval of each access
         # threads of different warps (any architecture)
         order = np.lexsort((ids, g, key))
-        _pass(order, (key, g), write, warp, flags, witness)
+        for second, sources in passes:
+            _pass(order, (key, g), write, warp, flags, witness, second, sources)
         if self.independent:  # lanes of one warp between the same syncwarps
             e = np.zeros_like(ids) if epochs is None else epochs
             order = np.lexsort((ids, e, warp, g, key))
-            _pass(order, (key, g, warp, e), write, local % WARP, flags, witness)
+            for second, sources in passes:
+                _pass(order, (key, g, warp, e), write, local % WARP, flags, witness, second, sources)
         if flags.any():
             self._collect(space, flags, witness, ids, block, local, repeat)
         if gens is not None:
@@ -363,7 +382,16 @@ class RaceCheck:
                     return (t % bx, t // bx % by, t // (bx * by))
 
                 self.found[hk] = Hazard(
-                    kind, space, b.array, a.line, b.line, n, blk, thread(int(local[f])), thread(int(local[s]))
+                    kind,
+                    space,
+                    b.array,
+                    a.line,
+                    b.line,
+                    n,
+                    blk,
+                    thread(int(local[f])),
+                    thread(int(local[s])),
+                    (a.atomic, b.atomic),
                 )
 
     def hazards(self) -> list[Hazard]:
@@ -402,10 +430,13 @@ def _pass(
     ident: np.ndarray,
     flags: np.ndarray,
     witness: np.ndarray,
+    second: np.ndarray | None = None,
+    sources: np.ndarray | None = None,
 ) -> None:
     """Flag, in ``order`` (grouped by ``group``, then program order), each access an earlier
     one of its group from another ``ident`` conflicts with: a read after a write (RAW), a
-    write after a read (WAR), a write after or with a write (WAW)."""
+    write after a read (WAR), a write after or with a write (WAW). ``second``: only these
+    accesses may be flagged; ``sources``: only these count as the earlier one (None: all)."""
     n = order.size
     if isinstance(group, tuple):
         new = np.zeros(n, dtype=bool)
@@ -419,11 +450,13 @@ def _pass(
     gid = np.cumsum(new)
     who = ident[order].astype(np.int64)
     w = write[order]
+    may_flag = np.ones(n, dtype=bool) if second is None else second[order]
+    may_source = np.ones(n, dtype=bool) if sources is None else sources[order]
     pos = np.arange(n, dtype=np.int64)
     top = int(who.max()) + 2 if n else 2
     hi_code = (who + 1) * n + pos  # the highest ident wins, then the latest
     lo_code = (top - who) * n + pos  # the lowest ident wins
-    for source, kinds in ((w, (0, 2)), (~w, (1,))):  # earlier writes: RAW, WAW; earlier reads: WAR
+    for source, kinds in ((w & may_source, (0, 2)), (~w & may_source, (1,))):  # writes: RAW, WAW; reads: WAR
         if not source.any():
             continue
         hi = _running_max(gid, np.where(source, hi_code, 0), top * n + n)
@@ -434,7 +467,7 @@ def _pass(
         other = other_hi | other_lo
         at = np.where(other_hi, hi % n, lo % n)
         for k in kinds:
-            sel = other & (~w if k == 0 else w)
+            sel = other & may_flag & (~w if k == 0 else w)
             if sel.any():
                 dst = order[sel]
                 flags[k, dst] = True

@@ -70,12 +70,17 @@ def numba_cuda_is_the_emulator() -> Iterator[None]:
     old_cuda = vars(numba).get("cuda") if numba is not None else None
     sys.modules["numba.cuda"] = cuda  # type: ignore[assignment]
     sys.modules["numba.cuda.random"] = random
+    ufuncs = {n: getattr(numba, n) for n in ("vectorize", "guvectorize")} if numba is not None else {}
     if numba is not None:
         sys.modules["numba.cuda.types"] = numba.types
         setattr(numba, "cuda", cuda)  # noqa: B010  (numba's own submodule attribute)
+        for n, theirs in ufuncs.items():
+            setattr(numba, n, _cuda_target(getattr(cuda, n), theirs))
     try:
         yield
     finally:
+        for n, theirs in ufuncs.items():
+            setattr(numba, n, theirs)
         for m, was in saved.items():
             if was is None:
                 sys.modules.pop(m, None)
@@ -86,6 +91,18 @@ def numba_cuda_is_the_emulator() -> Iterator[None]:
                 setattr(numba, "cuda", old_cuda)  # noqa: B010
             else:
                 vars(numba).pop("cuda", None)
+
+
+def _cuda_target(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callable[..., Any]:
+    """numba's ``vectorize``/``guvectorize``: ``target='cuda'`` is the emulator's, any other
+    target numba's own."""
+
+    def decorator(*args: Any, **kwargs: Any) -> Any:
+        return (ours if kwargs.get("target") == "cuda" else theirs)(*args, **kwargs)
+
+    decorator.__name__ = getattr(theirs, "__name__", "vectorize")
+    decorator.__doc__ = getattr(theirs, "__doc__", None)
+    return decorator
 
 
 def emulate_workload(
@@ -140,6 +157,21 @@ def _host(path: Path, fn: Callable[[], Any], doing: str) -> Any:
         raise EmulatorError(f"{e.filename or path}:{e.lineno}: syntax error: {e.msg}") from None
     except Exception as e:
         here = path.resolve()
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename).resolve() == here]
+        stack = traceback.extract_tb(e.__traceback__)
+        frames = [f for f in stack if Path(f.filename).resolve() == here]
         line = frames[-1].lineno if frames else 0
+        if stack and _ours(stack[-1].filename) and not getattr(e, "warpscope_user", False):
+            # raised inside the emulator's host API for code the user may write: our bug
+            inner = stack[-1]
+            raise EmulatorError(
+                f"{path}:{line}: internal error in warpscope ({type(e).__name__}: {e} at "
+                f"{Path(inner.filename).name}:{inner.lineno}) while {doing}; this is warpscope's "
+                "fault, not the file's: please report it"
+            ) from None
         raise EmulatorError(f"{path}:{line}: {doing} failed: {type(e).__name__}: {e}") from None
+
+
+def _ours(filename: str) -> bool:
+    """Whether ``filename`` is one of warpscope's own modules."""
+    package = Path(__file__).resolve().parent.parent
+    return Path(filename).resolve().is_relative_to(package)

@@ -84,17 +84,23 @@ def merge(mask: Mask, new: Any, old: Any) -> Any:
 
 @dataclass
 class BarrierWarning:
-    """A barrier in divergent code that a GPU runs (from sm_70), at one line of the kernel."""
+    """Something a GPU runs through that deserves a look, at one line of the kernel: a
+    barrier in divergent code (from sm_70; ``kind`` "barrier"), or a read just past the end of
+    an array (``kind`` "past_end", see ``arrays.PAST_END``)."""
 
     line: int
-    blocks: int  # times a block arrived at it partly
+    blocks: int  # barrier: times a block arrived at it partly; past_end: threads that read
     block: tuple[int, int, int]
-    thread: tuple[int, int, int]  # a thread that arrived
+    thread: tuple[int, int, int]  # a thread that arrived (read)
     what: str
+    kind: str = "barrier"
 
     def describe(self, file: str, kernel: str) -> str:
         b, t = (", ".join(map(str, v)) for v in (self.block, self.thread))
-        times = f" (in {self.blocks:,} blocks)" if self.blocks > 1 else ""
+        if self.kind == "past_end":
+            times = f" ({self.blocks:,} thread{'s' if self.blocks != 1 else ''})"
+        else:
+            times = f" (in {self.blocks:,} blocks)" if self.blocks > 1 else ""
         return f"{file}:{self.line}: kernel {kernel}, block ({b}) thread ({t}){times}: {self.what}"
 
 
@@ -129,6 +135,7 @@ class Run:
         self.waiting_line = 0
         self.passed: np.ndarray | None = None  # barriers each lane passed, once they differ
         self.barrier_warnings: dict[int, BarrierWarning] = {}
+        self.past_end_lanes: np.ndarray | None = None  # of the last load, where it read past
         if race is not None:
             race.start_chunk(chunk)
         if trace is not None:
@@ -295,6 +302,23 @@ class Run:
             "threads on: values they read after it that the others write before their barrier "
             "may differ from a GPU's)",
         )
+
+    def past_end(self, line: int, lanes: np.ndarray, what: str) -> None:
+        """The ``lanes`` of a load at ``line`` read just past their array's end
+        (``arrays.PAST_END``): a warning, as the GPU carries on."""
+        self.past_end_lanes = lanes
+        n = int(np.count_nonzero(lanes))
+        w = self.barrier_warnings.get(line)
+        if w is not None:
+            w.blocks += n
+            return
+        block, thread = self.chunk.where(int(np.argmax(lanes)))
+        what += (
+            "; a GPU reads whatever lies there (the allocation's padding or the next allocation: "
+            "numba-cuda's allocations are 512-byte granules laid end to end) and carries on, so "
+            "the emulator gave those threads 0 and ran on — a real bug all the same"
+        )
+        self.barrier_warnings[line] = BarrierWarning(line, n, block, thread, what, "past_end")
 
     def _warn(self, line: int, lane: int, blocks: int, what: str) -> None:
         w = self.barrier_warnings.get(line)

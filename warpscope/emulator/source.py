@@ -24,6 +24,9 @@ class FunctionSource:
 
 
 def function_source(fn: Callable[..., Any]) -> FunctionSource:
+    given = getattr(fn, "__warpscope_source__", None)
+    if isinstance(given, FunctionSource):  # an inner function: its source is its parent's
+        return given
     name = getattr(fn, "__name__", "kernel")
     try:
         file = inspect.getsourcefile(fn) or "<unknown>"

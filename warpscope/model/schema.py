@@ -156,7 +156,7 @@ HAZARDS: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),
     "kernel": pl.String(),
     "source_file": pl.String(),
-    "kind": pl.String(),  # RAW, WAR or WAW; barrier: a syncthreads in divergent code
+    "kind": pl.String(),  # RAW, WAR or WAW; barrier: a syncthreads in divergent code; past_end: a read just past an array
     "space": pl.String(),  # shared or global
     "array": pl.String(),
     "first_line": pl.Int64(),  # the earlier access: the write of RAW/WAW, the read of WAR

@@ -173,13 +173,16 @@ def _sources(profile: Profile) -> list[str]:
 
 def _races(profile: Profile) -> list[str]:
     """The emulator's racecheck: each race with both lines (before anything else is worth reading)."""
-    barriers = profile.hazards.filter(pl.col("kind") == "barrier")
     out = []
-    if not barriers.is_empty():
-        out += ["## Divergent barriers", ""]
-        out += [f"- launch {r['launch_id']}: {md_cell(r['message'])}" for r in barriers.iter_rows(named=True)]
-        out += [""]
-    rows = profile.hazards.filter(pl.col("kind") != "barrier")
+    for kind, title in (("barrier", "Divergent barriers"), ("past_end", "Reads past an array's end")):
+        warnings = profile.hazards.filter(pl.col("kind") == kind)
+        if not warnings.is_empty():
+            out += [f"## {title}", ""]
+            out += [
+                f"- launch {r['launch_id']}: {md_cell(r['message'])}" for r in warnings.iter_rows(named=True)
+            ]
+            out += [""]
+    rows = profile.hazards.filter(pl.col("kind").is_in(["RAW", "WAR", "WAW"]))
     if rows.is_empty():
         return out
     total = int(rows["count"].sum())

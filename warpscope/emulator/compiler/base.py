@@ -7,7 +7,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from warpscope.emulator.errors import UnsupportedError
+from warpscope.emulator.errors import EmulatorError, InternalError, UnsupportedError
 from warpscope.emulator.instructions import Inst, InstTable, Op
 from warpscope.emulator.ir import (
     NO_DEPS,
@@ -36,8 +36,12 @@ class CompilerBase:
         inlining: tuple[Any, ...] = (),
         table: InstTable | None = None,
         arg_types: tuple[Any, ...] = (),
+        recursion: dict[Any, list[Any]] | None = None,
     ) -> None:
         self.fn, self.kernel = fn, kernel
+        # per device function being compiled up the call chain, a cell its compiled body fills
+        # (a self-recursive call runs it from there, not inlined)
+        self.recursion: dict[Any, list[Any]] = {} if recursion is None else recursion
         self.src = function_source(fn)
         self.file = self.src.file
         self.shared = [] if shared is None else shared
@@ -75,14 +79,20 @@ class CompilerBase:
                 continue  # docstrings and bare constants do nothing
             if isinstance(s, ast.Pass):
                 continue
-            out.append(self.guarded(s, self.stmt(s)))
+            try:
+                compiled = self.stmt(s)
+            except EmulatorError:
+                raise
+            except Exception as e:  # the compiler's own bug: never the kernel's fault
+                raise InternalError(self.file, self.line(s), construct(s), e) from e
+            out.append(self.guarded(s, compiled))
         return out
 
     def guarded(self, node: ast.stmt, fn: Stmt) -> Stmt:
         """Python errors inside a statement become a fault at the kernel's own line."""
         if isinstance(node, (ast.If, ast.For, ast.While)):
             return fn  # their own statements (and their tests) report themselves
-        return at_line(self.line(node), fn)
+        return at_line(self.line(node), fn, construct(node), self.file)
 
     def stmt(self, node: ast.stmt) -> Stmt:
         method = getattr(self, f"stmt_{type(node).__name__}", None)
@@ -92,7 +102,7 @@ class CompilerBase:
 
     def guarded_expr(self, node: ast.expr, line: int) -> Expr:
         compiled = self.expr(node)
-        return with_deps(at_line(line, run_expr(compiled)), deps(compiled))
+        return with_deps(at_line(line, run_expr(compiled), construct(node), self.file), deps(compiled))
 
     def expr(self, node: ast.expr) -> Node:
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -103,3 +113,11 @@ class CompilerBase:
     def compile(self) -> Function:
         """The whole function (``core.Compiler``)."""
         raise NotImplementedError
+
+
+def construct(node: ast.AST) -> str:
+    """A statement or expression as the user wrote it, one line, short: what an error names."""
+    text = (
+        ast.unparse(node).splitlines()[0] if isinstance(node, (ast.stmt, ast.expr)) else type(node).__name__
+    )
+    return text if len(text) <= 60 else text[:57] + "..."

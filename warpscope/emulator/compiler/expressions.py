@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -12,10 +13,12 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
+from warpscope.emulator.compiler import reductions
 from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.ops import LOAD_OP, STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
-from warpscope.emulator.functions import DeviceFunction, JitFunction, cast_scalar
+from warpscope.emulator.errors import KernelMistake, UsedBeforeAssigned
+from warpscope.emulator.functions import DeviceFunction, InnerFunction, JitFunction, cast_scalar
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.intrinsics.elementwise import elementwise
 from warpscope.emulator.ir import Const, Expr, Node, deps, exec_block, run_expr, scalar, truth, with_deps
@@ -75,7 +78,7 @@ class Expressions(CompilerBase):
                 try:
                     return frame.vars[name]
                 except KeyError:
-                    raise NameError(f"'{name}' is used before it is assigned") from None
+                    raise UsedBeforeAssigned(f"'{name}' is used before it is assigned") from None
 
             return with_deps(get, {self.var(name)})
         if name in self.env:
@@ -85,8 +88,12 @@ class Expressions(CompilerBase):
         raise self.unsupported(node, f"name '{name}' is not defined")
 
     def global_value(self, node: ast.AST, name: str, value: Any) -> Any:
+        if isinstance(value, enum.Enum) and not isinstance(value, (int, float)):
+            return value  # a member of a plain Enum: a constant numba compares and reads .value of
         if isinstance(value, (bool, int, float, complex, np.generic)):
             return scalar(value)
+        if isinstance(value, enum.EnumMeta):
+            return value  # Enum / IntEnum classes: their members are constants
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, np.generic)) for v in value):
             return scalar(value)
         if isinstance(value, np.ndarray) and callable(getattr(value, "copy_to_host", None)):
@@ -99,7 +106,7 @@ class Expressions(CompilerBase):
         dtype = signatures.scalar_dtype(value)  # numba's float32, types.int32, f8...
         if dtype is not None:
             return dtype
-        if intrinsics.is_known(value):
+        if intrinsics.is_known(value) or (_hashable(value) and value in reductions.FUNCTIONS):
             return value
         if getattr(value, "__module__", "").endswith("cuda.libdevice") and callable(value):
             # numba.cuda.libdevice.sqrt: the emulated cuda.libdevice function of that name
@@ -151,7 +158,7 @@ class Expressions(CompilerBase):
             return self.multiply_add(node, op)
         left, right = self.expr(node.left), self.expr(node.right)
         if isinstance(left, Const) and isinstance(right, Const):
-            return Const(_fold(op, left.value, right.value))
+            return Const(_fold(op, left.value, right.value, isinstance(node.op, ast.Pow)))
         lf, rf = run_expr(left), run_expr(right)
         inst = self.inst(node, None, deps(left) | deps(right))
         divide = isinstance(node.op, ast.Div)
@@ -230,6 +237,8 @@ class Expressions(CompilerBase):
         return with_deps(unop, {inst.dst})
 
     def expr_Compare(self, node: ast.Compare) -> Node:
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node)
         ops = []
         for o in node.ops:
             fn = COMPARE.get(type(o))
@@ -252,6 +261,17 @@ class Expressions(CompilerBase):
             return result
 
         return with_deps(compare, {inst.dst})
+
+    def identity(self, node: ast.Compare) -> Node:
+        """``x is None`` / ``x is not None``: numba decides it from the types when it compiles
+        (an omitted optional argument is None; a value a thread computes never is)."""
+        left, right = self.expr(node.left), self.expr(node.comparators[0])
+        if not (isinstance(left, Const) and left.value is None) and not (
+            isinstance(right, Const) and right.value is None
+        ):
+            raise self.unsupported(node, "'is' compares with None only in kernels")
+        same = isinstance(left, Const) and isinstance(right, Const) and left.value is right.value
+        return Const(np.bool_(same if isinstance(node.ops[0], ast.Is) else not same))
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Node:
         is_and = isinstance(node.op, ast.And)
@@ -327,8 +347,8 @@ class Expressions(CompilerBase):
         return with_deps(subscript, {load.dst})
 
     def slice_view(self, node: ast.Subscript, base: Node, parts: list[ast.expr]) -> Node:
-        """``a[lo:hi:step]``, ``m[i, :]``: a view of the array (numba's array slicing); its
-        bounds must be the same on every thread, as one array is named for all of them."""
+        """``a[lo:hi:step]``, ``m[i, :]``: a view of the array (numba's array slicing); where
+        an index or bound differs between threads, each thread's own view (``arrays.lane_view``)."""
         none = Const(None)
         compiled = [
             tuple(self.expr(b) if b is not None else none for b in (p.lower, p.upper, p.step))
@@ -383,15 +403,50 @@ class Expressions(CompilerBase):
                 if node.args or node.keywords:
                     raise self.unsupported(node, f"{node.func.attr}() takes no arguments")
                 return elementwise(self, node, [base], self.line(node), np.conjugate)
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in reductions.METHODS
+            and not node.args
+            and not node.keywords
+        ):
+            base = self.expr(node.func.value)  # a.sum(), row.max(): an array's own reduction
+            if not isinstance(base, Const) or isinstance(base.value, (arrays.ArrayRef, arrays.RowView)):
+                return self.array_reduction(node, base, node.func.attr)
         func = self.expr(node.func)
         if not isinstance(func, Const):
             raise self.unsupported(node, "only functions known when the kernel is compiled can be called")
         fn = func.value
+        if _hashable(fn) and fn in reductions.FUNCTIONS and len(node.args) == 1 and not node.keywords:
+            return self.array_reduction(node, self.expr(node.args[0]), reductions.FUNCTIONS[fn])
         if isinstance(fn, JitFunction):  # a kernel called from a kernel is a device function
             return self.inline(node, fn)
         if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin + 1 and not node.keywords:
             return self.ufunc_out(node, fn)
         return intrinsics.call(self, node, fn)
+
+    def array_reduction(self, node: ast.Call, base: Node, name: str) -> Node:
+        """``a.sum()`` / ``np.max(a)``: each thread that calls it reads every element of its
+        array (``compiler.reductions``)."""
+        basef = run_expr(base)
+        load = self.inst(node, None, deps(base))
+        compute = self.inst(node, None, {load.dst})
+        line = load.line
+
+        def array_reduction(run: Run, frame: Frame, mask: Mask) -> Any:
+            a = basef(run, frame, mask)
+            if not isinstance(a, (arrays.ArrayRef, arrays.RowView)):
+                raise KernelMistake(f"{name}() needs an array, not {type(a).__name__}")
+            lanes = mask.arr.shape
+            columns = [
+                np.broadcast_to(load_element(run, mask, a, tuple(np.int64(i) for i in at), line, load), lanes)
+                for at in np.ndindex(*a.shape)
+            ]
+            values = np.stack(columns, axis=1) if columns else np.zeros(lanes + (0,), a.dtype)
+            result = reductions.reduce(name, values, a.dtype)
+            run.issue(compute, mask, arith_op(result, False))
+            return result
+
+        return with_deps(array_reduction, {compute.dst})
 
     def ufunc_out(self, node: ast.Call, fn: np.ufunc) -> Node:
         """``np.sin(x, r)``: the ufunc over whole arrays into ``out``, as numba compiles it in a
@@ -409,10 +464,10 @@ class Expressions(CompilerBase):
         def ufunc_out(run: Run, frame: Frame, mask: Mask) -> Any:
             *ins, out = (f(run, frame, mask) for f in fns)
             if not isinstance(out, (arrays.ArrayRef, arrays.RowView)):
-                raise TypeError(f"the out argument of np.{name} must be an array")
+                raise KernelMistake(f"the out argument of np.{name} must be an array")
             for a in ins:
                 if isinstance(a, (arrays.ArrayRef, arrays.RowView)) and tuple(a.shape) != tuple(out.shape):
-                    raise TypeError(f"np.{name}: operand of shape {a.shape} and out of shape {out.shape}")
+                    raise KernelMistake(f"np.{name}: operand of shape {a.shape} and out of shape {out.shape}")
             for at in np.ndindex(*out.shape):
                 index = tuple(np.int64(i) for i in at)
                 values = [
@@ -445,10 +500,13 @@ class Expressions(CompilerBase):
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.unsupported(node, "*args in calls is not supported")
         if fn.py_func in self.inlining:
-            raise self.unsupported(node, f"{fn.name} calls itself: recursion is not supported")
-        args = [self.expr(a) for a in node.args]
+            return self.recursive_call(node, fn)
+        arg_nodes = list(node.args)
+        if isinstance(fn, InnerFunction):  # the enclosing variables it reads, as they are now
+            arg_nodes += [ast.copy_location(ast.Name(id=n, ctx=ast.Load()), node) for n in fn.captured]
+        args = [self.expr(a) for a in arg_nodes]
         # an argument that is one of our typed parameters passes its type on (a.dtype inside)
-        arg_types = tuple(self.param_types.get(a.id) if isinstance(a, ast.Name) else None for a in node.args)
+        arg_types = tuple(self.param_types.get(a.id) if isinstance(a, ast.Name) else None for a in arg_nodes)
         callee = type(self)(
             fn.py_func,
             kernel=False,
@@ -456,12 +514,29 @@ class Expressions(CompilerBase):
             inlining=self.inlining,
             table=self.table,
             arg_types=arg_types,
+            recursion=self.recursion,
         )
+        # parameters given None, or left to a None default: numba types them none, so `p is
+        # None` is decided when compiling
+        names = [a.arg for a in callee.src.tree.args.args]
+        defaults = getattr(fn.py_func, "__defaults__", None) or ()
+        given = dict(zip(names, args))
+        for name, value in zip(names[len(names) - len(defaults) :], defaults):
+            given.setdefault(name, Const(value))
+        callee.constants.update(
+            {n: None for n, a in given.items() if isinstance(a, Const) and a.value is None}
+        )
+        cell = self.recursion.setdefault(fn.py_func, [None])
         compiled = callee.compile()
+        if cell[0] is None:
+            cell[0] = compiled
         self.grid_sync |= compiled.grid_sync
         missing = len(compiled.params) - len(args)
         if 0 < missing <= len(compiled.defaults):  # a device function's defaults fill the rest
-            args += [Const(scalar(v)) for v in compiled.defaults[len(compiled.defaults) - missing :]]
+            args += [
+                Const(None if v is None else scalar(v))
+                for v in compiled.defaults[len(compiled.defaults) - missing :]
+            ]
         if len(args) != len(compiled.params):
             raise self.unsupported(
                 node, f"{fn.name} takes {len(compiled.params)} arguments, given {len(args)}"
@@ -490,6 +565,40 @@ class Expressions(CompilerBase):
             return inner.ret
 
         return with_deps(inline, compiled.return_deps)
+
+    def recursive_call(self, node: ast.Call, fn: JitFunction) -> Node:
+        """A device function calling itself (numba-cuda compiles self-recursion with one set of
+        argument types): the body compiled up the chain runs again, in a frame of its own, for
+        the lanes that make the call, until each returns."""
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, f"a recursive call of {fn.name} takes positional arguments")
+        if fn.py_func is self.inlining[0] and self.kernel:
+            raise self.unsupported(node, f"kernel {fn.name} calls itself: only device functions may recurse")
+        args = [self.expr(a) for a in node.args]
+        fns = [run_expr(a) for a in args]
+        sig = fn.signature
+        if sig is not None:
+            fns = [_typed(f, t) for f, t in zip(fns, sig.args)]
+        returns = sig.returns if sig is not None else None
+        cell = self.recursion[fn.py_func]
+        call_inst = self.inst(node, None, frozenset().union(*(deps(a) for a in args)))
+
+        def recurse(run: Run, frame: Frame, mask: Mask) -> Any:
+            compiled = cell[0]
+            if len(fns) != len(compiled.params):
+                raise KernelMistake(f"{fn.name} takes {len(compiled.params)} arguments, given {len(fns)}")
+            inner = Frame(
+                live=mask.threads,
+                kernel=False,
+                vars={p: f(run, frame, mask) for p, f in zip(compiled.params, fns)},
+            )
+            run.issue(call_inst, mask, Op.BRA)
+            exec_block(compiled.body, run, inner, mask)
+            if returns is not None and inner.ret is not None:
+                return _cast(inner.ret, returns)
+            return inner.ret
+
+        return with_deps(recurse, {call_inst.dst})
 
 
 MULTIPLY = numba_binary(ast.Mult, operator.mul)
@@ -522,7 +631,7 @@ def bit_count(x: Any) -> Any:
     """``int.bit_count()``: the set bits of the magnitude, as Python counts them."""
     a = np.asarray(x)
     if a.dtype.kind not in "iub":
-        raise TypeError(f"bit_count() is a method of integers, not of {a.dtype}")
+        raise KernelMistake(f"bit_count() is a method of integers, not of {a.dtype}")
     out = np.bitwise_count(np.abs(a) if a.dtype.kind == "i" else a).astype(np.int64)
     return out if np.ndim(x) else np.int64(out)
 
@@ -537,26 +646,33 @@ def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: in
     fields are read when named), or an element read from memory and counted."""
     if isinstance(base, tuple):
         if len(idx) != 1 or np.ndim(idx[0]):
-            raise TypeError("tuples can only be indexed with one constant index")
+            raise KernelMistake("tuples can only be indexed with one constant index")
         return base[int(idx[0])]
     array, full = arrays.resolve(base, idx)
     if len(full) < array.ndim:
         return arrays.RowView(array, full)
     if array.dtype.fields is not None:
         return arrays.RecordRef(array, full)
-    v = arrays.load(array, full, mask, run.counters.site(line), run.race, line)
+    v = arrays.load(array, full, mask, run.counters.site(line), run.race, line, run.past_end)
+    past = run.past_end_lanes
+    if past is not None:  # lanes that read just past the array's end: no address to time
+        run.past_end_lanes = None
+        mask = Mask(mask.arr & ~past)
     run.issue(inst, mask, memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
     return v
 
 
 def _uniform(value: Any, mask: Mask) -> Any:
-    """A slice bound: one value for every active thread."""
+    """A slice bound or index: one number where every active thread has the same, else each
+    lane's own (inactive lanes given the first active one's, so they agree on the length)."""
     if value is None or not np.ndim(value):
         return None if value is None else int(value)
     active = value[mask.arr]
-    if active.size and (active != active[0]).any():
-        raise TypeError("a slice's bounds differ between threads (one view is named for all of them)")
-    return int(active[0]) if active.size else 0
+    if not active.size:
+        return 0
+    if (active != active[0]).any():
+        return np.where(mask.arr, value, active[0]).astype(np.int64)
+    return int(active[0])
 
 
 def _cast(value: Any, dtype: np.dtype) -> Any:
@@ -582,9 +698,19 @@ def _lane_id_or(node: Const) -> Node:
     return node
 
 
-def _fold(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+def _fold(op: Callable[[Any, Any], Any], a: Any, b: Any, power: bool = False) -> Any:
+    """An operation on two values known at compile time (Python folds ``2 ** -1`` to 0.5
+    before numba sees it)."""
+    if power and _negative_int_power(a, b):
+        return np.float64(float(a) ** float(b))
     with np.errstate(all="ignore"):
         return op(a, b)
+
+
+def _negative_int_power(a: Any, b: Any) -> bool:
+    return bool(
+        np.ndim(a) == np.ndim(b) == 0 and all(np.asarray(v).dtype.kind in "iu" for v in (a, b)) and b < 0
+    )
 
 
 def _as_load(node: ast.expr) -> ast.expr:
@@ -604,3 +730,11 @@ def _missing(namespace: Namespace, attr: str) -> AttributeError:
 
 def _describe(obj: Any) -> str:
     return getattr(obj, "__name__", None) or type(obj).__name__
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays
+from warpscope.emulator.compiler.base import construct
 from warpscope.emulator.compiler.expressions import load_element
 from warpscope.emulator.compiler.statements import Statements
+from warpscope.emulator.errors import KernelMistake, NotEmulated
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.ir import Const, Stmt, at_line, deps, exec_block, with_deps
 from warpscope.emulator.runtime import Frame, Loop, Run
@@ -24,8 +26,6 @@ class Loops(Statements):
 
     def stmt_For(self, node: ast.For) -> Stmt:
         line = self.line(node)
-        if node.orelse:
-            raise self.unsupported(node, "for ... else is not supported")
         call = node.iter
         func = self.expr(call.func) if isinstance(call, ast.Call) else None
         if not (isinstance(call, ast.Call) and isinstance(func, Const) and func.value is builtins.range):
@@ -44,6 +44,7 @@ class Loops(Statements):
         step_inst = self.inst(node, Op.ALU, bound_deps | {counter_slot}, dst=counter_slot)
         target = self.target(node.target, None)
         body = self.block(node.body)
+        orelse = self.block(node.orelse)
 
         def run_for(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             values = [b(run, frame, mask) for b in bounds]
@@ -65,7 +66,7 @@ class Loops(Statements):
             def advance() -> None:
                 counter[0] = counter[0] + step
 
-            return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst)
+            return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst, orelse)
 
         return run_for
 
@@ -74,7 +75,7 @@ class Loops(Statements):
         ``zip(...)`` or ``enumerate(...)`` of them (or of a ``range`` with bounds the same on
         every thread): as numba types them, the length is the same for every thread."""
         compiled = self.sequence(node.iter, line)
-        sequence = at_line(line, compiled)  # a TypeError is the kernel's fault at its line
+        sequence = at_line(line, compiled, construct(node.iter), self.file)
         counter_slot = self.table.new_slot()
         seq_deps = deps(compiled)
         first = self.inst(node, Op.ALU, seq_deps, dst=counter_slot)
@@ -83,6 +84,7 @@ class Loops(Statements):
         load = self.inst(node, None, seq_deps | {counter_slot})
         target = self.target(node.target, frozenset({load.dst}))
         body = self.block(node.body)
+        orelse = self.block(node.orelse)
 
         def run_for_each(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             n, item = sequence(run, frame, mask)
@@ -105,6 +107,7 @@ class Loops(Statements):
                 advance,
                 test_inst,
                 step_inst,
+                orelse,
             )
 
         return run_for_each
@@ -138,7 +141,7 @@ class Loops(Statements):
                 def span(run: Run, frame: Frame, mask: Mask) -> Any:
                     values = [b(run, frame, mask) for b in bounds]
                     if any(np.ndim(v) for v in values):
-                        raise TypeError(
+                        raise NotEmulated(
                             "a range inside zip() or enumerate() needs bounds the same on every thread"
                         )
                     r = range(*(int(v) for v in values))
@@ -155,17 +158,16 @@ class Loops(Statements):
                 return int(v.shape[0]), lambda k, live, load: load_element(
                     run, live, v, (np.int64(k),), line, load
                 )
-            raise TypeError(f"cannot iterate over a {type(v).__name__} (a tuple or an array)")
+            raise KernelMistake(f"cannot iterate over a {type(v).__name__} (a tuple or an array)")
 
         return with_deps(items, deps(value))
 
     def stmt_While(self, node: ast.While) -> Stmt:
         line = self.line(node)
-        if node.orelse:
-            raise self.unsupported(node, "while ... else is not supported")
         test = self.guarded_expr(node.test, line)
         test_inst = self.inst(node, Op.BRA, deps(test))
         body = self.block(node.body)
+        orelse = self.block(node.orelse)
 
         def run_while(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             return run_loop(
@@ -178,6 +180,7 @@ class Loops(Statements):
                 lambda: None,
                 test_inst,
                 None,
+                orelse,
             )
 
         return run_while
@@ -209,11 +212,14 @@ def run_loop(
     advance: Callable[[], None],
     test_inst: Inst,
     step_inst: Inst | None,
+    orelse: list[Stmt] | None = None,
 ) -> Mask | None:
-    """Run a loop while any lane is in it; lanes leave when their test fails or they break."""
+    """Run a loop while any lane is in it; lanes leave when their test fails or they break.
+    Lanes whose test failed (not those that broke) then run the loop's ``else`` block."""
     loop = Loop()
     frame.loops.append(loop)
-    done: Mask | None = None
+    done: Mask | None = None  # lanes that broke out
+    exhausted: Mask | None = None  # lanes whose test failed
     live = mask
     line = test_inst.line
     site = run.counters.site(line)
@@ -227,11 +233,11 @@ def run_loop(
                 if inside is not live:
                     leaving = Mask(live.arr & ~inside.arr)
                     site.divergent_branches += int(np.count_nonzero(inside.warp_any & leaving.warp_any))
-                    done = union(done, leaving)
+                    exhausted = union(exhausted, leaving)
                     if not inside:
                         break
             elif not cond:
-                done = union(done, live)
+                exhausted = union(exhausted, live)
                 break
             else:
                 inside = live
@@ -250,6 +256,9 @@ def run_loop(
             run.check_budget(line, live)
     finally:
         frame.loops.pop()
+    if orelse and exhausted is not None:
+        exhausted = exec_block(orelse, run, frame, exhausted)
+    done = union(done, exhausted)
     if done is not None and done.threads == mask.threads:
         return mask
     return done

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import copy
+from collections import ChainMap
 from collections.abc import Callable
 from typing import Any
 
@@ -12,11 +14,14 @@ from warpscope.emulator import arrays, fma
 from warpscope.emulator.compiler.expressions import BINARY, FLOP_OPS, Expressions, is_product
 from warpscope.emulator.compiler.ops import STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import GridGroup
+from warpscope.emulator.errors import KernelMistake
+from warpscope.emulator.functions import InnerFunction
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.ir import NO_DEPS, Const, Stmt, deps, exec_block, run_expr
 from warpscope.emulator.numeric import numba_binary
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask, union
+from warpscope.emulator.source import FunctionSource
 
 #: values a name assigned once may stand for at compile time (never numbers: those are
 #: registers the timing model follows)
@@ -34,6 +39,11 @@ class Statements(Expressions):
             return mask
 
         return run_expr_stmt
+
+    def stmt_Assert(self, node: ast.Assert) -> Stmt:
+        """numba-cuda checks ``assert`` only in a kernel compiled with ``debug=True`` and
+        ``opt=False``; otherwise it compiles to nothing, as here."""
+        return lambda run, frame, mask: mask
 
     def stmt_Assign(self, node: ast.Assign) -> Stmt:
         if isinstance(node.value, ast.Call) and isinstance(node.targets[0], ast.Name):
@@ -135,7 +145,7 @@ class Statements(Expressions):
 
             def set_tuple(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 if not isinstance(value, tuple) or len(value) != len(parts):
-                    raise TypeError(f"cannot unpack {type(value).__name__} into {len(parts)} names")
+                    raise KernelMistake(f"cannot unpack {type(value).__name__} into {len(parts)} names")
                 for p, v in zip(parts, value):
                     p(run, frame, mask, v)
 
@@ -227,6 +237,44 @@ class Statements(Expressions):
             return None
 
         return run_return
+
+    def stmt_FunctionDef(self, node: ast.FunctionDef) -> Stmt:
+        """A function defined inside a kernel or device function: numba inlines it where it is
+        called; here a device function whose parameters gain the enclosing variables it reads
+        (passed at each call, so it sees their values then)."""
+        args = node.args
+        if node.decorator_list or args.defaults or args.vararg or args.kwarg or args.kwonlyargs:
+            raise self.unsupported(node, "an inner function takes plain positional parameters, no decorators")
+        params = {a.arg for a in args.args}
+        own = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        reads = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+        # an inner function it calls reads the enclosing variables through it
+        reads += [
+            c
+            for n in reads
+            if isinstance(self.constants.get(n), InnerFunction)
+            for c in self.constants[n].captured
+        ]
+        captured = tuple(dict.fromkeys(n for n in reads if n in self.locals and n not in params | own))
+        tree = copy.deepcopy(node)
+        tree.args.args += [ast.arg(arg=n) for n in captured]
+        source = FunctionSource(
+            node.name,
+            self.file,
+            tree,
+            self.src.line_offset,
+            self.src.lines,
+            ChainMap(dict(self.constants), self.env),
+        )
+        self.constants[node.name] = InnerFunction(source, captured)
+        return lambda run, frame, mask: mask
+
+    def stmt_Raise(self, node: ast.Raise) -> Stmt:
+        """numba-cuda acts on ``raise`` only in a kernel compiled with ``debug=True``; otherwise
+        the raising threads leave the kernel (the exception is set and never read), as here."""
+        if not self.kernel:
+            raise self.unsupported(node, "raise is supported in kernels only, not in device functions")
+        return self.stmt_Return(ast.copy_location(ast.Return(value=None), node))
 
 
 def _as_load(node: ast.expr) -> ast.expr:

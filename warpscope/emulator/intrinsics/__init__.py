@@ -10,6 +10,7 @@ from warpscope.emulator.intrinsics import (  # noqa: F401  (each family register
     atomics,
     bits,
     elementwise,
+    half,
     libdevice,
     python_builtins,
     sync,

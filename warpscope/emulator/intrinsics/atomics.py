@@ -11,6 +11,7 @@ import numpy as np
 
 from warpscope.emulator import arrays
 from warpscope.emulator import device_api as device
+from warpscope.emulator.errors import KernelMistake
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.intrinsics.registry import all_deps, arguments, register
 from warpscope.emulator.ir import Compiling, run_expr, with_deps
@@ -77,13 +78,15 @@ def _atomic(op: str) -> Callable[..., Any]:
             elif array.kind == "shared":
                 site.shared_atomic_requests += mask.warps
             else:
-                raise TypeError(f"atomics need a global or shared array, not {array.kind} {array.name}")
+                raise KernelMistake(f"atomics need a global or shared array, not {array.kind} {array.name}")
             run.issue(
                 inst,
                 mask,
                 Op.ATOMG if array.kind == "global" else Op.ATOMS,
                 run.memory_cost(array, full, mask),
             )
+            if run.race is not None:
+                run.race.access(array, full, None, mask, line, True, atomic=True)
             return _apply_atomic(step, array, full, values[2:], mask)
 
         return with_deps(atomic, {inst.dst})

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import device_api as device
+from warpscope.emulator.errors import KernelMistake
 from warpscope.emulator.instructions import Op, arithmetic_op
 from warpscope.emulator.intrinsics.registry import BUILDERS, BY_TYPE, Builder, all_deps
 from warpscope.emulator.ir import Compiling, Const, Node, run_expr, with_deps
@@ -36,11 +37,17 @@ def _pow(a: Any, b: Any) -> Any:
     return np.power(a, b, dtype=kind if kind.kind == "f" else np.float64)
 
 
+def _frexp(x: Any) -> tuple[Any, Any]:
+    """numba's math.frexp: the mantissa in the argument's float type and an int32 exponent."""
+    m, e = np.frexp(x)
+    return m, np.asarray(e).astype(np.int32) if np.ndim(e) else np.int32(e)
+
+
 ELEMENTWISE: dict[Any, Callable[..., Any]] = {
     math.sqrt: np.sqrt,
     math.exp: np.exp,
     math.expm1: np.expm1,
-    math.log: np.log,
+    math.log: lambda x, base=None: np.log(x) if base is None else np.log(x) / np.log(base),
     math.log2: np.log2,
     math.log10: np.log10,
     math.log1p: np.log1p,
@@ -74,6 +81,10 @@ ELEMENTWISE: dict[Any, Callable[..., Any]] = {
     math.erfc: _vectorize(math.erfc),
     math.gamma: _vectorize(math.gamma),
     math.lgamma: _vectorize(math.lgamma),
+    math.frexp: lambda x: _frexp(x),
+    math.modf: lambda x: (np.modf(x)[0], np.modf(x)[1]),
+    math.remainder: _vectorize(math.remainder),
+    math.ldexp: lambda x, e: np.ldexp(x, np.asarray(e).astype(np.int32)),
     builtins.abs: np.abs,
     device.fma: lambda a, b, c: a * b + c,
     device.cbrt: np.cbrt,
@@ -168,11 +179,23 @@ def elementwise(
 
     def elementwise(run: Run, frame: Frame, mask: Mask) -> Any:
         values = tuple(g(run, frame, mask) for g in fns)
-        v = f(*values)
+        try:
+            v = f(*values)
+        except Exception:
+            _check_numbers(values, kind)
+            raise
         run.issue(inst, mask, _value_op(kind, values, v))
         return v
 
     return with_deps(elementwise, {inst.dst})
+
+
+def _check_numbers(values: tuple[Any, ...], fn: Any) -> None:
+    """A call given something other than numbers is the kernel's mistake (numba refuses it)."""
+    for v in values:
+        if not isinstance(v, (int, float, complex, np.generic, np.ndarray)):
+            name = getattr(fn, "__name__", "this function") if fn != "cast" else "a cast"
+            raise KernelMistake(f"{name}() takes numbers, not {type(v).__name__}")
 
 
 def builder(f: Callable[..., Any], kind: Any = None) -> Builder:

@@ -15,7 +15,7 @@ import numpy as np
 from warpscope.emulator.intrinsics.elementwise import cast, elementwise
 from warpscope.emulator.intrinsics.registry import register
 from warpscope.emulator.ir import Compiling, run_expr
-from warpscope.emulator.numeric import numba_binary
+from warpscope.emulator.numeric import numba_binary, numba_unary
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
@@ -168,3 +168,63 @@ def _cmath_log(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
     if len(args) == 2:
         return elementwise(c, node, args, line, _complex_fn(lambda z, b: np.log(z) / np.log(b)))
     return elementwise(c, node, args, line, _complex_fn(np.log))
+
+
+#: the ``operator`` module's functions numba-cuda compiles, by the operator each one is
+_OPERATORS: dict[Any, type[ast.operator]] = {
+    operator.add: ast.Add,
+    operator.sub: ast.Sub,
+    operator.mul: ast.Mult,
+    operator.truediv: ast.Div,
+    operator.floordiv: ast.FloorDiv,
+    operator.mod: ast.Mod,
+    operator.pow: ast.Pow,
+    operator.lshift: ast.LShift,
+    operator.rshift: ast.RShift,
+    operator.and_: ast.BitAnd,
+    operator.or_: ast.BitOr,
+    operator.xor: ast.BitXor,
+    operator.iadd: ast.Add,
+    operator.isub: ast.Sub,
+    operator.imul: ast.Mult,
+    operator.itruediv: ast.Div,
+    operator.ifloordiv: ast.FloorDiv,
+    operator.imod: ast.Mod,
+    operator.ipow: ast.Pow,
+    operator.ilshift: ast.LShift,
+    operator.irshift: ast.RShift,
+    operator.iand: ast.BitAnd,
+    operator.ior: ast.BitOr,
+    operator.ixor: ast.BitXor,
+}
+_BASE: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+
+
+def _operator(f: Callable[..., Any]) -> Callable[..., Any]:
+    def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
+        return elementwise(c, node, args, line, f)
+
+    return build
+
+
+for _fn, _op in _OPERATORS.items():
+    register(_fn)(_operator(numba_binary(_op, _BASE[_op])))
+for _fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+    register(_fn)(_operator(_fn))
+register(operator.neg)(_operator(lambda x: numba_unary(ast.USub, operator.neg)(x)))
+register(operator.pos)(_operator(lambda x: x))
+register(operator.invert)(_operator(lambda x: numba_unary(ast.Invert, operator.invert)(x)))
+register(operator.not_)(_operator(np.logical_not))

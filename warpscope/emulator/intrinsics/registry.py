@@ -48,6 +48,13 @@ def call(c: Compiling, node: ast.Call, fn: Any) -> Node:
     """The closure for a call of ``fn``, a value known at compile time."""
     if node.keywords and not (_hashable(fn) and fn in KEYWORDS_OK):
         raise c.unsupported(node, f"keyword arguments are not supported for {name_of(fn)}")
+    if fn is float and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+        text = node.args[0].value
+        if isinstance(text, str):  # float("inf"), float("nan"): numba folds the literal
+            try:
+                return Const(np.float64(float(text)))
+            except ValueError:
+                raise c.unsupported(node, f"float({text!r}) is not a number") from None
     if fn is print:  # numba-cuda's print takes string literals among its arguments
         args = [
             Const(a.value) if isinstance(a, ast.Constant) and isinstance(a.value, str) else c.expr(a)
@@ -71,7 +78,15 @@ def is_known(value: Any) -> bool:
         return True
     if any(
         value is ns
-        for ns in (device.shared, device.local, device.const, device.atomic, device.libdevice, device.cg)
+        for ns in (
+            device.shared,
+            device.local,
+            device.const,
+            device.atomic,
+            device.libdevice,
+            device.fp16,
+            device.cg,
+        )
     ):
         return True
     if isinstance(value, device.GridGroup):

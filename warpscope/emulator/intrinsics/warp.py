@@ -168,7 +168,9 @@ BUILDERS.update(
 
 def _match(kind: str) -> Callable[..., Any]:
     """``match_any_sync``: each lane gets the mask of named lanes holding its value;
-    ``match_all_sync``: (the named lanes' mask, True) where all hold one value, else (0, False)."""
+    ``match_all_sync``: (the named lanes' mask, True) where all hold one value, else (0, False).
+    The masks are int32, as numba-cuda types them (lane 31's bit makes them negative: the H100
+    gives -268435456 for lanes 28-31)."""
 
     def build(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
         nodes = arguments(c, node, args, ("mask", "value"))
@@ -186,10 +188,10 @@ def _match(kind: str) -> Callable[..., Any]:
             same = (rows[:, :, None] == rows[:, None, :]) & part[:, None, :]
             peers = (same.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=2)
             if kind == "any":
-                return np.where(part, peers, 0).astype(np.uint32).reshape(-1)
+                return np.where(part, peers, 0).astype(np.uint32).view(np.int32).reshape(-1)
             whole = (peers == voting[:, None]) | ~part
             agreed = whole.all(axis=1)
-            bits = np.where(agreed, voting, 0).astype(np.uint32)
+            bits = np.where(agreed, voting, 0).astype(np.uint32).view(np.int32)
             return np.repeat(bits, WARP), np.repeat(agreed, WARP)
 
         return with_deps(match, {inst.dst})
