@@ -2,8 +2,9 @@
 
 Each pair of ``tools/gpu/calibration_pairs.csv`` is a kernel and the same kernel with one fix of
 docs/checklist.md applied (same result, checked on the GPU's host). The suite was timed with CUDA
-events outside the profiler (``calibration_timings.csv``: two rounds of 25 launches after warm-up,
-medians) and profiled with ``ncu --set full`` (``sample_traces/h100/calibration/``). Per pair:
+events outside the profiler (``calibration_timings.csv``: rounds of 25 launches after warm-up
+from two device sessions, the median of the rounds) and profiled with ``ncu --set full``
+(``sample_traces/h100/calibration/``). Per pair:
 
 - measured: the time the fix saved, in points of the "before" kernel's time (events, boost
   clocks; ncu's own durations, at base clocks with caches flushed, beside it);
@@ -71,12 +72,13 @@ class Row:
 
 
 def event_times() -> dict[str, float]:
-    """kernel -> mean of its two rounds' medians, microseconds."""
+    """kernel -> the median of its rounds' medians (two device sessions, 8 rounds: a pair that
+    moved between sessions counts as the majority of its rounds measured it), microseconds."""
     rounds: dict[str, list[float]] = {}
     with (SUITE / "calibration_timings.csv").open() as f:
         for r in csv.DictReader(f):
             rounds.setdefault(r["kernel"], []).append(float(r["median_us"]))
-    return {k: statistics.mean(v) for k, v in rounds.items()}
+    return {k: statistics.median(v) for k, v in rounds.items()}
 
 
 def rows() -> list[Row]:

@@ -51,20 +51,21 @@ def test_the_new_causes_lead_their_kernel_with_the_fix_applied(calibration_rows,
     assert row.rule == rule and row.top_rule == rule, (row.top_rule, row.top)
 
 
-@pytest.mark.parametrize("pair", ["p21", "p22", "p24"])
+@pytest.mark.parametrize("pair", ["p21", "p22", "p23", "p24"])
 def test_the_new_causes_estimate_what_the_fix_saved(calibration_rows, pair):
-    """Within 5 points of the saving CUDA events measured."""
+    """Within 5 points of the saving CUDA events measured (each kernel's median over 8 rounds
+    from two device sessions)."""
     row = calibration_rows[pair]
     assert abs(row.named - row.measured) <= 5, (row.named, row.measured)
+    assert row.named_severity in ("medium", "high")
 
 
-def test_local_memory_estimates_the_profiled_saving(calibration_rows):
+def test_local_memory_estimates_the_profiled_saving_too(calibration_rows):
     """The ring buffer kept in registers saved 55.0% under ncu (its durations, which the counters
-    describe) and 32.8% by events: the estimate (the local sectors' share of the L1's work) is
-    within 5 points of ncu's measurement; the events' gap is in docs/checklist.md."""
+    describe): the estimate (the local sectors' share of the L1's work) is within 5 points of it
+    as well."""
     row = calibration_rows["p23"]
     assert abs(row.named - row.measured_ncu) <= 5, (row.named, row.measured_ncu)
-    assert row.named_severity in ("medium", "high")
 
 
 def test_contended_atomics_are_not_uncoalesced_loads(calibration):
