@@ -32,7 +32,17 @@ from warpscope.model import schema
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 
-__all__ = ["CATEGORIES", "RULES", "SEVERITIES", "Finding", "Rule", "analyze", "findings_for", "run_findings"]
+__all__ = [
+    "CATEGORIES",
+    "RULES",
+    "SEVERITIES",
+    "Finding",
+    "Rule",
+    "analyze",
+    "findings_for",
+    "representative_views",
+    "run_findings",
+]
 
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
@@ -75,8 +85,8 @@ def analyze(
         groups = launch_groups(profile)
     reps = set(groups["rep"]) if groups is not None else None
     if views is None:
-        views = launch_views(profile if reps is None else profile.subset(sorted(reps)))
-    elif reps is not None:
+        views = launch_views(profile) if groups is None else representative_views(profile, groups)
+    elif reps is not None and len(reps) < len(views):
         views = [v for v in views if v.launch_id in reps]
     kernel_ns = _kernel_time(profile)
     total_ns = sum(kernel_ns.values())
@@ -113,6 +123,13 @@ def analyze(
         profile,
         findings=pl.concat([ours, theirs]).sort("launch_id", nulls_last=True, maintain_order=True),
     )
+
+
+def representative_views(profile: Profile, groups: pl.DataFrame) -> list[LaunchView]:
+    """The views of the launches that stand for their groups (``groups``: ``launch_groups``),
+    in launch order; where no two launches group, the profile's own views (no subset made)."""
+    reps = groups["rep"].unique().sort()
+    return launch_views(profile if len(reps) == profile.launches.height else profile.subset(reps.to_list()))
 
 
 def _kernel_time(profile: Profile) -> dict[str, float]:

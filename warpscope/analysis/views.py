@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Generic, TypeVar
 
 import polars as pl
 
@@ -35,9 +36,29 @@ PRACTICAL_ROOF_PCT = 90.0
 LAUNCH_FLOOR_NS = 2240.0
 
 
+T = TypeVar("T")
+
+
+class once(Generic[T]):
+    """A property computed on first use and kept in the instance: ``functools.cached_property``
+    without its lock (Python 3.11 takes an RLock on every first use, a third of a long profile's
+    view time)."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: object, owner: type | None = None) -> T:
+        value = self.fn(obj)
+        obj.__dict__[self.name] = value  # the instance's own attribute from now on
+        return value
+
+
 @dataclass(frozen=True)
 class LaunchView:
-    """One launch as the rules see it."""
+    """One launch as the rules see it. Its derived quantities (block size, CPI, ...) are
+    computed once: the rules of a launch read them many times."""
 
     launch_id: int
     kernel: str
@@ -51,6 +72,11 @@ class LaunchView:
     library: str | None = None  # vendor library that ships the kernel (model.libraries)
     source_format: str | None = None  # ncu-raw, nvprof-metrics, emulator, ...
 
+    def __post_init__(self) -> None:
+        # ``get`` is the metrics' own ``dict.get``: rules call it ~100 times a launch, and a
+        # method around it cost a Python call each time
+        object.__setattr__(self, "get", self.metrics.get)
+
     def get(self, metric: str) -> float | None:
         return self.metrics.get(metric)
 
@@ -61,30 +87,30 @@ class LaunchView:
     def has(self, *metrics: str) -> bool:
         return all(m in self.metrics for m in metrics)
 
-    @property
+    @once
     def block_size(self) -> int | None:
         return _positive(self.get("block_size"))
 
-    @property
+    @once
     def grid_size(self) -> int | None:
         return _positive(self.get("grid_size"))
 
-    @property
+    @once
     def sm_count(self) -> int | None:
         return _positive(self.get("sm_count"))
 
-    @property
+    @once
     def warps_per_block(self) -> int | None:
         size = self.block_size
         return None if size is None else -(-size // 32)
 
-    @property
+    @once
     def issue_idle(self) -> float | None:
         """Share of issue slots the schedulers left empty (0..1): what latency hiding could win."""
         busy = self.get("issue_slot_utilization_pct")
         return None if busy is None else max(0.0, 1.0 - busy / 100.0)
 
-    @property
+    @once
     def cycles_per_issue(self) -> float | None:
         """Warp cycles per issued instruction (ncu's CPI), stated or summed over the stall reasons."""
         stated = self.get("warp_cycles_per_issued_instruction")
@@ -99,7 +125,7 @@ class LaunchView:
             return None
         return self.stalls[reason] / cpi
 
-    @cached_property
+    @once
     def _ranked_stalls(self) -> list[tuple[str, float]]:
         return sorted(
             ((r, c) for r, c in self.stalls.items() if r != "selected" and c > 0),
@@ -120,7 +146,7 @@ class LaunchView:
         idle = self.issue_idle
         return min(fraction, idle) if idle is not None else fraction
 
-    @property
+    @once
     def busiest_pct(self) -> float | None:
         """The higher of SM and memory throughput (% of peak): how close the kernel is to a roof."""
         known = [
@@ -128,7 +154,7 @@ class LaunchView:
         ]
         return max(known) if known else None
 
-    @property
+    @once
     def roof_headroom(self) -> float | None:
         """The time (0..1) latency hiding could still save before the busiest unit reaches the
         practical roof: 1 − busiest / PRACTICAL_ROOF_PCT. Fewer stalls or more warps cannot make
@@ -136,7 +162,7 @@ class LaunchView:
         busiest = self.busiest_pct
         return None if busiest is None else max(0.0, 1.0 - busiest / PRACTICAL_ROOF_PCT)
 
-    @property
+    @once
     def floor_ceiling(self) -> float:
         """The largest gain (0..1) any fix can bring: the launch cannot end before the launch floor."""
         duration = self.get("duration_ns")

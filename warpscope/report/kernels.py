@@ -15,9 +15,9 @@ from typing import Any
 
 import polars as pl
 
-from warpscope.analysis import SEVERITY_RANK
+from warpscope.analysis import SEVERITY_RANK, representative_views
 from warpscope.analysis.groups import launch_groups, representatives
-from warpscope.analysis.views import LaunchView, launch_views
+from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.occupancy import occupancy_limiter
 from warpscope.report.kernel_groups import group_kernels, launch_frame, with_worst_findings
@@ -66,7 +66,7 @@ def kernels(
     rep_of = dict(groups.iter_rows())
     weight = representatives(groups)
     if views is None:
-        views = launch_views(profile.subset(sorted(weight)))
+        views = representative_views(profile, groups)
     views_by_id = {v.launch_id: v for v in views if v.launch_id in weight}
     frame = with_worst_findings(launch_frame(profile), profile.findings)
     grouped = group_kernels(frame).select("group", "launch_id", "duration_ns", "time_share_pct", "worst_row")
