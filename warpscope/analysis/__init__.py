@@ -25,9 +25,21 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     tensor_cores,
     transfers,
 )
-from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame
+from warpscope.analysis.finding import (
+    CATEGORIES,
+    COLUMN,
+    RULES,
+    SEVERITIES,
+    Finding,
+    Row,
+    Rule,
+    finding_row,
+    findings_frame,
+    rows_frame,
+)
 from warpscope.analysis.groups import launch_groups, representatives
 from warpscope.analysis.views import LaunchView, launch_views, run_views
+from warpscope.analysis.workers import evaluate_all
 from warpscope.model import schema
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
@@ -58,11 +70,6 @@ def findings_for(view: LaunchView) -> list[Finding]:
     return sorted(found, key=lambda f: rank_key(f.severity, f.estimated_speedup_pct, f.rule))
 
 
-#: launches analysed between two progress reports (a UI pauses the rules there while it works:
-#: ~20 ms of rules at most)
-PROGRESS_EVERY = 50
-
-
 def analyze(
     profile: Profile,
     views: list[LaunchView] | None = None,
@@ -70,6 +77,7 @@ def analyze(
     *,
     grouped: bool = True,
     groups: pl.DataFrame | None = None,
+    workers: int | None = None,
 ) -> Profile:
     """The profile with warpscope's findings added (earlier warpscope findings replaced).
 
@@ -78,6 +86,8 @@ def analyze(
     rules cannot tell apart (``groups.launch_groups``) are analysed once; ``grouped=False``
     runs the rules on every launch (the same findings, slower: tests compare the two);
     ``groups`` are the profile's ``launch_groups`` when the caller has them already.
+    A long profile's launches are evaluated by ``workers`` forked processes (``analysis.workers``:
+    the same findings; default, one per core; 1: in this process).
     """
     if not grouped:
         groups = None
@@ -90,33 +100,35 @@ def analyze(
         views = [v for v in views if v.launch_id in reps]
     kernel_ns = _kernel_time(profile)
     total_ns = sum(kernel_ns.values())
-    rows: list[tuple[int | None, Finding]] = []
-    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    rows: list[Row] = []
     weight = representatives(groups) if groups is not None else {}
-    done, total = 0, profile.launches.height
-    for i, view in enumerate(views):
-        if progress is not None and i % PROGRESS_EVERY == 0:
-            progress(done, total)  # in launches: a representative stands for its group
-        done += weight.get(view.launch_id, 1)
-        for f in impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0)):
-            rows.append((view.launch_id, f))
-            for ncu_rule in RULES[f.rule].ncu:
-                fired.setdefault((view.launch_id, ncu_rule), []).append((f.category, f.rule))
-    rows.extend(_run_rows(profile))
+
+    def evaluate(view: LaunchView) -> list[Finding]:
+        return impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0))
+
+    # progress in launches: a representative stands for its group
+    for found in evaluate_all(views, evaluate, progress, weight, profile.launches.height, workers):
+        rows.extend(found)
+    lid, rule, category, severity = 0, COLUMN["rule"], COLUMN["category"], COLUMN["severity"]
+    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    for row in rows:
+        for ncu_rule in RULES[row[rule]].ncu:
+            fired.setdefault((row[lid], ncu_rule), []).append((row[category], row[rule]))
+    rows.extend(finding_row(None, f) for _, f in _run_rows(profile))
     rep_of = dict(groups.iter_rows()) if groups is not None else None
     libraries = {
         launch_id: library
         for launch_id, short in profile.launches.select("launch_id", "kernel_short").iter_rows()
         if (library := library_of(short))
     }
-    roots = {(launch_id, f.rule) for launch_id, f in rows if launch_id is not None and f.severity != "info"}
+    roots = {(row[lid], row[rule]) for row in rows if row[lid] is not None and row[severity] != "info"}
     theirs = _grade_ncu(
         _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired, rep_of),
         libraries,
         roots,
         rep_of,
     )
-    ours = schema.conform("findings", findings_frame(_credit_ncu(rows, theirs)))
+    ours = rows_frame(_credit_ncu(rows, theirs))
     if groups is not None:
         ours = _to_members(ours, groups)
     return replace(
@@ -192,9 +204,7 @@ def _about(f: Finding, source: str, several: bool) -> Finding:
 NCU_RULE = "ncu rule"
 
 
-def _credit_ncu(
-    rows: list[tuple[int | None, Finding]], ncu: pl.DataFrame
-) -> list[tuple[int | None, Finding]]:
+def _credit_ncu(rows: list[Row], ncu: pl.DataFrame) -> list[Row]:
     """Each finding that an Nsight Compute rule agrees with names that rule and its estimated
     speedup in its evidence (``ncu.<Rule>.est_speedup_pct``; ``ncu.<Rule>`` = 1 without one):
     one finding per problem, crediting both."""
@@ -208,12 +218,16 @@ def _credit_ncu(
             continue
         key = f"ncu.{rule_id}.est_speedup_pct" if speedup is not None else f"ncu.{rule_id}"
         credit.setdefault((launch_id, covered_by), {})[key] = speedup if speedup is not None else 1.0
+    rule, evidence, grades = COLUMN["rule"], COLUMN["evidence"], COLUMN["grades"]
     out = []
-    for launch_id, f in rows:
-        extra = credit.get((launch_id, f.rule), {}) if launch_id is not None else {}
+    for row in rows:
+        extra = credit.get((row[0], row[rule]), {}) if row[0] is not None else {}
         if extra:
-            f = replace(f, evidence={**f.evidence, **extra}, grades=(*f.grades, *[NCU_RULE] * len(extra)))
-        out.append((launch_id, f))
+            changed = list(row)
+            changed[evidence] = {**row[evidence], **extra}
+            changed[grades] = (*row[grades], *[NCU_RULE] * len(extra))
+            row = tuple(changed)
+        out.append(row)
     return out
 
 

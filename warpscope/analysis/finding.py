@@ -8,8 +8,9 @@ it needs is missing: it never guesses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sized
+from dataclasses import dataclass, field, fields
+from itertools import accumulate
 from typing import Any, Literal, TypeVar
 
 import polars as pl
@@ -67,62 +68,87 @@ class Finding:
     program_share_pct: float | None = None
 
 
+#: a finding's fields, in order: the columns of a ``Row``
+FIELDS = tuple(f.name for f in fields(Finding))
+#: one finding as a plain tuple: (launch_id, then each of ``FIELDS``). What the engine passes
+#: around for a long profile (workers pickle it; the table is built from it column by column)
+Row = tuple[Any, ...]
+COLUMN = {name: i + 1 for i, name in enumerate(FIELDS)}  # the field's place in a Row
+
+
+def finding_row(launch_id: int | None, f: Finding) -> Row:
+    """``f`` of ``launch_id`` as a Row."""
+    values = f.__dict__
+    return (launch_id, *[values[n] for n in FIELDS])
+
+
 def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
     """The ``findings`` table rows of (launch_id, finding) pairs."""
+    return rows_frame([finding_row(launch_id, f) for launch_id, f in found])
+
+
+def rows_frame(rows: list[Row]) -> pl.DataFrame:
+    """The ``findings`` table of findings as Rows."""
     # Built column by column as Arrow arrays, the two list columns (evidence, its grades) as
     # flat values with offsets: Python lists of lists through pl.DataFrame took 1 s of a
     # 10k-launch analysis (a Series per row).
-    pairs = list(found)
-    fs = [f for _, f in pairs]
-    gains = [None if f.estimated_speedup_pct is None else round(f.estimated_speedup_pct, 2) for f in fs]
-    metrics: list[str] = []
-    values: list[float] = []
-    offsets = [0]
-    grades: list[str] = []
-    grade_offsets = [0]
-    grade_valid = []
-    for f in fs:
-        metrics.extend(f.evidence)
-        values.extend(map(float, f.evidence.values()))
-        offsets.append(len(metrics))
-        grades.extend(f.grades)
-        grade_offsets.append(len(grades))
-        grade_valid.append(bool(f.grades))
+    columns = list(zip(*rows, strict=True)) if rows else [()] * (len(FIELDS) + 1)
+
+    def col(name: str) -> tuple[Any, ...]:
+        return columns[COLUMN[name]]
+
+    gains = [None if g is None else round(g, 2) for g in col("estimated_speedup_pct")]
+    evidence: tuple[dict[str, float], ...] = col("evidence")
+    grades: tuple[tuple[str, ...], ...] = col("grades")
     strings = pa.string()
     column: dict[str, pa.Array] = {
-        "launch_id": pa.array([launch_id for launch_id, _ in pairs], pa.int64()),
-        "origin": pa.array(["warpscope"] * len(fs), strings),
-        "rule_id": pa.array([f.rule for f in fs], strings),
-        "category": pa.array([f.category for f in fs], strings),
-        "severity": pa.array([f.severity for f in fs], strings),
-        "confidence": pa.array([f.confidence for f in fs], strings),
-        "title": pa.array([f.title for f in fs], strings),
-        "message": pa.array([f.message for f in fs], strings),
-        "why": pa.array([f.why for f in fs], strings),
-        "fix": pa.array([f.fix for f in fs], strings),
-        "threshold": pa.array([f.threshold for f in fs], strings),
+        "launch_id": pa.array(columns[0], pa.int64()),
+        "origin": pa.array(["warpscope"] * len(rows), strings),
+        **{name: pa.array(col(field), strings) for name, field in _TEXT.items()},
         "estimated_speedup_pct": pa.array(gains, pa.float64()),
         "speedup_type": pa.array([None if g is None else "global" for g in gains], strings),
         "speedup_formula": pa.array(
-            [None if g is None else f.speedup_formula for f, g in zip(fs, gains)], strings
+            [None if g is None else f for f, g in zip(col("speedup_formula"), gains, strict=True)], strings
         ),
         "evidence": pa.ListArray.from_arrays(
-            pa.array(offsets, pa.int32()),
+            _offsets(evidence),
             pa.StructArray.from_arrays(
-                [pa.array(metrics, strings), pa.array(values, pa.float64())], names=["metric", "value"]
+                [
+                    pa.array([m for e in evidence for m in e], strings),
+                    pa.array([float(x) for e in evidence for x in e.values()], pa.float64()),
+                ],
+                names=["metric", "value"],
             ),
         ),
         "evidence_grade": pa.ListArray.from_arrays(
-            pa.array(grade_offsets, pa.int32()),
-            pa.array(grades, strings),
-            mask=pa.array([not v for v in grade_valid], pa.bool_()),
+            _offsets(grades),
+            pa.array([g for gs in grades for g in gs], strings),
+            mask=pa.array([not gs for gs in grades], pa.bool_()),
         ),
-        "est_saved_ns": pa.array([f.est_saved_ns for f in fs], pa.float64()),
-        "program_share_pct": pa.array([f.program_share_pct for f in fs], pa.float64()),
+        "est_saved_ns": pa.array(col("est_saved_ns"), pa.float64()),
+        "program_share_pct": pa.array(col("program_share_pct"), pa.float64()),
     }
     frame = pl.from_arrow(pa.table(column))
     assert isinstance(frame, pl.DataFrame)
     return schema.conform("findings", frame)
+
+
+#: text columns of the table, and the field each comes from
+_TEXT = {
+    "rule_id": "rule",
+    "category": "category",
+    "severity": "severity",
+    "confidence": "confidence",
+    "title": "title",
+    "message": "message",
+    "why": "why",
+    "fix": "fix",
+    "threshold": "threshold",
+}
+
+
+def _offsets(lists: Iterable[Sized]) -> pa.Array:
+    return pa.array([0, *accumulate(len(x) for x in lists)], pa.int32())
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
@@ -187,6 +187,32 @@ class LaunchView:
         return min(capped, headroom) if headroom is not None else capped
 
 
+class Stated(Mapping[str, float]):
+    """The values a launch's profile states: its view's metrics without the few taken from the
+    launch row (block size, ...). A view of the one dict, not a copy: a long profile's views held
+    every launch's values twice."""
+
+    __slots__ = ("_added", "_all")
+
+    def __init__(self, values: Mapping[str, float], added: frozenset[str]) -> None:
+        self._all = values
+        self._added = added
+
+    def __getitem__(self, metric: str) -> float:
+        if metric in self._added:
+            raise KeyError(metric)
+        return self._all[metric]
+
+    def __contains__(self, metric: object) -> bool:
+        return metric not in self._added and metric in self._all
+
+    def __iter__(self) -> Iterator[str]:
+        return (m for m in self._all if m not in self._added)
+
+    def __len__(self) -> int:
+        return len(self._all) - len(self._added)
+
+
 def _positive(value: float | None) -> int | None:
     """A count that can describe a launch (a damaged file may say 0, -5 or 1e308): else None."""
     if value is None or not math.isfinite(value) or not 1 <= value < 2**53:
@@ -215,18 +241,26 @@ def launch_views(profile: Profile) -> list[LaunchView]:
     stalls = stall_values(profile)
     occupancy = launch_occupancies(profile.launches, profile.metrics)
     views = []
+    added_sets: dict[tuple[str, ...], frozenset[str]] = {}
     for row in profile.launches.sort("launch_id").iter_rows(named=True):
         lid = row["launch_id"]
-        metrics = dict(values.get(lid, {}))
+        metrics = values.get(lid, {})  # the stated values, then the launch row's that they lack
         block = (row["block_x"], row["block_y"], row["block_z"])
         grid = (row["grid_x"], row["grid_y"], row["grid_z"])
-        if None not in block:
-            metrics.setdefault("block_size", float(math.prod(block)))
-        if None not in grid:
-            metrics.setdefault("grid_size", float(math.prod(grid)))
+        added: list[str] = []
+        if None not in block and "block_size" not in metrics:
+            metrics["block_size"] = float(math.prod(block))
+            added.append("block_size")
+        if None not in grid and "grid_size" not in metrics:
+            metrics["grid_size"] = float(math.prod(grid))
+            added.append("grid_size")
         for column in _FROM_LAUNCH:
-            if row[column] is not None:
-                metrics.setdefault(column, float(row[column]))
+            if row[column] is not None and column not in metrics:
+                metrics[column] = float(row[column])
+                added.append(column)
+        key = tuple(added)
+        if key not in added_sets:  # launches of a profile lack the same few: one set each
+            added_sets[key] = frozenset(key)
         views.append(
             LaunchView(
                 lid,
@@ -236,7 +270,7 @@ def launch_views(profile: Profile) -> list[LaunchView]:
                 metrics,
                 stalls.get(lid, {}),
                 occupancy.get(lid),
-                values.get(lid, {}),
+                Stated(metrics, added_sets[key]),
                 row["kernel_short"] or "",
                 library_of(row["kernel_short"]),
                 row["source_format"],

@@ -1,0 +1,159 @@
+"""The per-launch rules of a long profile in forked worker processes.
+
+The rules are plain Python over plain views, so a long profile whose launches all differ is
+CPU work for every core, and work that never holds the GIL of the process that asked for it
+(a UI stays responsive while they run). Each worker is a fork of this process (the views and
+the rules are inherited, nothing is sent to it) that evaluates one contiguous chunk of launches
+and writes back its findings, pickled as Rows (plain tuples); results are read in launch order, so
+the findings are the ones, in the order, the rules give in one process.
+
+Where fork is not available (not Linux), for short profiles, or when a worker fails, the
+launches are evaluated in this process: the same findings, one core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+from collections.abc import Callable, Iterator, Sequence
+
+from warpscope.analysis.finding import Finding, Row, finding_row
+from warpscope.analysis.views import LaunchView
+
+#: fewer launches to evaluate than this: one process (a fork costs tens of milliseconds)
+PARALLEL_FROM = 4000
+#: the smallest chunk a worker takes; progress is heard once per chunk
+MIN_CHUNK = 1000
+#: chunks per worker: enough for progress and for the workers to finish together
+CHUNKS_PER_WORKER = 8
+#: launches evaluated between two progress reports in one process (a UI pauses the rules
+#: there while someone types: ~20 ms of rules at most)
+PROGRESS_EVERY = 50
+
+Evaluate = Callable[[LaunchView], list[Finding]]
+Progress = Callable[[int, int], None]
+
+
+def default_workers() -> int:
+    """The cores this process may run on (at most 8), or 1 where fork is not safe."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return 1
+    return max(1, min(8, len(os.sched_getaffinity(0))))
+
+
+def evaluate_all(
+    views: Sequence[LaunchView],
+    evaluate: Evaluate,
+    progress: Progress | None = None,
+    weight: dict[int, int] | None = None,
+    total: int | None = None,
+    workers: int | None = None,
+) -> Iterator[list[Row]]:
+    """The Rows of ``evaluate(view)`` for every view, in order (a list now and then).
+    ``progress(done, total)`` hears of the
+    launches done, a view counting ``weight[launch_id]`` launches (1 where not given);
+    ``workers``: processes to use (default: ``default_workers``)."""
+    weight = weight or {}
+    total = len(views) if total is None else total
+    workers = default_workers() if workers is None else workers
+    if workers > 1 and len(views) >= PARALLEL_FROM:
+        yield from _forked(views, evaluate, progress, weight, total, workers)
+        return
+    yield from _inline(views, evaluate, progress, weight, total, 0)
+
+
+def _inline(
+    views: Sequence[LaunchView],
+    evaluate: Evaluate,
+    progress: Progress | None,
+    weight: dict[int, int],
+    total: int,
+    done: int,
+) -> Iterator[list[Row]]:
+    for i, view in enumerate(views):
+        if progress is not None and i % PROGRESS_EVERY == 0:
+            progress(done, total)
+        done += weight.get(view.launch_id, 1)
+        yield _rows(view, evaluate)
+
+
+def _forked(
+    views: Sequence[LaunchView],
+    evaluate: Evaluate,
+    progress: Progress | None,
+    weight: dict[int, int],
+    total: int,
+    workers: int,
+) -> Iterator[list[Row]]:
+    size = max(MIN_CHUNK, -(-len(views) // (workers * CHUNKS_PER_WORKER)))
+    chunks = [views[i : i + size] for i in range(0, len(views), size)]
+    running: list[tuple[int, int]] = []  # (pid, read end), oldest first
+    done = 0
+    next_chunk = 0
+    try:
+        for chunk in chunks:
+            while len(running) < workers and next_chunk < len(chunks):
+                running.append(_start(chunks[next_chunk], evaluate))
+                next_chunk += 1
+            if progress is not None:
+                progress(done, total)
+            pid, read = running.pop(0)
+            found = _result(pid, read)
+            if found is None:  # the worker failed: this chunk here, where an error shows as itself
+                yield [row for v in chunk for row in _rows(v, evaluate)]
+            else:
+                yield found
+            done += sum(weight.get(v.launch_id, 1) for v in chunk)
+    finally:
+        for pid, read in running:  # abandoned (an error, or the caller stopped): stop them
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            _result(pid, read)
+
+
+def _start(chunk: Sequence[LaunchView], evaluate: Evaluate) -> tuple[int, int]:
+    """Fork a worker for ``chunk``: (its pid, the read end of its pipe)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: evaluate, write, and leave without running anything of the parent's
+        code = 1
+        try:
+            os.close(read)
+            _quiet_signals()
+            rows = [row for v in chunk for row in _rows(v, evaluate)]
+            with open(write, "wb") as out:
+                pickle.dump(rows, out, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _quiet_signals() -> None:
+    """A worker leaves terminal signals to its parent (a UI's resize handler and wakeup pipe are
+    the parent's) and dies of Ctrl+C like any program."""
+    with contextlib.suppress(ValueError, OSError):
+        signal.set_wakeup_fd(-1)
+    for name, handler in (("SIGWINCH", signal.SIG_IGN), ("SIGINT", signal.SIG_DFL)):
+        if hasattr(signal, name):
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(getattr(signal, name), handler)
+
+
+def _result(pid: int, read: int) -> list[Row] | None:
+    """A worker's Rows; None if it failed."""
+    with open(read, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0 or not payload:
+        return None
+    rows: list[Row] = pickle.loads(payload)  # our own fork wrote it
+    return rows
+
+
+def _rows(view: LaunchView, evaluate: Evaluate) -> list[Row]:
+    return [finding_row(view.launch_id, f) for f in evaluate(view)]
