@@ -27,9 +27,9 @@ CASES = {p.name: [p] for p in _exports()} | {
 
 @pytest.fixture
 def forked(monkeypatch):
-    """Workers for any profile, a chunk per few launches: every shipped export goes through them."""
+    """Workers for any profile, several chunks each: every shipped export goes through them."""
     monkeypatch.setattr(workers, "PARALLEL_FROM", 1)
-    monkeypatch.setattr(workers, "MIN_CHUNK", 7)
+    monkeypatch.setattr(workers, "MIN_CHUNK", 30)
 
 
 @pytest.mark.parametrize("paths", list(CASES.values()), ids=list(CASES))
@@ -70,6 +70,31 @@ def test_a_failing_worker_leaves_the_launches_to_this_process(forked, monkeypatc
     start = workers._start
     monkeypatch.setattr(workers, "_start", dies)
     assert analyze(profile, workers=2).findings.equals(reference)
+
+
+def test_a_worker_that_hangs_is_stopped_and_its_launches_evaluated_here(forked, monkeypatch):
+    """A rule that waits forever in a fork (on a lock or a thread pool the fork does not have)
+    stalls its worker: after ``STALL_S`` without a word it is stopped, and nothing is lost."""
+    import os
+    import time
+
+    import warpscope.analysis as engine
+
+    profile = warpscope.load(CNN_FILES)
+    reference = analyze(profile, workers=1).findings
+    parent, rules = os.getpid(), engine.findings_for
+
+    def hangs_in_a_fork(view):
+        if os.getpid() != parent:
+            time.sleep(3600)
+        return rules(view)
+
+    monkeypatch.setattr(engine, "findings_for", hangs_in_a_fork)
+    monkeypatch.setattr(workers, "STALL_S", 0.5)
+    monkeypatch.setattr(workers, "MIN_CHUNK", 45)  # two chunks of the step's 90 launches
+    start = time.monotonic()
+    assert analyze(profile, workers=2).findings.equals(reference)
+    assert time.monotonic() - start < 60
 
 
 def test_the_findings_table_is_the_one_polars_builds_from_the_findings():

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +30,10 @@ PARALLEL_FROM = 4000
 MIN_CHUNK = 1000
 #: chunks per worker: enough for progress and for the workers to finish together
 CHUNKS_PER_WORKER = 8
+#: launches a worker pickles at a time (its parent unpickles each in ~10 ms)
+PICKLE_EVERY = 200
+#: seconds a worker may go without writing (200 launches take ~50 ms) before it is stopped
+STALL_S = 60.0
 #: launches evaluated between two progress reports in one process (a UI pauses the rules
 #: there while someone types: ~20 ms of rules at most)
 PROGRESS_EVERY = 50
@@ -123,9 +128,12 @@ def _start(chunk: Sequence[LaunchView], evaluate: Evaluate) -> tuple[int, int]:
         try:
             os.close(read)
             _quiet_signals()
-            rows = [row for v in chunk for row in _rows(v, evaluate)]
             with open(write, "wb") as out:
-                pickle.dump(rows, out, protocol=pickle.HIGHEST_PROTOCOL)
+                for i in range(0, len(chunk), PICKLE_EVERY):
+                    rows = [row for v in chunk[i : i + PICKLE_EVERY] for row in _rows(v, evaluate)]
+                    frame = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
+                    out.write(len(frame).to_bytes(8, "little") + frame)
+                    out.flush()
             code = 0
         finally:
             os._exit(code)
@@ -145,14 +153,42 @@ def _quiet_signals() -> None:
 
 
 def _result(pid: int, read: int) -> list[Row] | None:
-    """A worker's Rows; None if it failed."""
-    with open(read, "rb") as pipe:
-        payload = pipe.read()
+    """A worker's Rows; None if it failed, died, or wrote nothing for ``STALL_S`` seconds (a rule
+    that waits on something a fork does not have, a lock or a thread pool, is stopped)."""
+    rows: list[Row] = []
+    ok = True
+    try:
+        # read as written, a few hundred launches at a time: one long unpickling would hold the
+        # GIL (a UI's keys wait) for as long as it takes
+        while (head := _read(read, 8)) is not None:
+            frame = _read(read, int.from_bytes(head, "little"))
+            if frame is None:
+                raise EOFError("a worker's frame cut short")
+            rows.extend(pickle.loads(frame))  # our own fork wrote it
+    except (OSError, EOFError, TimeoutError, pickle.UnpicklingError):
+        ok = False
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(read)
     _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0 or not payload:
-        return None
-    rows: list[Row] = pickle.loads(payload)  # our own fork wrote it
-    return rows
+    return rows if ok and os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def _read(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from the pipe ``fd``; None at its end."""
+    got = bytearray()
+    while len(got) < size:
+        ready, _, _ = select.select([fd], [], [], STALL_S)
+        if not ready:
+            raise TimeoutError("a worker wrote nothing")
+        data = os.read(fd, size - len(got))
+        if not data:
+            if got:
+                raise EOFError("a worker's frame cut short")
+            return None
+        got += data
+    return bytes(got)
 
 
 def _rows(view: LaunchView, evaluate: Evaluate) -> list[Row]:
