@@ -27,15 +27,15 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
 )
 from warpscope.analysis.finding import (
     CATEGORIES,
-    COLUMN,
     RULES,
     SEVERITIES,
+    Columns,
     Finding,
-    Row,
     Rule,
-    finding_row,
+    add_findings,
+    columns_frame,
     findings_frame,
-    rows_frame,
+    new_columns,
 )
 from warpscope.analysis.groups import launch_groups, representatives
 from warpscope.analysis.views import LaunchView, launch_views, run_views
@@ -100,35 +100,37 @@ def analyze(
         views = [v for v in views if v.launch_id in reps]
     kernel_ns = _kernel_time(profile)
     total_ns = sum(kernel_ns.values())
-    rows: list[Row] = []
+    found = new_columns()
     weight = representatives(groups) if groups is not None else {}
 
     def evaluate(view: LaunchView) -> list[Finding]:
         return impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0))
 
     # progress in launches: a representative stands for its group
-    for found in evaluate_all(views, evaluate, progress, weight, profile.launches.height, workers):
-        rows.extend(found)
-    lid, rule, category, severity = 0, COLUMN["rule"], COLUMN["category"], COLUMN["severity"]
+    evaluate_all(views, evaluate, found, progress, weight, profile.launches.height, workers)
     fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    for row in rows:
-        for ncu_rule in RULES[row[rule]].ncu:
-            fired.setdefault((row[lid], ncu_rule), []).append((row[category], row[rule]))
-    rows.extend(finding_row(None, f) for _, f in _run_rows(profile))
+    roots: set[tuple[int, str]] = set()
+    for launch_id, rule, category, severity in zip(
+        found["launch_id"], found["rule"], found["category"], found["severity"], strict=True
+    ):
+        for ncu_rule in RULES[rule].ncu:
+            fired.setdefault((launch_id, ncu_rule), []).append((category, rule))
+        if severity != "info":
+            roots.add((launch_id, rule))
+    add_findings(found, None, [f for _, f in _run_rows(profile)])
     rep_of = dict(groups.iter_rows()) if groups is not None else None
     libraries = {
         launch_id: library
         for launch_id, short in profile.launches.select("launch_id", "kernel_short").iter_rows()
         if (library := library_of(short))
     }
-    roots = {(row[lid], row[rule]) for row in rows if row[lid] is not None and row[severity] != "info"}
     theirs = _grade_ncu(
         _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired, rep_of),
         libraries,
         roots,
         rep_of,
     )
-    ours = rows_frame(_credit_ncu(rows, theirs))
+    ours = columns_frame(_credit_ncu(found, theirs))
     if groups is not None:
         ours = _to_members(ours, groups)
     return replace(
@@ -204,12 +206,12 @@ def _about(f: Finding, source: str, several: bool) -> Finding:
 NCU_RULE = "ncu rule"
 
 
-def _credit_ncu(rows: list[Row], ncu: pl.DataFrame) -> list[Row]:
+def _credit_ncu(found: Columns, ncu: pl.DataFrame) -> Columns:
     """Each finding that an Nsight Compute rule agrees with names that rule and its estimated
     speedup in its evidence (``ncu.<Rule>.est_speedup_pct``; ``ncu.<Rule>`` = 1 without one):
     one finding per problem, crediting both."""
     if ncu.is_empty() or "covered_by" not in ncu.columns:
-        return rows
+        return found
     credit: dict[tuple[int, str], dict[str, float]] = {}
     for launch_id, rule_id, covered_by, speedup in ncu.select(
         "launch_id", "rule_id", "covered_by", "estimated_speedup_pct"
@@ -218,16 +220,34 @@ def _credit_ncu(rows: list[Row], ncu: pl.DataFrame) -> list[Row]:
             continue
         key = f"ncu.{rule_id}.est_speedup_pct" if speedup is not None else f"ncu.{rule_id}"
         credit.setdefault((launch_id, covered_by), {})[key] = speedup if speedup is not None else 1.0
-    rule, evidence, grades = COLUMN["rule"], COLUMN["evidence"], COLUMN["grades"]
-    out = []
-    for row in rows:
-        extra = credit.get((row[0], row[rule]), {}) if row[0] is not None else {}
+    if not credit:
+        return found
+    # the evidence and grades lists rebuilt, with each credited finding's extra entries
+    out = {
+        **found,
+        "evidence_metric": [],
+        "evidence_value": [],
+        "evidence_len": [],
+        "grade": [],
+        "grade_len": [],
+    }
+    at = at_grade = 0
+    for i, (launch_id, rule) in enumerate(zip(found["launch_id"], found["rule"], strict=True)):
+        n, g = found["evidence_len"][i], found["grade_len"][i]
+        evidence = dict(
+            zip(found["evidence_metric"][at : at + n], found["evidence_value"][at : at + n], strict=True)
+        )
+        grades = found["grade"][at_grade : at_grade + g]
+        at, at_grade = at + n, at_grade + g
+        extra = credit.get((launch_id, rule), {}) if launch_id is not None else {}
         if extra:
-            changed = list(row)
-            changed[evidence] = {**row[evidence], **extra}
-            changed[grades] = (*row[grades], *[NCU_RULE] * len(extra))
-            row = tuple(changed)
-        out.append(row)
+            evidence = {**evidence, **extra}
+            grades = [*grades, *[NCU_RULE] * len(extra)]
+        out["evidence_metric"].extend(evidence)
+        out["evidence_value"].extend(evidence.values())
+        out["evidence_len"].append(len(evidence))
+        out["grade"].extend(grades)
+        out["grade_len"].append(len(grades))
     return out
 
 

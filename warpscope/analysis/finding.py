@@ -8,7 +8,7 @@ it needs is missing: it never guesses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sized
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from itertools import accumulate
 from typing import Any, Literal, TypeVar
@@ -68,42 +68,70 @@ class Finding:
     program_share_pct: float | None = None
 
 
-#: a finding's fields, in order: the columns of a ``Row``
+#: a finding's fields, in order
 FIELDS = tuple(f.name for f in fields(Finding))
-#: one finding as a plain tuple: (launch_id, then each of ``FIELDS``). What the engine passes
-#: around for a long profile (workers pickle it; the table is built from it column by column)
-Row = tuple[Any, ...]
-COLUMN = {name: i + 1 for i, name in enumerate(FIELDS)}  # the field's place in a Row
+#: Findings column by column: ``launch_id`` and each plain field a list, the evidence and its
+#: grades flattened (``evidence_metric``, ``evidence_value``, ``grade``) with a length per finding.
+#: What the engine passes around for a long profile: workers pickle lists of plain values (no
+#: object per finding to rebuild), and the table is built from them as Arrow arrays.
+Columns = dict[str, list[Any]]
+_PLAIN = tuple(n for n in FIELDS if n not in ("evidence", "grades"))
 
 
-def finding_row(launch_id: int | None, f: Finding) -> Row:
-    """``f`` of ``launch_id`` as a Row."""
-    values = f.__dict__
-    return (launch_id, *[values[n] for n in FIELDS])
+def new_columns() -> Columns:
+    """Columns of no findings."""
+    names = ("launch_id", *_PLAIN, "evidence_metric", "evidence_value", "evidence_len", "grade", "grade_len")
+    return {name: [] for name in names}
+
+
+def add_findings(columns: Columns, launch_id: int | None, found: Iterable[Finding]) -> None:
+    """Append ``found``, the findings of ``launch_id``, to ``columns``."""
+    launch_ids, metrics, values, lengths = (
+        columns["launch_id"],
+        columns["evidence_metric"],
+        columns["evidence_value"],
+        columns["evidence_len"],
+    )
+    grades, grade_lengths = columns["grade"], columns["grade_len"]
+    plain = [(columns[n], n) for n in _PLAIN]
+    for f in found:
+        fields_ = f.__dict__
+        launch_ids.append(launch_id)
+        for column, name in plain:
+            column.append(fields_[name])
+        evidence = fields_["evidence"]
+        metrics.extend(evidence)
+        values.extend(map(float, evidence.values()))
+        lengths.append(len(evidence))
+        grades.extend(fields_["grades"])
+        grade_lengths.append(len(fields_["grades"]))
+
+
+def extend_columns(columns: Columns, more: Columns) -> None:
+    """Append the findings of ``more`` to ``columns``."""
+    for name, values in more.items():
+        columns[name].extend(values)
 
 
 def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
     """The ``findings`` table rows of (launch_id, finding) pairs."""
-    return rows_frame([finding_row(launch_id, f) for launch_id, f in found])
+    columns = new_columns()
+    for launch_id, f in found:
+        add_findings(columns, launch_id, (f,))
+    return columns_frame(columns)
 
 
-def rows_frame(rows: list[Row]) -> pl.DataFrame:
-    """The ``findings`` table of findings as Rows."""
+def columns_frame(columns: Columns) -> pl.DataFrame:
+    """The ``findings`` table of the findings in ``columns``."""
     # Built column by column as Arrow arrays, the two list columns (evidence, its grades) as
     # flat values with offsets: Python lists of lists through pl.DataFrame took 1 s of a
     # 10k-launch analysis (a Series per row).
-    columns = list(zip(*rows, strict=True)) if rows else [()] * (len(FIELDS) + 1)
-
-    def col(name: str) -> tuple[Any, ...]:
-        return columns[COLUMN[name]]
-
+    col = columns.__getitem__
     gains = [None if g is None else round(g, 2) for g in col("estimated_speedup_pct")]
-    evidence: tuple[dict[str, float], ...] = col("evidence")
-    grades: tuple[tuple[str, ...], ...] = col("grades")
     strings = pa.string()
     column: dict[str, pa.Array] = {
-        "launch_id": pa.array(columns[0], pa.int64()),
-        "origin": pa.array(["warpscope"] * len(rows), strings),
+        "launch_id": pa.array(col("launch_id"), pa.int64()),
+        "origin": pa.array(["warpscope"] * len(gains), strings),
         **{name: pa.array(col(field), strings) for name, field in _TEXT.items()},
         "estimated_speedup_pct": pa.array(gains, pa.float64()),
         "speedup_type": pa.array([None if g is None else "global" for g in gains], strings),
@@ -111,19 +139,16 @@ def rows_frame(rows: list[Row]) -> pl.DataFrame:
             [None if g is None else f for f, g in zip(col("speedup_formula"), gains, strict=True)], strings
         ),
         "evidence": pa.ListArray.from_arrays(
-            _offsets(evidence),
+            _offsets(col("evidence_len")),
             pa.StructArray.from_arrays(
-                [
-                    pa.array([m for e in evidence for m in e], strings),
-                    pa.array([float(x) for e in evidence for x in e.values()], pa.float64()),
-                ],
+                [pa.array(col("evidence_metric"), strings), pa.array(col("evidence_value"), pa.float64())],
                 names=["metric", "value"],
             ),
         ),
         "evidence_grade": pa.ListArray.from_arrays(
-            _offsets(grades),
-            pa.array([g for gs in grades for g in gs], strings),
-            mask=pa.array([not gs for gs in grades], pa.bool_()),
+            _offsets(col("grade_len")),
+            pa.array(col("grade"), strings),
+            mask=pa.array([n == 0 for n in col("grade_len")], pa.bool_()),
         ),
         "est_saved_ns": pa.array(col("est_saved_ns"), pa.float64()),
         "program_share_pct": pa.array(col("program_share_pct"), pa.float64()),
@@ -147,8 +172,8 @@ _TEXT = {
 }
 
 
-def _offsets(lists: Iterable[Sized]) -> pa.Array:
-    return pa.array([0, *accumulate(len(x) for x in lists)], pa.int32())
+def _offsets(lengths: list[int]) -> pa.Array:
+    return pa.array([0, *accumulate(lengths)], pa.int32())
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ The rules are plain Python over plain views, so a long profile whose launches al
 CPU work for every core, and work that never holds the GIL of the process that asked for it
 (a UI stays responsive while they run). Each worker is a fork of this process (the views and
 the rules are inherited, nothing is sent to it) that evaluates one contiguous chunk of launches
-and writes back its findings, pickled as Rows (plain tuples); results are read in launch order, so
+and writes back its findings, pickled as Columns (lists of plain values); results are read in
+launch order, so
 the findings are the ones, in the order, the rules give in one process.
 
 Where fork is not available (not Linux), for short profiles, or when a worker fails, the
@@ -19,9 +20,9 @@ import pickle
 import select
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
-from warpscope.analysis.finding import Finding, Row, finding_row
+from warpscope.analysis.finding import Columns, Finding, add_findings, extend_columns, new_columns
 from warpscope.analysis.views import LaunchView
 
 #: fewer launches to evaluate than this: one process (a fork costs tens of milliseconds)
@@ -52,47 +53,42 @@ def default_workers() -> int:
 def evaluate_all(
     views: Sequence[LaunchView],
     evaluate: Evaluate,
+    into: Columns,
     progress: Progress | None = None,
     weight: dict[int, int] | None = None,
     total: int | None = None,
     workers: int | None = None,
-) -> Iterator[list[Row]]:
-    """The Rows of ``evaluate(view)`` for every view, in order (a list now and then).
-    ``progress(done, total)`` hears of the
-    launches done, a view counting ``weight[launch_id]`` launches (1 where not given);
-    ``workers``: processes to use (default: ``default_workers``)."""
+) -> None:
+    """Append the findings ``evaluate`` gives each view to ``into``, in order.
+    ``progress(done, total)`` hears of the launches done, a view counting ``weight[launch_id]``
+    launches (1 where not given); ``workers``: processes to use (default: ``default_workers``)."""
     weight = weight or {}
     total = len(views) if total is None else total
     workers = default_workers() if workers is None else workers
     if workers > 1 and len(views) >= PARALLEL_FROM:
-        yield from _forked(views, evaluate, progress, weight, total, workers)
+        _forked(views, evaluate, into, progress, weight, total, workers)
         return
-    yield from _inline(views, evaluate, progress, weight, total, 0)
-
-
-def _inline(
-    views: Sequence[LaunchView],
-    evaluate: Evaluate,
-    progress: Progress | None,
-    weight: dict[int, int],
-    total: int,
-    done: int,
-) -> Iterator[list[Row]]:
+    done = 0
     for i, view in enumerate(views):
         if progress is not None and i % PROGRESS_EVERY == 0:
             progress(done, total)
         done += weight.get(view.launch_id, 1)
-        yield _rows(view, evaluate)
+        add_findings(into, view.launch_id, evaluate(view))
+
+
+def _done(views: Sequence[LaunchView], weight: dict[int, int]) -> int:
+    return sum(weight.get(v.launch_id, 1) for v in views)
 
 
 def _forked(
     views: Sequence[LaunchView],
     evaluate: Evaluate,
+    into: Columns,
     progress: Progress | None,
     weight: dict[int, int],
     total: int,
     workers: int,
-) -> Iterator[list[Row]]:
+) -> None:
     size = max(MIN_CHUNK, -(-len(views) // (workers * CHUNKS_PER_WORKER)))
     chunks = [views[i : i + size] for i in range(0, len(views), size)]
     running: list[tuple[int, int]] = []  # (pid, read end), oldest first
@@ -108,10 +104,11 @@ def _forked(
             pid, read = running.pop(0)
             found = _result(pid, read)
             if found is None:  # the worker failed: this chunk here, where an error shows as itself
-                yield [row for v in chunk for row in _rows(v, evaluate)]
+                for view in chunk:
+                    add_findings(into, view.launch_id, evaluate(view))
             else:
-                yield found
-            done += sum(weight.get(v.launch_id, 1) for v in chunk)
+                extend_columns(into, found)
+            done += _done(chunk, weight)
     finally:
         for pid, read in running:  # abandoned (an error, or the caller stopped): stop them
             with contextlib.suppress(OSError):
@@ -130,8 +127,10 @@ def _start(chunk: Sequence[LaunchView], evaluate: Evaluate) -> tuple[int, int]:
             _quiet_signals()
             with open(write, "wb") as out:
                 for i in range(0, len(chunk), PICKLE_EVERY):
-                    rows = [row for v in chunk[i : i + PICKLE_EVERY] for row in _rows(v, evaluate)]
-                    frame = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
+                    columns = new_columns()
+                    for view in chunk[i : i + PICKLE_EVERY]:
+                        add_findings(columns, view.launch_id, evaluate(view))
+                    frame = pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL)
                     out.write(len(frame).to_bytes(8, "little") + frame)
                     out.flush()
             code = 0
@@ -152,10 +151,10 @@ def _quiet_signals() -> None:
                 signal.signal(getattr(signal, name), handler)
 
 
-def _result(pid: int, read: int) -> list[Row] | None:
-    """A worker's Rows; None if it failed, died, or wrote nothing for ``STALL_S`` seconds (a rule
-    that waits on something a fork does not have, a lock or a thread pool, is stopped)."""
-    rows: list[Row] = []
+def _result(pid: int, read: int) -> Columns | None:
+    """A worker's findings; None if it failed, died, or wrote nothing for ``STALL_S`` seconds (a
+    rule that waits on something a fork does not have, a lock or a thread pool, is stopped)."""
+    found = new_columns()
     ok = True
     try:
         # read as written, a few hundred launches at a time: one long unpickling would hold the
@@ -164,7 +163,7 @@ def _result(pid: int, read: int) -> list[Row] | None:
             frame = _read(read, int.from_bytes(head, "little"))
             if frame is None:
                 raise EOFError("a worker's frame cut short")
-            rows.extend(pickle.loads(frame))  # our own fork wrote it
+            extend_columns(found, pickle.loads(frame))  # our own fork wrote it
     except (OSError, EOFError, TimeoutError, pickle.UnpicklingError):
         ok = False
         with contextlib.suppress(OSError):
@@ -172,7 +171,7 @@ def _result(pid: int, read: int) -> list[Row] | None:
     finally:
         os.close(read)
     _, status = os.waitpid(pid, 0)
-    return rows if ok and os.waitstatus_to_exitcode(status) == 0 else None
+    return found if ok and os.waitstatus_to_exitcode(status) == 0 else None
 
 
 def _read(fd: int, size: int) -> bytes | None:
@@ -189,7 +188,3 @@ def _read(fd: int, size: int) -> bytes | None:
             return None
         got += data
     return bytes(got)
-
-
-def _rows(view: LaunchView, evaluate: Evaluate) -> list[Row]:
-    return [finding_row(view.launch_id, f) for f in evaluate(view)]
