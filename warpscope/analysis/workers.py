@@ -5,8 +5,7 @@ CPU work for every core, and work that never holds the GIL of the process that a
 (a UI stays responsive while they run). Each worker is a fork of this process (the views and
 the rules are inherited, nothing is sent to it) that evaluates one contiguous chunk of launches
 and writes back its findings, pickled as Columns (lists of plain values); results are read in
-launch order, so
-the findings are the ones, in the order, the rules give in one process.
+launch order, so the findings are the ones, in the order, the rules give in one process.
 
 Where fork is not available (not Linux), for short profiles, or when a worker fails, the
 launches are evaluated in this process: the same findings, one core.
