@@ -55,3 +55,30 @@ async def test_fix_first_and_the_run_during_analysis_never_wait_for_it(monkeypat
         assert isinstance(screen, FixFirstScreen)
         assert screen.entries and screen.query_one(DataTable).row_count == len(screen.entries)
         assert "(kernel, problem) pairs" in _text(screen.query_one("#fix-first-title", Static))
+
+
+def test_the_launch_tables_column_widths_are_the_librarys_measure():
+    """The first switch to every launch measures its columns once (``grid.content_widths``, the
+    library's measure without its string-by-string path where a string is one cell a character):
+    the same widths as textual-fastdatatable's, on a real profile's launches at several name
+    widths (names cut with "…", shapes with "×") and on text that is not one cell a character."""
+    import numpy as np
+    import pyarrow as pa
+
+    from tools.fleet_runs import jittered
+    from warpscope.explore.view import TableView
+    from warpscope.model.profile import Profile
+    from warpscope.tui.widgets.grid import _backend, content_widths
+
+    step = warpscope.load(CNN_FILES)
+    ws = Workspace(Profile.concat([jittered(step, np.random.default_rng(i)) for i in range(3)]))
+    ws.analyse()
+    for width in (None, 30, 72):
+        view = TableView(ws.table, mode="launches")
+        view.name_width = width
+        data = view.rows()[0].to_arrow()
+        assert content_widths(data) == list(_backend(data).column_content_widths)
+    odd = ["plain", None, "日本語", "tab\there", "e\u0301" * 4, "👍🏽", "[bold]x[/]", "…" * 9, "\x1b[31m"]
+    for values in (odd, [None], [], ["×" * 3, "ab"]):
+        data = pa.table({"c": pa.array(values, pa.large_string())})
+        assert content_widths(data) == list(_backend(data).column_content_widths), values

@@ -228,13 +228,14 @@ def report(
     ] = False,
 ) -> None:
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
-    from warpscope.analysis import analyze
+    from warpscope.analysis import analyze, representative_views
     from warpscope.analysis.groups import launch_groups
     from warpscope.analysis.views import launch_views
 
     profile = _load(files, via_ncu)
     groups = launch_groups(profile)  # launches the rules cannot tell apart: analysed once
-    profile = analyze(profile, groups=groups)
+    views = representative_views(profile, groups)  # the rules' and the report's
+    profile = analyze(profile, views, groups=groups)
     figure = None
     if figures is not None:
         from warpscope.files import write_text_atomic
@@ -252,12 +253,13 @@ def report(
     if fmt is ReportFormat.json:
         from warpscope.report.json_report import render as render_json
 
-        _write(render_json(profile, launch_views(profile)), output)  # every launch's metrics
+        every = views if len(views) == profile.launches.height else launch_views(profile)
+        _write(render_json(profile, every), output)  # every launch's metrics
         return
     from warpscope.report.markdown import COMMENT_BUDGET, render
 
     budget = None if full or output is not None else COMMENT_BUDGET
-    _write(render(profile, roofline_figure=figure, budget=budget, launch_groups=groups), output)
+    _write(render(profile, views, roofline_figure=figure, budget=budget, launch_groups=groups), output)
 
 
 class EmulateFormat(str, Enum):

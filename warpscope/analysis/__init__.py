@@ -28,14 +28,36 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     tensor_cores,
     transfers,
 )
-from warpscope.analysis.finding import CATEGORIES, RULES, SEVERITIES, Finding, Rule, findings_frame
+from warpscope.analysis.finding import (
+    CATEGORIES,
+    RULES,
+    SEVERITIES,
+    Columns,
+    Finding,
+    Rule,
+    add_findings,
+    columns_frame,
+    findings_frame,
+    new_columns,
+)
 from warpscope.analysis.groups import launch_groups, representatives
 from warpscope.analysis.views import LaunchView, launch_views, run_views
+from warpscope.analysis.workers import evaluate_all
 from warpscope.model import schema
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
 
-__all__ = ["CATEGORIES", "RULES", "SEVERITIES", "Finding", "Rule", "analyze", "findings_for", "run_findings"]
+__all__ = [
+    "CATEGORIES",
+    "RULES",
+    "SEVERITIES",
+    "Finding",
+    "Rule",
+    "analyze",
+    "findings_for",
+    "representative_views",
+    "run_findings",
+]
 
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
@@ -51,11 +73,6 @@ def findings_for(view: LaunchView) -> list[Finding]:
     return sorted(found, key=lambda f: rank_key(f.severity, f.estimated_speedup_pct, f.rule))
 
 
-#: launches analysed between two progress reports (a UI pauses the rules there while it works:
-#: ~20 ms of rules at most)
-PROGRESS_EVERY = 50
-
-
 def analyze(
     profile: Profile,
     views: list[LaunchView] | None = None,
@@ -63,6 +80,7 @@ def analyze(
     *,
     grouped: bool = True,
     groups: pl.DataFrame | None = None,
+    workers: int | None = None,
 ) -> Profile:
     """The profile with warpscope's findings added (earlier warpscope findings replaced).
 
@@ -71,6 +89,8 @@ def analyze(
     rules cannot tell apart (``groups.launch_groups``) are analysed once; ``grouped=False``
     runs the rules on every launch (the same findings, slower: tests compare the two);
     ``groups`` are the profile's ``launch_groups`` when the caller has them already.
+    A long profile's launches are evaluated by ``workers`` forked processes (``analysis.workers``:
+    the same findings; default, one per core; 1: in this process).
     """
     if not grouped:
         groups = None
@@ -78,44 +98,55 @@ def analyze(
         groups = launch_groups(profile)
     reps = set(groups["rep"]) if groups is not None else None
     if views is None:
-        views = launch_views(profile if reps is None else profile.subset(sorted(reps)))
-    elif reps is not None:
+        views = launch_views(profile) if groups is None else representative_views(profile, groups)
+    elif reps is not None and len(reps) < len(views):
         views = [v for v in views if v.launch_id in reps]
     kernel_ns = _kernel_time(profile)
     total_ns = sum(kernel_ns.values())
-    rows: list[tuple[int | None, Finding]] = []
-    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    found = new_columns()
     weight = representatives(groups) if groups is not None else {}
-    done, total = 0, profile.launches.height
-    for i, view in enumerate(views):
-        if progress is not None and i % PROGRESS_EVERY == 0:
-            progress(done, total)  # in launches: a representative stands for its group
-        done += weight.get(view.launch_id, 1)
-        for f in impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0)):
-            rows.append((view.launch_id, f))
-            for ncu_rule in RULES[f.rule].ncu:
-                fired.setdefault((view.launch_id, ncu_rule), []).append((f.category, f.rule))
-    rows.extend(_run_rows(profile))
+
+    def evaluate(view: LaunchView) -> list[Finding]:
+        return impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0))
+
+    # progress in launches: a representative stands for its group
+    evaluate_all(views, evaluate, found, progress, weight, profile.launches.height, workers)
+    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    roots: set[tuple[int, str]] = set()
+    for launch_id, rule, category, severity in zip(
+        found["launch_id"], found["rule"], found["category"], found["severity"], strict=True
+    ):
+        for ncu_rule in RULES[rule].ncu:
+            fired.setdefault((launch_id, ncu_rule), []).append((category, rule))
+        if severity != "info":
+            roots.add((launch_id, rule))
+    add_findings(found, None, [f for _, f in _run_rows(profile)])
     rep_of = dict(groups.iter_rows()) if groups is not None else None
     libraries = {
         launch_id: library
         for launch_id, short in profile.launches.select("launch_id", "kernel_short").iter_rows()
         if (library := library_of(short))
     }
-    roots = {(launch_id, f.rule) for launch_id, f in rows if launch_id is not None and f.severity != "info"}
     theirs = _grade_ncu(
         _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired, rep_of),
         libraries,
         roots,
         rep_of,
     )
-    ours = schema.conform("findings", findings_frame(_credit_ncu(rows, theirs)))
+    ours = columns_frame(_credit_ncu(found, theirs))
     if groups is not None:
         ours = _to_members(ours, groups)
     return replace(
         profile,
         findings=pl.concat([ours, theirs]).sort("launch_id", nulls_last=True, maintain_order=True),
     )
+
+
+def representative_views(profile: Profile, groups: pl.DataFrame) -> list[LaunchView]:
+    """The views of the launches that stand for their groups (``groups``: ``launch_groups``),
+    in launch order; where no two launches group, the profile's own views (no subset made)."""
+    reps = groups["rep"].unique().sort()
+    return launch_views(profile if len(reps) == profile.launches.height else profile.subset(reps.to_list()))
 
 
 def _kernel_time(profile: Profile) -> dict[str, float]:
@@ -178,14 +209,12 @@ def _about(f: Finding, source: str, several: bool) -> Finding:
 NCU_RULE = "ncu rule"
 
 
-def _credit_ncu(
-    rows: list[tuple[int | None, Finding]], ncu: pl.DataFrame
-) -> list[tuple[int | None, Finding]]:
+def _credit_ncu(found: Columns, ncu: pl.DataFrame) -> Columns:
     """Each finding that an Nsight Compute rule agrees with names that rule and its estimated
     speedup in its evidence (``ncu.<Rule>.est_speedup_pct``; ``ncu.<Rule>`` = 1 without one):
     one finding per problem, crediting both."""
     if ncu.is_empty() or "covered_by" not in ncu.columns:
-        return rows
+        return found
     credit: dict[tuple[int, str], dict[str, float]] = {}
     for launch_id, rule_id, covered_by, speedup in ncu.select(
         "launch_id", "rule_id", "covered_by", "estimated_speedup_pct"
@@ -194,12 +223,34 @@ def _credit_ncu(
             continue
         key = f"ncu.{rule_id}.est_speedup_pct" if speedup is not None else f"ncu.{rule_id}"
         credit.setdefault((launch_id, covered_by), {})[key] = speedup if speedup is not None else 1.0
-    out = []
-    for launch_id, f in rows:
-        extra = credit.get((launch_id, f.rule), {}) if launch_id is not None else {}
+    if not credit:
+        return found
+    # the evidence and grades lists rebuilt, with each credited finding's extra entries
+    out = {
+        **found,
+        "evidence_metric": [],
+        "evidence_value": [],
+        "evidence_len": [],
+        "grade": [],
+        "grade_len": [],
+    }
+    at = at_grade = 0
+    for i, (launch_id, rule) in enumerate(zip(found["launch_id"], found["rule"], strict=True)):
+        n, g = found["evidence_len"][i], found["grade_len"][i]
+        evidence = dict(
+            zip(found["evidence_metric"][at : at + n], found["evidence_value"][at : at + n], strict=True)
+        )
+        grades = found["grade"][at_grade : at_grade + g]
+        at, at_grade = at + n, at_grade + g
+        extra = credit.get((launch_id, rule), {}) if launch_id is not None else {}
         if extra:
-            f = replace(f, evidence={**f.evidence, **extra}, grades=(*f.grades, *[NCU_RULE] * len(extra)))
-        out.append((launch_id, f))
+            evidence = {**evidence, **extra}
+            grades = [*grades, *[NCU_RULE] * len(extra)]
+        out["evidence_metric"].extend(evidence)
+        out["evidence_value"].extend(evidence.values())
+        out["evidence_len"].append(len(evidence))
+        out["grade"].extend(grades)
+        out["grade_len"].append(len(grades))
     return out
 
 

@@ -9,7 +9,8 @@ it needs is missing: it never guesses.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from itertools import accumulate
 from typing import Any, Literal, TypeVar
 
 import polars as pl
@@ -43,9 +44,13 @@ CONFIDENCES = ("high", "medium", "low")
 Confidence = Literal["high", "medium", "low"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Finding:
-    """What a rule saw, why it matters, what to change, and what it may gain."""
+    """What a rule saw, why it matters, what to change, and what it may gain.
+
+    Treated as immutable (changed copies come from ``dataclasses.replace`` or ``stamped``) but
+    not frozen: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``,
+    3x slower, and a long profile makes hundreds of thousands of findings."""
 
     severity: Severity
     title: str
@@ -66,50 +71,112 @@ class Finding:
     program_share_pct: float | None = None
 
 
+#: a finding's fields, in order
+FIELDS = tuple(f.name for f in fields(Finding))
+#: Findings column by column: ``launch_id`` and each plain field a list, the evidence and its
+#: grades flattened (``evidence_metric``, ``evidence_value``, ``grade``) with a length per finding.
+#: What the engine passes around for a long profile: workers pickle lists of plain values (no
+#: object per finding to rebuild), and the table is built from them as Arrow arrays.
+Columns = dict[str, list[Any]]
+_PLAIN = tuple(n for n in FIELDS if n not in ("evidence", "grades"))
+
+
+def new_columns() -> Columns:
+    """Columns of no findings."""
+    names = ("launch_id", *_PLAIN, "evidence_metric", "evidence_value", "evidence_len", "grade", "grade_len")
+    return {name: [] for name in names}
+
+
+def add_findings(columns: Columns, launch_id: int | None, found: Iterable[Finding]) -> None:
+    """Append ``found``, the findings of ``launch_id``, to ``columns``."""
+    launch_ids, metrics, values, lengths = (
+        columns["launch_id"],
+        columns["evidence_metric"],
+        columns["evidence_value"],
+        columns["evidence_len"],
+    )
+    grades, grade_lengths = columns["grade"], columns["grade_len"]
+    plain = [(columns[n], n) for n in _PLAIN]
+    for f in found:
+        fields_ = f.__dict__
+        launch_ids.append(launch_id)
+        for column, name in plain:
+            column.append(fields_[name])
+        evidence = fields_["evidence"]
+        metrics.extend(evidence)
+        values.extend(map(float, evidence.values()))
+        lengths.append(len(evidence))
+        grades.extend(fields_["grades"])
+        grade_lengths.append(len(fields_["grades"]))
+
+
+def extend_columns(columns: Columns, more: Columns) -> None:
+    """Append the findings of ``more`` to ``columns``."""
+    for name, values in more.items():
+        columns[name].extend(values)
+
+
 def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
     """The ``findings`` table rows of (launch_id, finding) pairs."""
-    # Built column by column, evidence as one flat Arrow struct array with offsets:
-    # a dict per row through pl.DataFrame took 0.8 s of a 10k-launch analysis.
-    cols: dict[str, list[Any]] = {name: [] for name in schema.FINDINGS if name != "evidence"}
-    metrics: list[str] = []
-    values: list[float] = []
-    offsets = [0]
+    columns = new_columns()
     for launch_id, f in found:
-        gain = None if f.estimated_speedup_pct is None else round(f.estimated_speedup_pct, 2)
-        for name, value in (
-            ("launch_id", launch_id),
-            ("origin", "warpscope"),
-            ("rule_id", f.rule),
-            ("category", f.category),
-            ("severity", f.severity),
-            ("confidence", f.confidence),
-            ("section", None),
-            ("title", f.title),
-            ("message", f.message),
-            ("why", f.why),
-            ("fix", f.fix),
-            ("threshold", f.threshold),
-            ("estimated_speedup_pct", gain),
-            ("speedup_type", None if gain is None else "global"),
-            ("speedup_formula", None if gain is None else f.speedup_formula),
-            ("evidence_grade", list(f.grades) if f.grades else None),
-            ("est_saved_ns", f.est_saved_ns),
-            ("program_share_pct", f.program_share_pct),
-            ("covered_by", None),
-        ):
-            cols[name].append(value)
-        metrics.extend(f.evidence)
-        values.extend(map(float, f.evidence.values()))
-        offsets.append(len(metrics))
-    evidence = pa.ListArray.from_arrays(
-        pa.array(offsets, pa.int32()),
-        pa.StructArray.from_arrays(
-            [pa.array(metrics, pa.string()), pa.array(values, pa.float64())], names=["metric", "value"]
+        add_findings(columns, launch_id, (f,))
+    return columns_frame(columns)
+
+
+def columns_frame(columns: Columns) -> pl.DataFrame:
+    """The ``findings`` table of the findings in ``columns``."""
+    # Built column by column as Arrow arrays, the two list columns (evidence, its grades) as
+    # flat values with offsets: Python lists of lists through pl.DataFrame took 1 s of a
+    # 10k-launch analysis (a Series per row).
+    col = columns.__getitem__
+    gains = [None if g is None else round(g, 2) for g in col("estimated_speedup_pct")]
+    strings = pa.string()
+    column: dict[str, pa.Array] = {
+        "launch_id": pa.array(col("launch_id"), pa.int64()),
+        "origin": pa.array(["warpscope"] * len(gains), strings),
+        **{name: pa.array(col(field), strings) for name, field in _TEXT.items()},
+        "estimated_speedup_pct": pa.array(gains, pa.float64()),
+        "speedup_type": pa.array([None if g is None else "global" for g in gains], strings),
+        "speedup_formula": pa.array(
+            [None if g is None else f for f, g in zip(col("speedup_formula"), gains, strict=True)], strings
         ),
-    )
-    table = pl.DataFrame(cols, schema={n: t for n, t in schema.FINDINGS.items() if n != "evidence"})
-    frame = table.insert_column(list(schema.FINDINGS).index("evidence"), pl.Series("evidence", evidence))
+        "evidence": pa.ListArray.from_arrays(
+            _offsets(col("evidence_len")),
+            pa.StructArray.from_arrays(
+                [pa.array(col("evidence_metric"), strings), pa.array(col("evidence_value"), pa.float64())],
+                names=["metric", "value"],
+            ),
+        ),
+        "evidence_grade": pa.ListArray.from_arrays(
+            _offsets(col("grade_len")),
+            pa.array(col("grade"), strings),
+            mask=pa.array([n == 0 for n in col("grade_len")], pa.bool_()),
+        ),
+        "est_saved_ns": pa.array(col("est_saved_ns"), pa.float64()),
+        "program_share_pct": pa.array(col("program_share_pct"), pa.float64()),
+    }
+    frame = pl.from_arrow(pa.table(column))
+    assert isinstance(frame, pl.DataFrame)
     return schema.conform("findings", frame)
+
+
+#: text columns of the table, and the field each comes from
+_TEXT = {
+    "rule_id": "rule",
+    "category": "category",
+    "severity": "severity",
+    "confidence": "confidence",
+    "title": "title",
+    "message": "message",
+    "why": "why",
+    "fix": "fix",
+    "threshold": "threshold",
+}
+
+
+def _offsets(lengths: list[int]) -> pa.Array:
+    return pa.array([0, *accumulate(lengths)], pa.int32())
 
 
 @dataclass(frozen=True)
@@ -135,16 +202,24 @@ class Rule:
             return []
         found = [out] if isinstance(out, Finding) else list(out)
         return [
-            Finding(
-                **{
-                    **f.__dict__,
-                    "rule": self.id,
-                    "category": self.category,
-                    "speedup_formula": f.speedup_formula or self.speedup_formula,
-                }
+            stamped(
+                f,
+                rule=self.id,
+                category=self.category,
+                speedup_formula=f.speedup_formula or self.speedup_formula,
             )
             for f in found
         ]
+
+
+def stamped(f: Finding, **changes: Any) -> Finding:
+    """A copy of ``f`` with ``changes`` (field names): ``dataclasses.replace`` without its
+    per-field checks and ``__init__`` (a finding's fields are plain values), about 5x faster on
+    the hundreds of thousands of findings of a long profile."""
+    new = object.__new__(Finding)
+    new.__dict__.update(f.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 RULES: dict[str, Rule] = {}

@@ -127,7 +127,7 @@ def summarize(launches: pl.DataFrame) -> RunSummary:
         per, count, warm = steps.period, steps.count, steps.first
     table = (
         pl.DataFrame({"family": families.gather(picked), "ns": durations[picked]})
-        .group_by("family")
+        .group_by("family", maintain_order=True)  # the step's time summed in one order: the same each run
         .agg(pl.len().alias("launches"), pl.col("ns").sum())
         .with_columns(
             (pl.col("launches") / count).alias("launches"),

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Generic, TypeVar
 
 import polars as pl
 
@@ -46,9 +47,29 @@ LATENCY_HIDDEN_DRAM_PCT = 60.0
 SCHEDULERS_PER_SM = 4
 
 
+T = TypeVar("T")
+
+
+class once(Generic[T]):
+    """A property computed on first use and kept in the instance: ``functools.cached_property``
+    without its lock (Python 3.11 takes an RLock on every first use, a third of a long profile's
+    view time)."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: object, owner: type | None = None) -> T:
+        value = self.fn(obj)
+        obj.__dict__[self.name] = value  # the instance's own attribute from now on
+        return value
+
+
 @dataclass(frozen=True)
 class LaunchView:
-    """One launch as the rules see it."""
+    """One launch as the rules see it. Its derived quantities (block size, CPI, ...) are
+    computed once: the rules of a launch read them many times."""
 
     launch_id: int
     kernel: str
@@ -62,6 +83,11 @@ class LaunchView:
     library: str | None = None  # vendor library that ships the kernel (model.libraries)
     source_format: str | None = None  # ncu-raw, nvprof-metrics, emulator, ...
 
+    def __post_init__(self) -> None:
+        # ``get`` is the metrics' own ``dict.get``: rules call it ~100 times a launch, and a
+        # method around it cost a Python call each time
+        object.__setattr__(self, "get", self.metrics.get)
+
     def get(self, metric: str) -> float | None:
         return self.metrics.get(metric)
 
@@ -72,31 +98,31 @@ class LaunchView:
     def has(self, *metrics: str) -> bool:
         return all(m in self.metrics for m in metrics)
 
-    @property
+    @once
     def block_size(self) -> int | None:
         return _positive(self.get("block_size"))
 
-    @property
+    @once
     def grid_size(self) -> int | None:
         return _positive(self.get("grid_size"))
 
-    @property
+    @once
     def sm_count(self) -> int | None:
         return _positive(self.get("sm_count"))
 
-    @property
+    @once
     def warps_per_block(self) -> int | None:
         size = self.block_size
         return None if size is None else -(-size // 32)
 
-    @property
+    @once
     def issue_idle(self) -> float | None:
         """The time (0..1) more issued instructions per cycle could still save before the
         schedulers reach the practical issue roof: 1 − issue-slot use / PRACTICAL_ROOF_PCT."""
         busy = self.get("issue_slot_utilization_pct")
         return None if busy is None else max(0.0, 1.0 - busy / PRACTICAL_ROOF_PCT)
 
-    @property
+    @once
     def cycles_per_issue(self) -> float | None:
         """Warp cycles per issued instruction (ncu's CPI), stated or summed over the stall reasons."""
         stated = self.get("warp_cycles_per_issued_instruction")
@@ -111,7 +137,7 @@ class LaunchView:
             return None
         return self.stalls[reason] / cpi
 
-    @cached_property
+    @once
     def _ranked_stalls(self) -> list[tuple[str, float]]:
         return sorted(
             ((r, c) for r, c in self.stalls.items() if r != "selected" and c > 0),
@@ -132,7 +158,7 @@ class LaunchView:
         idle = self.issue_idle
         return min(fraction, idle) if idle is not None else fraction
 
-    @property
+    @once
     def busiest_pct(self) -> float | None:
         """The higher of SM and memory throughput (% of peak): how close the kernel is to a roof."""
         known = [
@@ -140,7 +166,7 @@ class LaunchView:
         ]
         return max(known) if known else None
 
-    @property
+    @once
     def roof_headroom(self) -> float | None:
         """The time (0..1) latency hiding could still save before the busiest unit reaches the
         practical roof (1 − busiest / PRACTICAL_ROOF_PCT) and DRAM the rate a plain stream
@@ -180,7 +206,7 @@ class LaunchView:
             return None
         return max(0.0, min(self.floor_ceiling, 1.0 - after_ns / duration))
 
-    @property
+    @once
     def floor_ceiling(self) -> float:
         """The largest gain (0..1) any fix can bring: the launch cannot end before the launch
         floor, and no prediction claims more than MAX_GAIN."""
@@ -214,6 +240,32 @@ class LaunchView:
         return min(capped, headroom) if headroom is not None else capped
 
 
+class Stated(Mapping[str, float]):
+    """The values a launch's profile states: its view's metrics without the few taken from the
+    launch row (block size, ...). A view of the one dict, not a copy: a long profile's views held
+    every launch's values twice."""
+
+    __slots__ = ("_added", "_all")
+
+    def __init__(self, values: Mapping[str, float], added: frozenset[str]) -> None:
+        self._all = values
+        self._added = added
+
+    def __getitem__(self, metric: str) -> float:
+        if metric in self._added:
+            raise KeyError(metric)
+        return self._all[metric]
+
+    def __contains__(self, metric: object) -> bool:
+        return metric not in self._added and metric in self._all
+
+    def __iter__(self) -> Iterator[str]:
+        return (m for m in self._all if m not in self._added)
+
+    def __len__(self) -> int:
+        return len(self._all) - len(self._added)
+
+
 def _positive(value: float | None) -> int | None:
     """A count that can describe a launch (a damaged file may say 0, -5 or 1e308): else None."""
     if value is None or not math.isfinite(value) or not 1 <= value < 2**53:
@@ -242,18 +294,26 @@ def launch_views(profile: Profile) -> list[LaunchView]:
     stalls = stall_values(profile)
     occupancy = launch_occupancies(profile.launches, profile.metrics)
     views = []
+    added_sets: dict[tuple[str, ...], frozenset[str]] = {}
     for row in profile.launches.sort("launch_id").iter_rows(named=True):
         lid = row["launch_id"]
-        metrics = dict(values.get(lid, {}))
+        metrics = values.get(lid, {})  # the stated values, then the launch row's that they lack
         block = (row["block_x"], row["block_y"], row["block_z"])
         grid = (row["grid_x"], row["grid_y"], row["grid_z"])
-        if None not in block:
-            metrics.setdefault("block_size", float(math.prod(block)))
-        if None not in grid:
-            metrics.setdefault("grid_size", float(math.prod(grid)))
+        added: list[str] = []
+        if None not in block and "block_size" not in metrics:
+            metrics["block_size"] = float(math.prod(block))
+            added.append("block_size")
+        if None not in grid and "grid_size" not in metrics:
+            metrics["grid_size"] = float(math.prod(grid))
+            added.append("grid_size")
         for column in _FROM_LAUNCH:
-            if row[column] is not None:
-                metrics.setdefault(column, float(row[column]))
+            if row[column] is not None and column not in metrics:
+                metrics[column] = float(row[column])
+                added.append(column)
+        key = tuple(added)
+        if key not in added_sets:  # launches of a profile lack the same few: one set each
+            added_sets[key] = frozenset(key)
         views.append(
             LaunchView(
                 lid,
@@ -263,7 +323,7 @@ def launch_views(profile: Profile) -> list[LaunchView]:
                 metrics,
                 stalls.get(lid, {}),
                 occupancy.get(lid),
-                values.get(lid, {}),
+                Stated(metrics, added_sets[key]),
                 row["kernel_short"] or "",
                 library_of(row["kernel_short"]),
                 row["source_format"],

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from warpscope.model import schema
@@ -17,23 +15,31 @@ def canonical_values(profile: Profile, ordered: bool = True) -> dict[int, dict[s
     """launch_id -> {canonical id: value}, single values (or averages) only; in catalog order
     unless ``ordered`` is False (rules look values up and need no order)."""
     rows = profile.metrics.filter(
-        pl.col("metric").is_not_null() & pl.col("value").is_not_null() & schema.single_value()
+        pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value()
     ).select("launch_id", pl.col("metric").cast(pl.String), "value")
     if ordered:  # sorting here (stable: the first of repeated values wins) beats a sort per launch
         rows = rows.sort(pl.col("metric").replace_strict(_ORDER, default=len(_ORDER)), maintain_order=True)
-    out: dict[int, dict[str, float]] = {}
-    for launch_id, metric, value in rows.iter_rows():
-        if math.isfinite(value):
-            out.setdefault(launch_id, {}).setdefault(metric, value)
-    return out
+    # one list of names and values per launch (the first of repeated values kept), made into a
+    # dict by zip: a Python loop over every value took most of a long profile's views
+    per_launch = (
+        rows.unique(["launch_id", "metric"], keep="first", maintain_order=True)
+        .group_by("launch_id", maintain_order=True)
+        .agg("metric", "value")
+    )
+    return {
+        launch_id: dict(zip(metrics, values, strict=True))
+        for launch_id, metrics, values in per_launch.iter_rows()
+    }
 
 
 def stall_values(profile: Profile) -> dict[int, dict[str, float]]:
     """launch_id -> {stall reason: warp cycles per issued instruction}."""
-    out: dict[int, dict[str, float]] = {}
-    for launch_id, reason, value in profile.stalls.select(
-        "launch_id", "reason", "cycles_per_issue"
-    ).iter_rows():
-        if value is not None and math.isfinite(value):
-            out.setdefault(launch_id, {})[reason] = value
-    return out
+    per_launch = (
+        profile.stalls.filter(pl.col("cycles_per_issue").is_finite())
+        .group_by("launch_id", maintain_order=True)
+        .agg(pl.col("reason").cast(pl.String), "cycles_per_issue")
+    )
+    return {
+        launch_id: dict(zip(reasons, values, strict=True))
+        for launch_id, reasons, values in per_launch.iter_rows()
+    }

@@ -70,7 +70,6 @@ def stated_values(occ: Occupancy, barriers_known: bool) -> dict[str, float]:
 def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     """(derived metric rows for what the file lacks, notes on where it disagrees)."""
     inputs = _inputs(launches, metrics)
-    derived: list[tuple[int, int, dict[str, object]]] = []
     notes: list[str] = []
     unknown = sorted(cc for cc in inputs["compute_capability"].unique().to_list() if cc and not _known(cc))
     if unknown:
@@ -78,48 +77,71 @@ def check(launches: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, 
             f"occupancy: not calculated for compute capability {', '.join(unknown)}: "
             "the calculator covers sm_50 to sm_121"
         )
-    disagreements: list[tuple[Any, ...]] = []
-    for row in _configurations(inputs):
+    # one calculation per configuration (the calculator's inputs: what the file states varies
+    # from launch to launch in a real profile), then every launch's stated values compared with
+    # its configuration's readings at once
+    config = [c for c in inputs.columns if c not in ("launch_id", "kernel_short", *_COMPARED)]
+    keyed = inputs.with_row_index("_pos").with_columns(pl.col("_pos").min().over(config).alias("_config"))
+    expected: list[tuple[int, int, str, float, float, float]] = []
+    first: dict[int, Occupancy] = {}
+    for row in keyed.unique("_config", keep="first", maintain_order=True).iter_rows(named=True):
         variants = _calculate(row)
         if not variants:
             continue
+        first[row["_config"]] = variants[0]
         barriers_known = row["barriers_per_block"] is not None
         readings = [stated_values(occ, barriers_known) for occ in variants]
         for order, (metric, value) in enumerate(readings[0].items()):
-            stated = row.get(metric)
-            if stated is None:
-                derived += [
-                    (pos, order, {"launch_id": lid, "metric": metric, "value": value})
-                    for pos, lid in zip(row["_pos"], row["launch_id"])
-                ]
-                continue
             candidates = [r[metric] for r in readings if metric in r]
-            if not _within(metric, stated, candidates):
-                disagreements += [
-                    (
-                        pos,
-                        order,
-                        {"launch_id": lid, "kernel_short": short},
-                        variants[0],
-                        metric,
-                        stated,
-                        value,
-                    )
-                    for pos, lid, short in zip(row["_pos"], row["launch_id"], row["kernel_short"])
-                ]
-    derived.sort(key=lambda d: d[:2])
-    disagreements.sort(key=lambda d: d[:2])
-    total = len(notes) + len(disagreements)
-    notes += [_note(*d[2:]) for d in disagreements[:_NOTES_SHOWN]]
+            expected.append((row["_config"], order, metric, value, min(candidates), max(candidates)))
+    if not expected:
+        return _derived_frame(pl.DataFrame()), notes
+    readings_frame = pl.DataFrame(
+        expected,
+        schema={
+            "_config": keyed.schema["_config"],
+            "_order": pl.Int64,
+            "metric": pl.String,
+            "value": pl.Float64,
+            "_lo": pl.Float64,
+            "_hi": pl.Float64,
+        },
+        orient="row",
+    )
+    stated = keyed.select("_pos", "_config", "launch_id", "kernel_short", *_COMPARED).unpivot(
+        index=["_pos", "_config", "launch_id", "kernel_short"], variable_name="metric", value_name="stated"
+    )
+    compared = stated.join(readings_frame, on=["_config", "metric"]).sort("_pos", "_order")
+    derived = compared.filter(pl.col("stated").is_null()).select("launch_id", "metric", "value")
+    tolerance = pl.when(pl.col("metric") == "theoretical_occupancy_pct").then(0.01).otherwise(1e-9)
+    within = (
+        pl.col("stated").is_not_nan()
+        & (pl.col("_lo") - tolerance <= pl.col("stated"))
+        & (pl.col("stated") <= pl.col("_hi") + tolerance)
+    )
+    disagreements = compared.filter(pl.col("stated").is_not_null() & ~within)
+    total = len(notes) + disagreements.height
+    notes += [
+        _note(
+            {"launch_id": d["launch_id"], "kernel_short": d["kernel_short"]},
+            first[d["_config"]],
+            d["metric"],
+            d["stated"],
+            d["value"],
+        )
+        for d in disagreements.head(_NOTES_SHOWN).iter_rows(named=True)
+    ]
     if total > _NOTES_SHOWN:
         notes = notes[:_NOTES_SHOWN] + [f"occupancy: {total - _NOTES_SHOWN} more disagreements"]
-    return _derived_frame([d[2] for d in derived]), notes
+    return _derived_frame(derived), notes
 
 
 def launch_occupancies(launches: pl.DataFrame, metrics: pl.DataFrame) -> dict[int, Occupancy]:
     """Each launch's occupancy as calculated from its configuration, where the file gives it."""
     out: dict[int, Occupancy] = {}
-    for row in _configurations(_inputs(launches, metrics)):
+    # grouped by the calculator's inputs only: what the file states (noisy on every launch of a
+    # real profile) is compared by ``check``, never read here
+    for row in _configurations(_inputs(launches, metrics).drop(_COMPARED)):
         variants = _calculate(row)
         if variants:
             out.update(dict.fromkeys(row["launch_id"], variants[0]))
@@ -266,10 +288,10 @@ def _note(row: dict[str, Any], occ: Occupancy, metric: str, stated: float, value
     )
 
 
-def _derived_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
-    if not rows:
+def _derived_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """The calculator's values (``launch_id``, ``metric``, ``value``) as ``metrics`` rows."""
+    if frame.is_empty():
         return schema.empty("metrics")
-    frame = pl.DataFrame(rows, schema={"launch_id": pl.Int64, "metric": pl.String, "value": pl.Float64})
     from warpscope.model.catalog import BY_ID
 
     return schema.conform(

@@ -15,9 +15,9 @@ from typing import Any
 
 import polars as pl
 
-from warpscope.analysis import SEVERITY_RANK
+from warpscope.analysis import SEVERITY_RANK, representative_views
 from warpscope.analysis.groups import launch_groups, representatives
-from warpscope.analysis.views import LaunchView, launch_views
+from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.occupancy import occupancy_limiter
 from warpscope.report.kernel_groups import group_kernels, launch_frame, with_worst_findings
@@ -66,7 +66,7 @@ def kernels(
     rep_of = dict(groups.iter_rows())
     weight = representatives(groups)
     if views is None:
-        views = launch_views(profile.subset(sorted(weight)))
+        views = representative_views(profile, groups)
     views_by_id = {v.launch_id: v for v in views if v.launch_id in weight}
     frame = with_worst_findings(launch_frame(profile), profile.findings)
     grouped = group_kernels(frame).select("group", "launch_id", "duration_ns", "time_share_pct", "worst_row")
@@ -176,25 +176,62 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[
     owner = {lid: k for k in groups for lid in k.launch_ids}
     merged: dict[tuple, dict[str, Any]] = {}
     covered: dict[tuple, dict[str, Any]] = {}
-    rows = findings.filter(pl.col("launch_id").is_in(list(weight)))
-    for row in rows.iter_rows(named=True):
-        k = owner.get(row["launch_id"])
+    rows = findings.with_row_index("_row").filter(pl.col("launch_id").is_in(list(weight)))
+    # the scan reads a few columns as tuples (each finding's key made by Polars, as
+    # ``finding_key`` makes it); only the rows that speak for a kernel are read whole: a long
+    # profile has hundreds of thousands of findings and a few hundred kernels
+    detail = (
+        pl.when(pl.col("origin") == "warpscope")
+        .then(
+            pl.col("evidence")
+            .list.eval(
+                pl.element()
+                .struct.field("metric")
+                .filter(pl.element().struct.field("metric").str.starts_with("stalls."))
+            )
+            .fill_null([])
+            .list.join("\x00")
+        )
+        .otherwise(pl.col("message").fill_null("").str.replace_all(r"[0-9][0-9.,]*", "#"))
+    )
+    scan = rows.select(
+        "_row",
+        "launch_id",
+        "origin",
+        "rule_id",
+        "category",
+        detail.alias("_detail"),
+        "covered_by",
+        "estimated_speedup_pct",
+        "severity",
+    )
+    chosen: dict[tuple, list[Any]] = {}  # key -> [row index, launches, gain, severity]
+    for (
+        index,
+        launch_id,
+        origin,
+        rule_id,
+        category,
+        key_detail,
+        covered_by,
+        gain,
+        severity,
+    ) in scan.iter_rows():
+        k = owner.get(launch_id)
         if k is None:
             continue
-        key = (id(k), *finding_key(row))
-        target = covered if row["covered_by"] else merged
-        if row["covered_by"]:
-            key = (*key, row["covered_by"])
-        seen = target.get(key)
-        launches = weight[row["launch_id"]]
+        key: tuple = (id(k), origin, rule_id, category, key_detail, covered_by or None)
+        seen = chosen.get(key)
+        launches = weight[launch_id]
         if seen is None:
-            target[key] = {**row, "launches": launches, "kernel": k}
+            chosen[key] = [index, launches, gain, severity, k]
             continue
-        seen["launches"] += launches
-        if (row["estimated_speedup_pct"] or 0) > (seen["estimated_speedup_pct"] or 0) or SEVERITY_RANK.get(
-            row["severity"], 9
-        ) < SEVERITY_RANK.get(seen["severity"], 9):
-            target[key] = {**row, "launches": seen["launches"], "kernel": k}
+        seen[1] += launches
+        if (gain or 0) > (seen[2] or 0) or SEVERITY_RANK.get(severity, 9) < SEVERITY_RANK.get(seen[3], 9):
+            seen[0], seen[2], seen[3] = index, gain, severity
+    for key, (index, launches, _, _, k) in chosen.items():
+        row = {**findings.row(index, named=True), "launches": launches, "kernel": k}
+        (covered if key[-1] else merged)[key] = row
     for f in _one_per_ncu_rule(list(merged.values())):
         f.pop("kernel").findings.append(f)
     for f in covered.values():

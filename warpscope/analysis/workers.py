@@ -1,0 +1,189 @@
+"""The per-launch rules of a long profile in forked worker processes.
+
+The rules are plain Python over plain views, so a long profile whose launches all differ is
+CPU work for every core, and work that never holds the GIL of the process that asked for it
+(a UI stays responsive while they run). Each worker is a fork of this process (the views and
+the rules are inherited, nothing is sent to it) that evaluates one contiguous chunk of launches
+and writes back its findings, pickled as Columns (lists of plain values); results are read in
+launch order, so the findings are the ones, in the order, the rules give in one process.
+
+Where fork is not available (not Linux), for short profiles, or when a worker fails, the
+launches are evaluated in this process: the same findings, one core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import sys
+from collections.abc import Callable, Sequence
+
+from warpscope.analysis.finding import Columns, Finding, add_findings, extend_columns, new_columns
+from warpscope.analysis.views import LaunchView
+
+#: fewer launches to evaluate than this: one process (a fork costs tens of milliseconds)
+PARALLEL_FROM = 4000
+#: the smallest chunk a worker takes; progress is heard once per chunk
+MIN_CHUNK = 1000
+#: chunks per worker: enough for progress and for the workers to finish together
+CHUNKS_PER_WORKER = 8
+#: launches a worker pickles at a time (its parent unpickles each in ~10 ms)
+PICKLE_EVERY = 200
+#: seconds a worker may go without writing (200 launches take ~50 ms) before it is stopped
+STALL_S = 60.0
+#: launches evaluated between two progress reports in one process (a UI pauses the rules
+#: there while someone types: ~20 ms of rules at most)
+PROGRESS_EVERY = 50
+
+Evaluate = Callable[[LaunchView], list[Finding]]
+Progress = Callable[[int, int], None]
+
+
+def default_workers() -> int:
+    """The cores this process may run on (at most 8), or 1 where fork is not safe."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return 1
+    return max(1, min(8, len(os.sched_getaffinity(0))))
+
+
+def evaluate_all(
+    views: Sequence[LaunchView],
+    evaluate: Evaluate,
+    into: Columns,
+    progress: Progress | None = None,
+    weight: dict[int, int] | None = None,
+    total: int | None = None,
+    workers: int | None = None,
+) -> None:
+    """Append the findings ``evaluate`` gives each view to ``into``, in order.
+    ``progress(done, total)`` hears of the launches done, a view counting ``weight[launch_id]``
+    launches (1 where not given); ``workers``: processes to use (default: ``default_workers``)."""
+    weight = weight or {}
+    total = len(views) if total is None else total
+    workers = default_workers() if workers is None else workers
+    if workers > 1 and len(views) >= PARALLEL_FROM:
+        _forked(views, evaluate, into, progress, weight, total, workers)
+        return
+    done = 0
+    for i, view in enumerate(views):
+        if progress is not None and i % PROGRESS_EVERY == 0:
+            progress(done, total)
+        done += weight.get(view.launch_id, 1)
+        add_findings(into, view.launch_id, evaluate(view))
+
+
+def _done(views: Sequence[LaunchView], weight: dict[int, int]) -> int:
+    return sum(weight.get(v.launch_id, 1) for v in views)
+
+
+def _forked(
+    views: Sequence[LaunchView],
+    evaluate: Evaluate,
+    into: Columns,
+    progress: Progress | None,
+    weight: dict[int, int],
+    total: int,
+    workers: int,
+) -> None:
+    size = max(MIN_CHUNK, -(-len(views) // (workers * CHUNKS_PER_WORKER)))
+    chunks = [views[i : i + size] for i in range(0, len(views), size)]
+    running: list[tuple[int, int]] = []  # (pid, read end), oldest first
+    done = 0
+    next_chunk = 0
+    try:
+        for chunk in chunks:
+            while len(running) < workers and next_chunk < len(chunks):
+                running.append(_start(chunks[next_chunk], evaluate))
+                next_chunk += 1
+            if progress is not None:
+                progress(done, total)
+            pid, read = running.pop(0)
+            found = _result(pid, read)
+            if found is None:  # the worker failed: this chunk here, where an error shows as itself
+                for view in chunk:
+                    add_findings(into, view.launch_id, evaluate(view))
+            else:
+                extend_columns(into, found)
+            done += _done(chunk, weight)
+    finally:
+        for pid, read in running:  # abandoned (an error, or the caller stopped): stop them
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            _result(pid, read)
+
+
+def _start(chunk: Sequence[LaunchView], evaluate: Evaluate) -> tuple[int, int]:
+    """Fork a worker for ``chunk``: (its pid, the read end of its pipe)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: evaluate, write, and leave without running anything of the parent's
+        code = 1
+        try:
+            os.close(read)
+            _quiet_signals()
+            with open(write, "wb") as out:
+                for i in range(0, len(chunk), PICKLE_EVERY):
+                    columns = new_columns()
+                    for view in chunk[i : i + PICKLE_EVERY]:
+                        add_findings(columns, view.launch_id, evaluate(view))
+                    frame = pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL)
+                    out.write(len(frame).to_bytes(8, "little") + frame)
+                    out.flush()
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _quiet_signals() -> None:
+    """A worker leaves terminal signals to its parent (a UI's resize handler and wakeup pipe are
+    the parent's) and dies of Ctrl+C like any program."""
+    with contextlib.suppress(ValueError, OSError):
+        signal.set_wakeup_fd(-1)
+    for name, handler in (("SIGWINCH", signal.SIG_IGN), ("SIGINT", signal.SIG_DFL)):
+        if hasattr(signal, name):
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(getattr(signal, name), handler)
+
+
+def _result(pid: int, read: int) -> Columns | None:
+    """A worker's findings; None if it failed, died, or wrote nothing for ``STALL_S`` seconds (a
+    rule that waits on something a fork does not have, a lock or a thread pool, is stopped)."""
+    found = new_columns()
+    ok = True
+    try:
+        # read as written, a few hundred launches at a time: one long unpickling would hold the
+        # GIL (a UI's keys wait) for as long as it takes
+        while (head := _read(read, 8)) is not None:
+            frame = _read(read, int.from_bytes(head, "little"))
+            if frame is None:
+                raise EOFError("a worker's frame cut short")
+            extend_columns(found, pickle.loads(frame))  # our own fork wrote it
+    except (OSError, EOFError, TimeoutError, pickle.UnpicklingError):
+        ok = False
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(read)
+    _, status = os.waitpid(pid, 0)
+    return found if ok and os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def _read(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from the pipe ``fd``; None at its end."""
+    got = bytearray()
+    while len(got) < size:
+        ready, _, _ = select.select([fd], [], [], STALL_S)
+        if not ready:
+            raise TimeoutError("a worker wrote nothing")
+        data = os.read(fd, size - len(got))
+        if not data:
+            if got:
+                raise EOFError("a worker's frame cut short")
+            return None
+        got += data
+    return bytes(got)
