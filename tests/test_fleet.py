@@ -288,7 +288,9 @@ async def test_the_trend_screen_lists_the_changed_kernel_first(fleet_dataset):
         assert first[0].startswith("cudnn::bn_bw_1C11_kerne") and first[0].endswith("512, 1, 1>")
         # as the screen prints a percentage (trailing zeros cut: +29%, not +29.0%)
         assert first[3] == f"+{p(change.change_pct)}" and first[4] == f"commit c{FLEET_REGRESSION:04d}"
-        assert first[1].startswith("▁") and first[1].endswith("█")  # the step up
+        # the step up: every bar before it below every bar after it (block elements ▁ < … < █)
+        spark = first[1]
+        assert spark.startswith("▁") and max(spark[: len(spark) // 2]) < min(spark[-6:])
         detail = _text(app.screen.query_one("#trend-detail", Static))
         assert (
             f"(+{p(change.change_pct)}) at commit c{FLEET_REGRESSION:04d}; moved with it: registers_per_thread +100%"
