@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from warpscope.emulator.instructions import Inst, Op
+from warpscope.emulator.timing import compiled
 from warpscope.emulator.timing.memory import MemorySystem
 from warpscope.emulator.timing.params import TIMINGS, Timing, timing_for
 from warpscope.emulator.timing.sm import POLICIES, SM, STATES, SMResult
@@ -65,8 +66,12 @@ def simulate(
     dynamic_shared: int,
     barriers: int,
     policy: str = "gty",
+    jit: bool | None = None,
 ) -> TimingResult:
-    """Time a traced launch on ``arch``."""
+    """Time a traced launch on ``arch`` (``jit``: through the compiled model, ``compiled``;
+    None: where numba is installed and the launch is large enough to repay loading it)."""
+    if jit is None:
+        jit = compiled.worth_it(trace)
     t = timing_for(arch)
     occ = _occupancy(arch, block_threads, registers, static_shared, dynamic_shared, barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
@@ -86,12 +91,28 @@ def simulate(
         for s in streams:
             by_block.setdefault(s.block, []).append(s)
         ordered = [by_block[b] for b in blocks if b in by_block]
-        memory = MemorySystem(
-            t,
-            l1_bytes // 32,
-            _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), active_sms),
-            _fraction(grid_stores, streams, (Op.STG,), active_sms),
-        )
+        load_fraction = _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), active_sms)
+        store_fraction = _fraction(grid_stores, streams, (Op.STG,), active_sms)
+        dispatch_interval = t.sms / t.blocks_per_cycle if big_grid else 0.0
+        first_dispatch = 0 if big_grid else int(blocks[0] / t.blocks_per_cycle)
+        if jit:
+            results.append(
+                compiled.run(
+                    t,
+                    table,
+                    ordered,
+                    max_blocks,
+                    max_warps,
+                    l1_bytes // 32,
+                    load_fraction,
+                    store_fraction,
+                    policy,
+                    dispatch_interval,
+                    first_dispatch,
+                )
+            )
+            continue
+        memory = MemorySystem(t, l1_bytes // 32, load_fraction, store_fraction)
         sm = SM(
             t,
             table,
@@ -100,8 +121,8 @@ def simulate(
             max_warps,
             memory,
             policy,
-            dispatch_interval=t.sms / t.blocks_per_cycle if big_grid else 0.0,
-            first_dispatch=0 if big_grid else int(blocks[0] / t.blocks_per_cycle),
+            dispatch_interval=dispatch_interval,
+            first_dispatch=first_dispatch,
         )
         results.append(sm.run())
     cycles = max((r.cycles for r in results), default=0)
