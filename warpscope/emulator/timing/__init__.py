@@ -151,11 +151,13 @@ def _occupancy(
 
 def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...], sms: int) -> float:
     """Of the sectors new to one SM, the share that is the grid's first touch (DRAM)."""
-    seen: set[int] = set()
-    for s in streams:
-        for op, a in zip(s.ops, s.accesses):
-            if a is not None and a.sectors is not None and op in ops:
-                seen.update(a.sectors.tolist())
-    if not seen:
+    parts = [
+        a.sectors
+        for s in streams
+        for op, a in zip(s.ops, s.accesses)
+        if a is not None and a.sectors is not None and op in ops
+    ]
+    if not parts:
         return 1.0
-    return float(np.clip(grid_sectors / (len(seen) * sms), 0.0, 1.0))
+    seen = np.unique(np.concatenate(parts)).size
+    return float(np.clip(grid_sectors / (seen * sms), 0.0, 1.0))
