@@ -71,7 +71,7 @@ def simulate(
     """Time a traced launch on ``arch`` (``jit``: through the compiled model, ``compiled``;
     None: where numba is installed and the launch is large enough to repay loading it)."""
     if jit is None:
-        jit = compiled.worth_it(trace)
+        jit = compiled.worth_it(sum(len(s.ops) for s in trace.streams))
     t = timing_for(arch)
     occ = _occupancy(arch, block_threads, registers, static_shared, dynamic_shared, barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1

@@ -26,7 +26,7 @@ from warpscope.emulator.timing import jit_sm as j
 from warpscope.emulator.timing.memory import first_touch
 from warpscope.emulator.timing.params import Timing
 from warpscope.emulator.timing.sm import POLICIES, SHORT_SB, STATES, WAIT, SMResult
-from warpscope.emulator.trace import Trace, WarpStream
+from warpscope.emulator.trace import WarpStream
 
 JIT_MIN = 50_000  # traced warp instructions of a launch from which loading numba pays
 _run_sm: Any = None  # the compiled entry point, once loaded
@@ -43,16 +43,16 @@ def numba_available() -> bool:
     return True
 
 
-def worth_it(trace: Trace) -> bool:
-    """Whether to time this launch with the compiled model: numba installed and not off, and
-    the model already loaded, or the launch large enough (``JIT_MIN`` traced instructions)
-    to repay loading it, or ``WARPSCOPE_JIT=1``."""
+def worth_it(traced: int) -> bool:
+    """Whether to time a launch of ``traced`` warp instructions with the compiled model:
+    numba installed and not off, and the model already loaded, or the launch large enough
+    (``JIT_MIN``) to repay loading it, or ``WARPSCOPE_JIT=1``."""
     switch = os.environ.get("WARPSCOPE_JIT", "")
     if _run_sm is not None:
         return switch != "0"
     if not numba_available():
         return False
-    return switch == "1" or sum(len(s.ops) for s in trace.streams) >= JIT_MIN
+    return switch == "1" or traced >= JIT_MIN
 
 
 def compiled_run() -> Any:
