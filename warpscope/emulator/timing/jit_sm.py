@@ -121,7 +121,16 @@ N_W = 16
 QUEUE_CAP = 64  # ring buffer of one sub-partition's MIO or LG queue (depth <= 5 in use)
 
 
-def set_state(W, w, state, at, s, p, state_cycles, tl):  # type: ignore[no-untyped-def]
+def set_state(
+    W: np.ndarray,
+    w: int,
+    state: int,
+    at: int,
+    s: np.ndarray,
+    p: np.ndarray,
+    state_cycles: np.ndarray,
+    tl: np.ndarray,
+) -> None:
     old = W[w, W_STATE]
     since = W[w, W_SINCE]
     if state == old or at < since:
@@ -146,13 +155,13 @@ def set_state(W, w, state, at, s, p, state_cycles, tl):  # type: ignore[no-untyp
     W[w, W_SINCE] = at
 
 
-def issues(op, n, p):  # type: ignore[no-untyped-def]
+def issues(op: int, n: int, p: np.ndarray) -> int:
     if op in (XU, FDIV):
         return 1 + p[P_XU_REF]
     return n
 
 
-def queue_free(qbuf, qhead, qn, i, now, depth):  # type: ignore[no-untyped-def]
+def queue_free(qbuf: np.ndarray, qhead: np.ndarray, qn: np.ndarray, i: int, now: int, depth: int) -> int:
     """When the queue ``i`` (``qbuf[i]``, a ring) has room at ``now`` (> now: full until then)."""
     while qn[i] > 0 and qbuf[i, qhead[i]] <= now:
         qhead[i] = (qhead[i] + 1) % QUEUE_CAP
@@ -162,12 +171,27 @@ def queue_free(qbuf, qhead, qn, i, now, depth):  # type: ignore[no-untyped-def]
     return math.ceil(qbuf[i, qhead[i]])
 
 
-def queue_push(qbuf, qhead, qn, i, value):  # type: ignore[no-untyped-def]
+def queue_push(qbuf: np.ndarray, qhead: np.ndarray, qn: np.ndarray, i: int, value: float) -> None:
     qbuf[i, (qhead[i] + qn[i]) % QUEUE_CAP] = value
     qn[i] += 1
 
 
-def schedule(W, w, now, earliest, reason_, ready_c, ready_k, src_off, src_list, wake, s, p, sc, tl):  # type: ignore[no-untyped-def]
+def schedule(
+    W: np.ndarray,
+    w: int,
+    now: int,
+    earliest: int,
+    reason_: int,
+    ready_c: np.ndarray,
+    ready_k: np.ndarray,
+    src_off: np.ndarray,
+    src_list: np.ndarray,
+    wake: np.ndarray,
+    s: np.ndarray,
+    p: np.ndarray,
+    sc: np.ndarray,
+    tl: np.ndarray,
+) -> None:
     when = earliest
     why = reason_
     k = W[w, W_POS] + W[w, W_PC]
@@ -185,7 +209,18 @@ def schedule(W, w, now, earliest, reason_, ready_c, ready_k, src_off, src_list, 
     set_state(W, w, why if when > now else NOT_SELECTED, now, s, p, sc, tl)
 
 
-def advance(W, w, ops, ns, dsts, src_off, src_list, ready_c, ready_k, p):  # type: ignore[no-untyped-def]
+def advance(
+    W: np.ndarray,
+    w: int,
+    ops: np.ndarray,
+    ns: np.ndarray,
+    dsts: np.ndarray,
+    src_off: np.ndarray,
+    src_list: np.ndarray,
+    ready_c: np.ndarray,
+    ready_k: np.ndarray,
+    p: np.ndarray,
+) -> None:
     """Move past the issued instruction and any variable definitions after it."""
     pos = W[w, W_POS]
     n_ops = W[w, W_LEN]
@@ -209,8 +244,22 @@ def advance(W, w, ops, ns, dsts, src_off, src_list, ready_c, ready_k, p):  # typ
 
 
 def exit_core(
-    W, w, now, p, s, sc, tl, smsp_list, smsp_n, smsp_res, smsp_since, freeing, b_live, b_release, retiring
-):  # type: ignore[no-untyped-def]
+    W: np.ndarray,
+    w: int,
+    now: int,
+    p: np.ndarray,
+    s: np.ndarray,
+    sc: np.ndarray,
+    tl: np.ndarray,
+    smsp_list: np.ndarray,
+    smsp_n: np.ndarray,
+    smsp_res: np.ndarray,
+    smsp_since: np.ndarray,
+    freeing: np.ndarray,
+    b_live: np.ndarray,
+    b_release: np.ndarray,
+    retiring: np.ndarray,
+) -> int:
     """``sm.SM._exit`` up to its barrier release; the block's live warps left."""
     done = max(now + p[P_EXIT], W[w, W_STORES_DONE])
     set_state(W, w, DRAIN, now, s, p, sc, tl)
@@ -247,32 +296,32 @@ def exit_core(
 
 
 def release(
-    b,
-    now,
-    W,
-    ops,
-    ns,
-    dsts,
-    src_off,
-    src_list,
-    ready_c,
-    ready_k,
-    wake,
-    p,
-    s,
-    sc,
-    tl,
-    smsp_list,
-    smsp_n,
-    smsp_res,
-    smsp_since,
-    freeing,
-    b_live,
-    b_release,
-    retiring,
-    bar,
-    bar_n,
-):  # type: ignore[no-untyped-def]
+    b: int,
+    now: int,
+    W: np.ndarray,
+    ops: np.ndarray,
+    ns: np.ndarray,
+    dsts: np.ndarray,
+    src_off: np.ndarray,
+    src_list: np.ndarray,
+    ready_c: np.ndarray,
+    ready_k: np.ndarray,
+    wake: np.ndarray,
+    p: np.ndarray,
+    s: np.ndarray,
+    sc: np.ndarray,
+    tl: np.ndarray,
+    smsp_list: np.ndarray,
+    smsp_n: np.ndarray,
+    smsp_res: np.ndarray,
+    smsp_since: np.ndarray,
+    freeing: np.ndarray,
+    b_live: np.ndarray,
+    b_release: np.ndarray,
+    retiring: np.ndarray,
+    bar: np.ndarray,
+    bar_n: np.ndarray,
+) -> None:
     """A barrier whose block's live warps have all arrived lets them go (``sm.SM._release``;
     an exit inside finds the barrier empty, so its own release does nothing)."""
     n = bar_n[b]
@@ -317,12 +366,14 @@ def release(
                 )
 
 
-def has_room(p, s, block_nw):  # type: ignore[no-untyped-def]
+def has_room(p: np.ndarray, s: np.ndarray, block_nw: np.ndarray) -> bool:
     nxt = block_nw[s[S_PENDING]] if s[S_PENDING] < block_nw.size else 0
     return s[S_RESIDENT] + s[S_RETIRING] < p[P_MAX_BLOCKS] and s[S_FREE] >= nxt
 
 
-def release_resources(now, s, freeing, retiring, slot_free):  # type: ignore[no-untyped-def]
+def release_resources(
+    now: int, s: np.ndarray, freeing: np.ndarray, retiring: np.ndarray, slot_free: np.ndarray
+) -> None:
     k = 0
     for i in range(s[S_RETIRING]):
         if retiring[i] > now:
@@ -341,7 +392,9 @@ def release_resources(now, s, freeing, retiring, slot_free):  # type: ignore[no-
     s[S_FREEING] = k
 
 
-def capacity_at(now, p, s, block_nw, freeing, retiring):  # type: ignore[no-untyped-def]
+def capacity_at(
+    now: int, p: np.ndarray, s: np.ndarray, block_nw: np.ndarray, freeing: np.ndarray, retiring: np.ndarray
+) -> int:
     """The first cycle at which the next block fits (resources of draining warps return)."""
     if has_room(p, s, block_nw):
         return now
@@ -365,7 +418,21 @@ def capacity_at(now, p, s, block_nw, freeing, retiring):  # type: ignore[no-unty
     return best
 
 
-def l2(arrive, lo, hi, sectors, use_list, misses, n_miss, ft, l2_seen, p, q, s, f):  # type: ignore[no-untyped-def]
+def l2(
+    arrive: float,
+    lo: int,
+    hi: int,
+    sectors: np.ndarray,
+    use_list: bool,
+    misses: np.ndarray,
+    n_miss: int,
+    ft: np.ndarray,
+    l2_seen: np.ndarray,
+    p: np.ndarray,
+    q: np.ndarray,
+    s: np.ndarray,
+    f: np.ndarray,
+) -> int:
     """``MemorySystem._l2`` over ``sectors[lo:hi]`` (or ``misses[:n_miss]``): when the last is back."""
     n = n_miss if use_list else hi - lo
     done = 0.0
@@ -389,14 +456,14 @@ def l2(arrive, lo, hi, sectors, use_list, misses, n_miss, ft, l2_seen, p, q, s, 
     return int(done)
 
 
-def l1_unlink(sec, l1_prev, l1_next):  # type: ignore[no-untyped-def]
+def l1_unlink(sec: int, l1_prev: np.ndarray, l1_next: np.ndarray) -> None:
     a = l1_prev[sec]
     b = l1_next[sec]
     l1_next[a] = b
     l1_prev[b] = a
 
 
-def l1_append(sec, l1_prev, l1_next, head):  # type: ignore[no-untyped-def]
+def l1_append(sec: int, l1_prev: np.ndarray, l1_next: np.ndarray, head: int) -> None:
     last = l1_prev[head]
     l1_next[last] = sec
     l1_prev[sec] = last
@@ -404,31 +471,31 @@ def l1_append(sec, l1_prev, l1_next, head):  # type: ignore[no-untyped-def]
     l1_prev[head] = sec
 
 
-def run_sm(  # type: ignore[no-untyped-def]
-    p,
-    q,
-    latency,
-    reason,
-    warps,
-    block_w0,
-    block_nw,
-    block_index,
-    ops,
-    ns,
-    dsts,
-    src_off,
-    src_list,
-    units,
-    sec_off,
-    sectors,
-    ft_load,
-    ft_store,
-    values,
-    s,
-    f,
-    sc,
-    tl,
-):
+def run_sm(
+    p: np.ndarray,
+    q: np.ndarray,
+    latency: np.ndarray,
+    reason: np.ndarray,
+    warps: np.ndarray,
+    block_w0: np.ndarray,
+    block_nw: np.ndarray,
+    block_index: np.ndarray,
+    ops: np.ndarray,
+    ns: np.ndarray,
+    dsts: np.ndarray,
+    src_off: np.ndarray,
+    src_list: np.ndarray,
+    units: np.ndarray,
+    sec_off: np.ndarray,
+    sectors: np.ndarray,
+    ft_load: np.ndarray,
+    ft_store: np.ndarray,
+    values: int,
+    s: np.ndarray,
+    f: np.ndarray,
+    sc: np.ndarray,
+    tl: np.ndarray,
+) -> int:
     """``sm.SM.run``: returns the cycles; counters in ``s``, state cycles in ``sc``, timeline rows in ``tl``."""
     n_warps = warps.shape[0]
     n_blocks = block_nw.size
