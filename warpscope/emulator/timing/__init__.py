@@ -21,7 +21,7 @@ from warpscope.emulator.timing import compiled
 from warpscope.emulator.timing.memory import MemorySystem
 from warpscope.emulator.timing.params import TIMINGS, Timing, timing_for
 from warpscope.emulator.timing.sm import POLICIES, SM, STATES, SMResult
-from warpscope.emulator.trace import Trace, WarpStream
+from warpscope.emulator.trace import Flat, Trace
 from warpscope.occupancy.calculator import Occupancy, evaluate
 
 __all__ = ["POLICIES", "STATES", "TIMINGS", "Timing", "TimingResult", "simulate", "timing_for"]
@@ -71,7 +71,7 @@ def simulate(
     """Time a traced launch on ``arch`` (``jit``: through the compiled model, ``compiled``;
     None: where numba is installed and the launch is large enough to repay loading it)."""
     if jit is None:
-        jit = compiled.worth_it(sum(len(s.ops) for s in trace.streams))
+        jit = compiled.worth_it(trace.traced)
     t = timing_for(arch)
     occ = _occupancy(arch, block_threads, registers, static_shared, dynamic_shared, barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
@@ -84,23 +84,25 @@ def simulate(
     active_sms = min(t.sms, n_blocks)
     big_grid = n_blocks > t.sms
     grid_loads, grid_stores = trace.grid_sectors(store=False), trace.grid_sectors(store=True)
+    flat = trace.flat()
+    sectors = compiled.Sectors(flat.sectors) if jit else None
+    streams = None if jit else trace.streams
+    wpb = trace.warps_per_block
     results = []
-    for sm_index, blocks in enumerate(trace.per_sm):
-        streams = [s for s in trace.streams if s.sm == sm_index]
-        by_block: dict[int, list[WarpStream]] = {}
-        for s in streams:
-            by_block.setdefault(s.block, []).append(s)
-        ordered = [by_block[b] for b in blocks if b in by_block]
-        load_fraction = _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), active_sms)
-        store_fraction = _fraction(grid_stores, streams, (Op.STG,), active_sms)
+    first = 0
+    for blocks in trace.per_sm:  # each SM's streams: its blocks' warps, in order, numbered on
+        part = range(first, first + len(blocks) * wpb)
+        first = part.stop
+        load_fraction = _fraction(grid_loads, flat, part, (Op.LDG, Op.ATOMG), active_sms)
+        store_fraction = _fraction(grid_stores, flat, part, (Op.STG,), active_sms)
         dispatch_interval = t.sms / t.blocks_per_cycle if big_grid else 0.0
         first_dispatch = 0 if big_grid else int(blocks[0] / t.blocks_per_cycle)
-        if jit:
+        if sectors is not None:
             results.append(
                 compiled.run(
                     t,
                     table,
-                    ordered,
+                    compiled.Part(flat, sectors, part, blocks, wpb),
                     max_blocks,
                     max_warps,
                     l1_bytes // 32,
@@ -112,6 +114,8 @@ def simulate(
                 )
             )
             continue
+        assert streams is not None
+        ordered = [streams[b : b + wpb] for b in range(part.start, part.stop, wpb)]
         memory = MemorySystem(t, l1_bytes // 32, load_fraction, store_fraction)
         sm = SM(
             t,
@@ -149,18 +153,19 @@ def _occupancy(
     return evaluate(arch, block_threads, registers, static_shared, dynamic_shared, barriers=barriers)
 
 
-def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...], sms: int) -> float:
-    """Of the sectors new to one SM, the share that is the grid's first touch (DRAM)."""
-    parts = [
-        a.sectors
-        for s in streams
-        for op, a in zip(s.ops, s.accesses)
-        if a is not None and a.sectors is not None and op in ops
-    ]
-    if not parts:
+def _fraction(grid_sectors: int, flat: Flat, part: range, ops: tuple[Op, ...], sms: int) -> float:
+    """Of the sectors new to one SM (its streams ``part``), the share that is the grid's first
+    touch (DRAM)."""
+    a, b = flat.start[part.start], flat.start[part.stop]
+    offsets = flat.sec_off[a:b][np.isin(flat.ops[a:b], ops) & (flat.sec_off[a:b, 0] >= 0)]
+    lengths = offsets[:, 1] - offsets[:, 0]
+    total = int(lengths.sum())
+    if not total:
         return 1.0
+    # every sector of those accesses: each run of ``lengths`` from its own start
+    index = np.repeat(offsets[:, 0] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
     ordered = np.sort(
-        np.concatenate(parts)
-    )  # distinct count without np.unique (its first call imports numpy.ma: 15 ms)
+        flat.sectors[index]
+    )  # distinct count without np.unique (its first call imports numpy.ma)
     seen = 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
     return float(np.clip(grid_sectors / (seen * sms), 0.0, 1.0))

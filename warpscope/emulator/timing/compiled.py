@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from warpscope.emulator.timing import jit_sm as j
 from warpscope.emulator.timing.memory import first_touch
 from warpscope.emulator.timing.params import Timing
 from warpscope.emulator.timing.sm import POLICIES, SHORT_SB, STATES, WAIT, SMResult
-from warpscope.emulator.trace import WarpStream
+from warpscope.emulator.trace import Flat
 
 JIT_MIN = 40_000  # traced warp instructions from which loading the compiled model (~0.15 s from
 # numba's cache; the emulator has imported numba already, for its type names) beats the
@@ -75,7 +76,7 @@ def compiled_run() -> Any:
 def run(
     t: Timing,
     table: list[Inst],
-    blocks: list[list[WarpStream]],
+    part: Part,
     max_blocks: int,
     max_warps: int,
     l1_sectors: int,
@@ -86,8 +87,8 @@ def run(
     first_dispatch: int = 0,
     timeline_limit: int = 200_000,
 ) -> SMResult:
-    """One SM, as ``sm.SM(...).run()`` measures it (same arguments; the memory system's as
-    its three numbers), through the compiled model."""
+    """One SM, as ``sm.SM(...).run()`` measures it (same arguments, but the SM's streams as
+    ``part`` and the memory system's as its three numbers), through the compiled model."""
     if policy not in POLICIES:
         raise ValueError(f"scheduler policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     p = np.zeros(j.N_P, np.int64)
@@ -137,7 +138,7 @@ def run(
         (j.FDIV, t.fma_latency if refined else t.fdiv_latency, WAIT if refined else SHORT_SB),
     ):
         latency[op], reason[op] = lat, why
-    packed = _pack(table, blocks)
+    packed = _pack(table, part)
     ids, sectors = packed["sector_ids"], packed["sectors"]
     ft_load = first_touch(ids, load_fraction)
     ft_store = first_touch(ids, store_fraction)
@@ -191,23 +192,41 @@ def run(
     )
 
 
-def _pack(table: list[Inst], blocks: list[list[WarpStream]]) -> dict[str, Any]:
-    """The SM's warp streams as flat arrays: positions (one per issued instruction) of all
-    warps end to end, the instruction table's sources as CSR, sectors renumbered densely."""
-    streams = [s for b in blocks for s in b]
-    lengths = np.fromiter((len(s.ops) for s in streams), np.int64, len(streams))
-    total = int(lengths.sum())
-    pos = np.zeros(len(streams), np.int64)
-    np.cumsum(lengths[:-1], out=pos[1:])
-    warps = np.zeros((len(streams), 3), np.int64)  # first position, length, warp in block
-    warps[:, 0], warps[:, 1] = pos, lengths
-    warps[:, 2] = [s.warp for s in streams]
-    block_nw = np.array([len(b) for b in blocks], np.int64)
-    block_w0 = np.zeros(len(blocks), np.int64)
-    np.cumsum(block_nw[:-1], out=block_w0[1:])
-    block_index = np.array([b[0].block for b in blocks], np.int64)
-    ops = np.fromiter(itertools.chain.from_iterable(s.ops for s in streams), np.int64, total)
-    insts = np.fromiter(itertools.chain.from_iterable(s.insts for s in streams), np.int64, total)
+class Sectors:
+    """A launch's traced sector ids renumbered densely (0, 1, ...), once for all its SMs."""
+
+    def __init__(self, sectors: np.ndarray) -> None:
+        self.ids, dense = np.unique(sectors, return_inverse=True)
+        self.dense = dense.astype(np.int64).reshape(-1)
+
+
+@dataclass
+class Part:
+    """One simulated SM's share of a trace: streams ``streams`` of ``flat``, blocks ``blocks``
+    of ``warps_per_block`` streams each, in dispatch order."""
+
+    flat: Flat
+    sectors: Sectors
+    streams: range
+    blocks: list[int]
+    warps_per_block: int
+
+
+def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
+    """The SM's warp streams as ``jit_sm.run_sm`` takes them: positions (one per issued
+    instruction) of its warps end to end, the instruction table's sources as CSR."""
+    f = part.flat
+    first = f.start[part.streams.start]
+    starts = f.start[part.streams.start : part.streams.stop + 1]
+    n_warps = len(part.streams)
+    warps = np.zeros((n_warps, 3), np.int64)  # first position, length, warp in block
+    warps[:, 0], warps[:, 1] = starts[:-1] - first, np.diff(starts)
+    warps[:, 2] = np.arange(n_warps) % part.warps_per_block
+    n_blocks = len(part.blocks)
+    block_nw = np.full(n_blocks, part.warps_per_block, np.int64)
+    block_w0 = np.arange(n_blocks, dtype=np.int64) * part.warps_per_block
+    at = slice(first, starts[-1])
+    insts = f.insts[at]
     inst_n = np.array([i.n for i in table], np.int64)
     inst_dst = np.array([i.dst for i in table], np.int64)
     src_counts = np.array([len(i.srcs) for i in table], np.int64)
@@ -215,34 +234,19 @@ def _pack(table: list[Inst], blocks: list[list[WarpStream]]) -> dict[str, Any]:
     np.cumsum(src_counts, out=inst_src[1:])
     src_list = np.fromiter(itertools.chain.from_iterable(i.srcs for i in table), np.int64, int(inst_src[-1]))
     values = 1 + max(int(inst_dst.max(initial=0)), int(src_list.max(initial=0)))
-    units = np.full(total, -1, np.int64)
-    sec_off = np.full((total, 2), -1, np.int64)
-    parts: list[np.ndarray] = []
-    at = 0
-    for k, a in enumerate(itertools.chain.from_iterable(s.accesses for s in streams)):
-        if a is not None:
-            units[k] = a.units
-            if a.sectors is not None:
-                sec_off[k] = at, at + a.sectors.size
-                at += a.sectors.size
-                parts.append(a.sectors)
-    if parts:
-        ids, dense = np.unique(np.concatenate(parts), return_inverse=True)
-    else:
-        ids, dense = np.zeros(0, np.int64), np.zeros(0, np.int64)
     return {
         "warps": warps,
         "block_w0": block_w0,
         "block_nw": block_nw,
-        "block_index": block_index,
-        "ops": ops,
+        "block_index": np.array(part.blocks, np.int64),
+        "ops": f.ops[at],
         "ns": inst_n[insts],
         "dsts": inst_dst[insts],
         "src_off": np.stack([inst_src[insts], inst_src[insts + 1]], axis=1),
         "src_list": src_list,
-        "units": units,
-        "sec_off": sec_off,
-        "sectors": dense.astype(np.int64).reshape(-1),
-        "sector_ids": ids.astype(np.int64),
+        "units": f.units[at],
+        "sec_off": f.sec_off[at],
+        "sectors": part.sectors.dense,
+        "sector_ids": part.sectors.ids,
         "values": values,
     }
