@@ -154,22 +154,23 @@ class Trace:
         """The events sorted into streams (a stable sort keeps each warp's issue order)."""
         if self._flat is not None:
             return self._flat
-        n = np.fromiter(map(len, self._ids_of), np.int64, len(self._ids_of))
-        ids = np.concatenate(self._ids_of) if self._ids_of else np.zeros(0, np.int64)
+        n = [len(i) for i in self._ids_of]
+        ids = np.concatenate(self._ids_of) if n else np.zeros(0, np.int64)
         order = np.argsort(ids, kind="stable")
         units = np.full(ids.size, -1, np.int64)
         counts = np.full(ids.size, -1, np.int64)
         parts: list[np.ndarray] = []
-        ends = np.cumsum(n)
-        for e in [i for i, a in enumerate(self._acc_of) if a is not None]:
-            a = self._acc_of[e]
-            at = slice(ends[e] - n[e], ends[e])
-            units[at] = a.units  # type: ignore[union-attr]
-            if a.counts is not None:  # type: ignore[union-attr]
-                counts[at] = a.counts  # type: ignore[union-attr]
-                parts.append(a.sectors)  # type: ignore[union-attr, arg-type]
-        first = np.cumsum(np.maximum(counts, 0)) - np.maximum(counts, 0)  # where each run of sectors starts
-        sec_off = np.stack([first, first + counts], axis=1)
+        end = 0
+        for k, a in zip(n, self._acc_of):
+            end += k
+            if a is not None:
+                units[end - k : end] = a.units
+                if a.counts is not None and a.sectors is not None:
+                    counts[end - k : end] = a.counts
+                    parts.append(a.sectors)
+        size = np.maximum(counts, 0)
+        first = np.cumsum(size) - size  # where each access's run of sectors starts
+        sec_off = np.column_stack([first, first + counts])
         sec_off[counts < 0] = -1
         start = np.zeros(len(self.info) + 1, np.int64)
         np.cumsum(np.bincount(ids, minlength=len(self.info)), out=start[1:])
@@ -185,18 +186,16 @@ class Trace:
 
     @property
     def streams(self) -> list[WarpStream]:
-        """Every sampled warp's stream as objects (for the reference timing model)."""
-        f = self.flat()
-        ops = [_OPS[o] for o in f.ops.tolist()]
-        insts = f.insts.tolist()
-        access: list[Access | None] = [None] * len(ops)
-        for k in np.flatnonzero(f.units >= 0).tolist():
-            lo, hi = f.sec_off[k]
-            access[k] = Access(int(f.units[k]), f.sectors[lo:hi] if lo >= 0 else None)
-        out = []
-        for i, (sm, block, warp) in enumerate(self.info):
-            a, b = int(f.start[i]), int(f.start[i + 1])
-            out.append(WarpStream(sm, block, warp, insts[a:b], ops[a:b], access[a:b]))
+        """Every sampled warp's stream as objects (for the reference timing model: a loop over
+        the events, cheaper than ``flat`` for the small launches it times)."""
+        out = [WarpStream(sm, block, warp) for sm, block, warp in self.info]
+        for ids, inst, op, accesses in zip(self._ids_of, self._inst_of, self._op_of, self._acc_of):
+            per = accesses.per_warp() if accesses is not None else None
+            for k, i in enumerate(ids.tolist()):
+                s = out[i]
+                s.insts.append(inst)
+                s.ops.append(_OPS[op])
+                s.accesses.append(per[k] if per is not None else None)
         return out
 
     def accesses(

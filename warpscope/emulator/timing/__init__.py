@@ -21,7 +21,7 @@ from warpscope.emulator.timing import compiled
 from warpscope.emulator.timing.memory import MemorySystem
 from warpscope.emulator.timing.params import TIMINGS, Timing, timing_for
 from warpscope.emulator.timing.sm import POLICIES, SM, STATES, SMResult
-from warpscope.emulator.trace import Flat, Trace
+from warpscope.emulator.trace import Flat, Trace, WarpStream
 from warpscope.occupancy.calculator import Occupancy, evaluate
 
 __all__ = ["POLICIES", "STATES", "TIMINGS", "Timing", "TimingResult", "simulate", "timing_for"]
@@ -84,20 +84,25 @@ def simulate(
     active_sms = min(t.sms, n_blocks)
     big_grid = n_blocks > t.sms
     grid_loads, grid_stores = trace.grid_sectors(store=False), trace.grid_sectors(store=True)
-    flat = trace.flat()
-    sectors = compiled.Sectors(flat.sectors) if jit else None
-    streams = None if jit else trace.streams
+    flat = trace.flat() if jit else None  # the compiled model's input
+    streams = None if jit else trace.streams  # the reference model's
+    sectors = compiled.Sectors(flat.sectors) if flat is not None else None
     wpb = trace.warps_per_block
     results = []
     first = 0
     for blocks in trace.per_sm:  # each SM's streams: its blocks' warps, in order, numbered on
         part = range(first, first + len(blocks) * wpb)
         first = part.stop
-        load_fraction = _fraction(grid_loads, flat, part, (Op.LDG, Op.ATOMG), active_sms)
-        store_fraction = _fraction(grid_stores, flat, part, (Op.STG,), active_sms)
+        mine = [] if streams is None else streams[part.start : part.stop]
+        if flat is not None:
+            load_fraction = _flat_fraction(grid_loads, flat, part, (Op.LDG, Op.ATOMG), active_sms)
+            store_fraction = _flat_fraction(grid_stores, flat, part, (Op.STG,), active_sms)
+        else:
+            load_fraction = _fraction(grid_loads, mine, (Op.LDG, Op.ATOMG), active_sms)
+            store_fraction = _fraction(grid_stores, mine, (Op.STG,), active_sms)
         dispatch_interval = t.sms / t.blocks_per_cycle if big_grid else 0.0
         first_dispatch = 0 if big_grid else int(blocks[0] / t.blocks_per_cycle)
-        if sectors is not None:
+        if flat is not None and sectors is not None:
             results.append(
                 compiled.run(
                     t,
@@ -114,13 +119,11 @@ def simulate(
                 )
             )
             continue
-        assert streams is not None
-        ordered = [streams[b : b + wpb] for b in range(part.start, part.stop, wpb)]
         memory = MemorySystem(t, l1_bytes // 32, load_fraction, store_fraction)
         sm = SM(
             t,
             table,
-            ordered,
+            [mine[b : b + wpb] for b in range(0, len(mine), wpb)],
             max_blocks,
             max_warps,
             memory,
@@ -153,11 +156,27 @@ def _occupancy(
     return evaluate(arch, block_threads, registers, static_shared, dynamic_shared, barriers=barriers)
 
 
-def _fraction(grid_sectors: int, flat: Flat, part: range, ops: tuple[Op, ...], sms: int) -> float:
-    """Of the sectors new to one SM (its streams ``part``), the share that is the grid's first
-    touch (DRAM)."""
+def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...], sms: int) -> float:
+    """Of the sectors new to one SM, the share that is the grid's first touch (DRAM)."""
+    seen: set[int] = set()
+    for s in streams:
+        for op, a in zip(s.ops, s.accesses):
+            if a is not None and a.sectors is not None and op in ops:
+                seen.update(a.sectors.tolist())
+    if not seen:
+        return 1.0
+    return float(np.clip(grid_sectors / (len(seen) * sms), 0.0, 1.0))
+
+
+def _flat_fraction(grid_sectors: int, flat: Flat, part: range, ops: tuple[Op, ...], sms: int) -> float:
+    """``_fraction`` of the SM whose streams are ``part``, on the flat trace (the compiled
+    model's input: no loop over instructions)."""
+    if not flat.sectors.size:
+        return 1.0
     a, b = flat.start[part.start], flat.start[part.stop]
-    offsets = flat.sec_off[a:b][np.isin(flat.ops[a:b], ops) & (flat.sec_off[a:b, 0] >= 0)]
+    chosen = flat.sec_off[a:b, 0] >= 0
+    chosen &= functools.reduce(np.logical_or, [flat.ops[a:b] == op for op in ops])
+    offsets = flat.sec_off[a:b][chosen]
     lengths = offsets[:, 1] - offsets[:, 0]
     total = int(lengths.sum())
     if not total:
