@@ -75,7 +75,7 @@ def test_per_warp_sectors_and_lines_equal_np_unique_per_warp():
         if trial % 3 == 0:
             rows[int(rng.integers(0, warps))] = -1  # a warp with no active lane
         for keep in (True, False):
-            for row, got in zip(rows, _per_warp(rows, keep)):
+            for row, got in zip(rows, _per_warp(rows, keep).per_warp()):
                 ids = np.unique(row[row >= 0])
                 assert got.units == np.unique(ids // LINE_SECTORS).size
                 if keep:

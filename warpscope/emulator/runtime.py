@@ -12,7 +12,7 @@ from warpscope.emulator.errors import KernelFault
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.race import RaceCheck
 from warpscope.emulator.simt import WARP, Chunk, Counters, Mask
-from warpscope.emulator.trace import Access, Trace
+from warpscope.emulator.trace import Accesses, Trace
 
 #: result dtype of a floating-point add, subtract or multiply -> the counter it adds to
 _FLOP_KIND = {
@@ -141,9 +141,7 @@ class Run:
         if trace is not None:
             trace.start_chunk(chunk)
 
-    def issue(
-        self, inst: Inst, mask: Mask, op: Op | None = None, accesses: list[Access] | None = None
-    ) -> None:
+    def issue(self, inst: Inst, mask: Mask, op: Op | None = None, accesses: Accesses | None = None) -> None:
         """Count the warp instructions of ``inst`` executed under ``mask`` (and trace them)."""
         site = self.counters.site(inst.line)
         n = inst.n
@@ -169,7 +167,7 @@ class Run:
 
     def memory_cost(
         self, array: Any, index: tuple[Any, ...], mask: Mask, store: bool = False
-    ) -> list[Access] | None:
+    ) -> Accesses | None:
         """Per sampled warp, what a load, store or atomic touched (None when not tracing)."""
         trace = self.trace
         if trace is None or array.kind == "const" or (array.kind != "global" and not trace.sampling):

@@ -3,9 +3,12 @@
 The functional layer runs whole chunks of blocks at once; the timing model needs, for
 the warps of the blocks one SM would run, the sequence of instructions each warp issued,
 with what each memory instruction touched. ``Trace`` picks those blocks when a launch
-starts (``sampled_blocks``) and appends to their warps' streams as instructions execute:
-a warp's stream is the subsequence of the chunk's instructions in which it had at least
-one active lane, so divergent paths appear one after the other, as a SIMT warp runs them.
+starts (``sampled_blocks``) and, as instructions execute, records each with the sampled
+warps that had an active lane in it (one event per instruction, arrays per event); a
+warp's stream is the subsequence of those events it is in, so divergent paths appear one
+after the other, as a SIMT warp runs them. ``flat`` sorts the events into streams with one
+stable sort (what the compiled timing model reads); ``streams`` builds ``WarpStream``
+objects from it (what the reference model reads).
 
 It also marks, for every global array, which 32-byte sectors the whole grid loaded and
 stored, so the timing model knows how much of one SM's traffic is the grid's first touch
@@ -20,12 +23,13 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import memory
-from warpscope.emulator.instructions import Inst
+from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.simt import WARP, Chunk, Mask
 
 #: blocks simulated when every block has an SM of its own (first, last, evenly between)
 SMALL_GRID_SAMPLES = 8
 LINE_SECTORS = 4  # 128-byte L1 lines of four 32-byte sectors
+_OPS = list(Op)  # by value
 
 
 def sampled_blocks(n_blocks: int, sms: int) -> list[list[int]]:
@@ -51,6 +55,21 @@ class Access:
 
 
 @dataclass
+class Accesses:
+    """What each active sampled warp's memory instruction touched, in ``record``'s order."""
+
+    units: np.ndarray  # per warp: L1 tag lookups (128-byte lines) or shared wavefronts
+    counts: np.ndarray | None = None  # per warp: its distinct global sectors (global only)
+    sectors: np.ndarray | None = None  # those sector ids, sorted, warp after warp
+
+    def per_warp(self) -> list[Access]:
+        if self.counts is None or self.sectors is None:
+            return [Access(u) for u in self.units.tolist()]
+        ids = np.split(self.sectors, np.cumsum(self.counts)[:-1].tolist())
+        return [Access(u, i) for u, i in zip(self.units.tolist(), ids)]
+
+
+@dataclass
 class WarpStream:
     """One warp's instructions in the order it issued them."""
 
@@ -58,8 +77,21 @@ class WarpStream:
     block: int  # linear block index in the grid
     warp: int  # warp index within the block
     insts: list[int] = field(default_factory=list)
-    ops: list[int] = field(default_factory=list)
+    ops: list[Op] = field(default_factory=list)
     accesses: list[Access | None] = field(default_factory=list)
+
+
+@dataclass
+class Flat:
+    """Every sampled warp's stream end to end (stream after stream, as ``Trace.streams``
+    numbers them): one position per instruction a warp issued."""
+
+    start: np.ndarray  # per stream: its first position (and one past the last, at the end)
+    insts: np.ndarray
+    ops: np.ndarray
+    units: np.ndarray  # -1: no access recorded
+    sec_off: np.ndarray  # (positions, 2): the access's sectors in ``sectors``; -1: none
+    sectors: np.ndarray
 
 
 class Trace:
@@ -70,14 +102,20 @@ class Trace:
         self.n_blocks = n_blocks
         self.warps_per_block = warps_per_block
         self.per_sm = sampled_blocks(n_blocks, sms)
-        self.streams: list[WarpStream] = []
+        self.info: list[tuple[int, int, int]] = []  # per stream: SM, block, warp in block
         self._first_warp: dict[int, int] = {}
         for sm, blocks in enumerate(self.per_sm):
             for b in blocks:
-                self._first_warp[b] = len(self.streams)
-                self.streams.extend(WarpStream(sm, b, w) for w in range(warps_per_block))
+                self._first_warp[b] = len(self.info)
+                self.info.extend((sm, b, w) for w in range(warps_per_block))
         self.touched: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}  # id(data) -> (array, loads, stores)
-        self.insts: list[Inst] = []
+        # one event per recorded instruction: its stream ids, instruction, op, accesses
+        self._ids_of: list[np.ndarray] = []
+        self._inst_of: list[int] = []
+        self._op_of: list[int] = []
+        self._acc_of: list[Accesses | None] = []
+        self.traced = 0  # warp instructions recorded, DEFs included
+        self._flat: Flat | None = None
         # the chunk being run: which of its warps are sampled, and their stream numbers
         self._sel: np.ndarray | None = None
         self._ids: np.ndarray | None = None
@@ -99,21 +137,71 @@ class Trace:
         """Whether the running chunk holds sampled warps."""
         return self._sel is not None
 
-    def record(self, inst: Inst, op: int, mask: Mask, accesses: list[Access] | None) -> None:
+    def record(self, inst: Inst, op: int, mask: Mask, accesses: Accesses | None) -> None:
         """Append an instruction to the streams of the sampled warps active in ``mask``."""
         if self._sel is None:
             return
-        active = mask.warp_any[self._sel]
-        streams = self.streams
-        for k, i in enumerate(self._ids[active].tolist()):  # type: ignore[index]
-            s = streams[i]
-            s.insts.append(inst.id)
-            s.ops.append(op)
-            s.accesses.append(accesses[k] if accesses is not None else None)
+        ids = self._ids[mask.warp_any[self._sel]]  # type: ignore[index]
+        if ids.size:
+            self._ids_of.append(ids)
+            self._inst_of.append(inst.id)
+            self._op_of.append(op)
+            self._acc_of.append(accesses)
+            self.traced += ids.size
+            self._flat = None
+
+    def flat(self) -> Flat:
+        """The events sorted into streams (a stable sort keeps each warp's issue order)."""
+        if self._flat is not None:
+            return self._flat
+        n = [len(i) for i in self._ids_of]
+        ids = np.concatenate(self._ids_of) if n else np.zeros(0, np.int64)
+        # a stable sort keeps each warp's order; on 16-bit keys numpy's is a radix sort (17x faster)
+        order = np.argsort(ids.astype(np.uint16) if len(self.info) <= 1 << 16 else ids, kind="stable")
+        units = np.full(ids.size, -1, np.int64)
+        counts = np.full(ids.size, -1, np.int64)
+        parts: list[np.ndarray] = []
+        end = 0
+        for k, a in zip(n, self._acc_of):
+            end += k
+            if a is not None:
+                units[end - k : end] = a.units
+                if a.counts is not None and a.sectors is not None:
+                    counts[end - k : end] = a.counts
+                    parts.append(a.sectors)
+        size = np.maximum(counts, 0)
+        first = np.cumsum(size) - size  # where each access's run of sectors starts
+        sec_off = np.column_stack([first, first + counts])
+        sec_off[counts < 0] = -1
+        start = np.zeros(len(self.info) + 1, np.int64)
+        np.cumsum(np.bincount(ids, minlength=len(self.info)), out=start[1:])
+        self._flat = Flat(
+            start,
+            np.repeat(np.array(self._inst_of, np.int64), n)[order],
+            np.repeat(np.array(self._op_of, np.int64), n)[order],
+            units[order],
+            sec_off[order],
+            np.concatenate(parts) if parts else np.zeros(0, np.int64),
+        )
+        return self._flat
+
+    @property
+    def streams(self) -> list[WarpStream]:
+        """Every sampled warp's stream as objects (for the reference timing model: a loop over
+        the events, cheaper than ``flat`` for the small launches it times)."""
+        out = [WarpStream(sm, block, warp) for sm, block, warp in self.info]
+        for ids, inst, op, accesses in zip(self._ids_of, self._inst_of, self._op_of, self._acc_of):
+            per = accesses.per_warp() if accesses is not None else None
+            for k, i in enumerate(ids.tolist()):
+                s = out[i]
+                s.insts.append(inst)
+                s.ops.append(_OPS[op])
+                s.accesses.append(per[k] if per is not None else None)
+        return out
 
     def accesses(
         self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
-    ) -> list[Access] | None:
+    ) -> Accesses | None:
         """What each active sampled warp's access touched, in ``record``'s order; marks the
         grid's touched sectors for global arrays (every chunk, sampled or not)."""
         if kind == "global":
@@ -125,7 +213,7 @@ class Trace:
         rows = np.broadcast_to(byte_addresses, mask.arr.shape).reshape(-1, WARP)[self._sel][keep]
         rows = np.where(active[keep], rows, -1)
         if kind == "shared":
-            return [Access(int(w)) for w in memory.wavefronts_per_warp(rows, itemsize)]
+            return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
         return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
 
     def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
@@ -142,7 +230,7 @@ class Trace:
         return int(sum(int(e[2 if store else 1].sum()) for e in self.touched.values()))
 
 
-def _per_warp(sectors: np.ndarray, keep_ids: bool) -> list[Access]:
+def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     """Each row's distinct sector ids (sorted, -1 = inactive dropped) and distinct 128-byte
     lines, for all rows at once: one sort of the whole (warps, lanes) array instead of a
     ``np.unique`` per warp."""
@@ -153,9 +241,7 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> list[Access]:
     line = ordered // LINE_SECTORS
     new_line = valid.copy()
     new_line[:, 1:] &= line[:, 1:] != line[:, :-1]
-    lines = new_line.sum(axis=1).tolist()
+    lines = new_line.sum(axis=1).astype(np.int64)
     if not keep_ids:
-        return [Access(n) for n in lines]
-    counts = new.sum(axis=1)
-    ids = np.split(ordered[new], np.cumsum(counts)[:-1].tolist())
-    return [Access(n, i) for n, i in zip(lines, ids)]
+        return Accesses(lines)
+    return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))

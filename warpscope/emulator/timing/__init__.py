@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from warpscope.emulator.instructions import Inst, Op
+from warpscope.emulator.timing import compiled
 from warpscope.emulator.timing.memory import MemorySystem
 from warpscope.emulator.timing.params import TIMINGS, Timing, timing_for
 from warpscope.emulator.timing.sm import POLICIES, SM, STATES, SMResult
-from warpscope.emulator.trace import Trace, WarpStream
+from warpscope.emulator.trace import Flat, Trace, WarpStream
 from warpscope.occupancy.calculator import Occupancy, evaluate
 
 __all__ = ["POLICIES", "STATES", "TIMINGS", "Timing", "TimingResult", "simulate", "timing_for"]
@@ -65,8 +66,12 @@ def simulate(
     dynamic_shared: int,
     barriers: int,
     policy: str = "gty",
+    jit: bool | None = None,
 ) -> TimingResult:
-    """Time a traced launch on ``arch``."""
+    """Time a traced launch on ``arch`` (``jit``: through the compiled model, ``compiled``;
+    None: where numba is installed and the launch is large enough to repay loading it)."""
+    if jit is None:
+        jit = compiled.worth_it(trace.traced)
     t = timing_for(arch)
     occ = _occupancy(arch, block_threads, registers, static_shared, dynamic_shared, barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
@@ -79,29 +84,52 @@ def simulate(
     active_sms = min(t.sms, n_blocks)
     big_grid = n_blocks > t.sms
     grid_loads, grid_stores = trace.grid_sectors(store=False), trace.grid_sectors(store=True)
+    flat = trace.flat() if jit else None  # the compiled model's input
+    streams = None if jit else trace.streams  # the reference model's
+    sectors = compiled.Sectors(flat.sectors) if flat is not None else None
+    wpb = trace.warps_per_block
     results = []
-    for sm_index, blocks in enumerate(trace.per_sm):
-        streams = [s for s in trace.streams if s.sm == sm_index]
-        by_block: dict[int, list[WarpStream]] = {}
-        for s in streams:
-            by_block.setdefault(s.block, []).append(s)
-        ordered = [by_block[b] for b in blocks if b in by_block]
-        memory = MemorySystem(
-            t,
-            l1_bytes // 32,
-            _fraction(grid_loads, streams, (Op.LDG, Op.ATOMG), active_sms),
-            _fraction(grid_stores, streams, (Op.STG,), active_sms),
-        )
+    first = 0
+    for blocks in trace.per_sm:  # each SM's streams: its blocks' warps, in order, numbered on
+        part = range(first, first + len(blocks) * wpb)
+        first = part.stop
+        mine = [] if streams is None else streams[part.start : part.stop]
+        if flat is not None:
+            load_fraction = _flat_fraction(grid_loads, flat, part, (Op.LDG, Op.ATOMG), active_sms)
+            store_fraction = _flat_fraction(grid_stores, flat, part, (Op.STG,), active_sms)
+        else:
+            load_fraction = _fraction(grid_loads, mine, (Op.LDG, Op.ATOMG), active_sms)
+            store_fraction = _fraction(grid_stores, mine, (Op.STG,), active_sms)
+        dispatch_interval = t.sms / t.blocks_per_cycle if big_grid else 0.0
+        first_dispatch = 0 if big_grid else int(blocks[0] / t.blocks_per_cycle)
+        if flat is not None and sectors is not None:
+            results.append(
+                compiled.run(
+                    t,
+                    table,
+                    compiled.Part(flat, sectors, part, blocks, wpb),
+                    max_blocks,
+                    max_warps,
+                    l1_bytes // 32,
+                    load_fraction,
+                    store_fraction,
+                    policy,
+                    dispatch_interval,
+                    first_dispatch,
+                )
+            )
+            continue
+        memory = MemorySystem(t, l1_bytes // 32, load_fraction, store_fraction)
         sm = SM(
             t,
             table,
-            ordered,
+            [mine[b : b + wpb] for b in range(0, len(mine), wpb)],
             max_blocks,
             max_warps,
             memory,
             policy,
-            dispatch_interval=t.sms / t.blocks_per_cycle if big_grid else 0.0,
-            first_dispatch=0 if big_grid else int(blocks[0] / t.blocks_per_cycle),
+            dispatch_interval=dispatch_interval,
+            first_dispatch=first_dispatch,
         )
         results.append(sm.run())
     cycles = max((r.cycles for r in results), default=0)
@@ -138,3 +166,25 @@ def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...],
     if not seen:
         return 1.0
     return float(np.clip(grid_sectors / (len(seen) * sms), 0.0, 1.0))
+
+
+def _flat_fraction(grid_sectors: int, flat: Flat, part: range, ops: tuple[Op, ...], sms: int) -> float:
+    """``_fraction`` of the SM whose streams are ``part``, on the flat trace (the compiled
+    model's input: no loop over instructions)."""
+    if not flat.sectors.size:
+        return 1.0
+    a, b = flat.start[part.start], flat.start[part.stop]
+    chosen = flat.sec_off[a:b, 0] >= 0
+    chosen &= functools.reduce(np.logical_or, [flat.ops[a:b] == op for op in ops])
+    offsets = flat.sec_off[a:b][chosen]
+    lengths = offsets[:, 1] - offsets[:, 0]
+    total = int(lengths.sum())
+    if not total:
+        return 1.0
+    # every sector of those accesses: each run of ``lengths`` from its own start
+    index = np.repeat(offsets[:, 0] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+    ordered = np.sort(
+        flat.sectors[index]
+    )  # distinct count without np.unique (its first call imports numpy.ma)
+    seen = 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+    return float(np.clip(grid_sectors / (seen * sms), 0.0, 1.0))

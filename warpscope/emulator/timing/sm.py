@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass, field
 from operator import attrgetter
 
+import numpy as np
+
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.timing.memory import MemorySystem
 from warpscope.emulator.timing.params import Timing
@@ -130,7 +132,8 @@ class SMResult:
     l2_lookups: int = 0
     l2_hits: int = 0
     dram_sectors: int = 0
-    timeline: list[tuple[int, int, int, int, int, int, int]] = field(default_factory=list)
+    # rows (warp slot, block, warp, sub-partition, start cycle, end cycle, state), an int64 array
+    timeline: np.ndarray = field(default_factory=lambda: np.zeros((0, 7), np.int64))
     timeline_complete: bool = True
 
 
@@ -178,7 +181,7 @@ class SM:
         self.cold = True
         self.r = SMResult()
         self._state_cycles = self.r.state_cycles
-        self._timeline = self.r.timeline
+        self._timeline: list[tuple[int, int, int, int, int, int, int]] = []
         self.xu_refinement = t.xu_refinement
         self.timeline_limit = timeline_limit
         self.smsp_resident = [0] * 4
@@ -227,6 +230,7 @@ class SM:
             now = max(now + 1, wake)
         r = self.r
         r.cycles = now - (first or 0)
+        r.timeline = np.array(self._timeline, np.int64).reshape(-1, 7)
         m = self.mem
         r.l1_lookups, r.l1_hits, r.l2_lookups, r.l2_hits, r.dram_sectors = (
             m.l1_lookups,

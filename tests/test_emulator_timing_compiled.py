@@ -1,0 +1,109 @@
+"""The compiled timing model (``timing/compiled.py``, ``timing/jit_sm.py``) measures what the
+reference (``timing/sm.py``, plain Python) measures: the same cycles, counters, stall
+cycles and timeline rows, launch for launch, on the seed workload under every scheduler
+policy and on every file of the numba corpus; and without numba the reference runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from warpscope.emulator.kernel import Launch, Settings, recording, using
+from warpscope.emulator.timing import POLICIES, compiled
+from warpscope.emulator.workloads import seed
+
+pytest.importorskip("numba", reason="the compiled model needs numba (the test extras install it)")
+
+CORPUS = Path(__file__).parent / "numba_corpus"
+sys.path.insert(0, str(CORPUS))
+import harness  # noqa: E402  (the corpus's own runner, beside its files)
+
+#: the corpus files the emulator stops in (test_numba_corpus.KNOWN_DIFFERENCES says why)
+STOPS = {"c75_numba_ex_laplace2d_smem"}
+
+
+def _timed(monkeypatch: pytest.MonkeyPatch, jit: str, run) -> list[Launch]:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("WARPSCOPE_JIT", jit)
+    with recording() as launches:
+        run()
+    return launches
+
+
+def _assert_same(reference: list[Launch], fast: list[Launch]) -> None:
+    assert len(reference) == len(fast) > 0
+    for a, b in zip(reference, fast):
+        ta, tb = a.timing, b.timing
+        assert ta is not None and tb is not None
+        assert (ta.cycles, ta.duration_ns, len(ta.simulated)) == (
+            tb.cycles,
+            tb.duration_ns,
+            len(tb.simulated),
+        )
+        for x, y in zip(ta.simulated, tb.simulated):
+            for name, value in vars(x).items():
+                other = getattr(y, name)
+                if name == "timeline":
+                    assert np.array_equal(value, other), (a.kernel, name)
+                else:
+                    assert value == other, (a.kernel, name, value, other)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_seed_workload_times_the_same_compiled(monkeypatch, policy):
+    with using(Settings(timing=True, policy=policy)):
+        reference = _timed(monkeypatch, "0", lambda: seed.main(64))
+        fast = _timed(monkeypatch, "1", lambda: seed.main(64))
+    assert sum(l.timing.issued for l in fast) > 500_000  # type: ignore[union-attr]
+    _assert_same(reference, fast)
+
+
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, id=p.stem) for p in harness.corpus_files() if p.stem not in STOPS]
+)
+def test_every_corpus_file_times_the_same_compiled(monkeypatch, path):
+    with using(Settings(timing=True)):
+        reference = _timed(monkeypatch, "0", lambda: harness.run_warpscope(path))
+        fast = _timed(monkeypatch, "1", lambda: harness.run_warpscope(path))
+    _assert_same(reference, fast)
+
+
+def test_small_launches_stay_in_python_until_the_model_is_loaded(monkeypatch):
+    """Auto mode: loading numba (~0.3 s) only pays for a large launch."""
+    monkeypatch.delenv("WARPSCOPE_JIT", raising=False)
+    monkeypatch.setattr(compiled, "_run_sm", None)
+    small = seed.seed_input(256)
+    with recording() as launches:
+        seed.withDivergence[1, 256](small.copy(), small.size)
+    assert not compiled.worth_it(sum(s.issued for s in launches[0].timing.simulated))  # type: ignore[union-attr]
+    assert compiled.worth_it(compiled.JIT_MIN)
+    monkeypatch.setenv("WARPSCOPE_JIT", "0")
+    assert not compiled.worth_it(10 * compiled.JIT_MIN)
+
+
+SCRIPT = """
+import json, sys
+sys.modules["numba"] = None  # numba absent: importing it raises ImportError
+from warpscope.emulator.kernel import recording
+from warpscope.emulator.timing import compiled
+from warpscope.emulator.workloads import seed
+with recording() as launches:
+    seed.main(64)
+assert not compiled.numba_available() and compiled._run_sm is None
+print(json.dumps([[l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
+                  for l in launches]))
+"""
+
+
+def test_without_numba_the_reference_gives_the_same_results(monkeypatch):
+    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True).stdout
+    plain = json.loads(out)
+    fast = _timed(monkeypatch, "1", lambda: seed.main(64))
+    assert [
+        [l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
+        for l in fast
+    ] == plain  # type: ignore[union-attr]

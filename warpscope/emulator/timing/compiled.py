@@ -1,0 +1,252 @@
+"""The timing model compiled with numba's CPU target: ``sm.SM``'s results, ~20x faster.
+
+``sm.SM`` (objects, dicts, lists) is the reference and the path without numba; ``jit_sm``
+runs the same algorithm step for step on arrays, which numba compiles. This module
+decides when to use it, packs one SM's warp streams into arrays and reads the results
+back into an ``SMResult``: counters, cycles and timeline rows equal the reference's
+(``tests/test_emulator_timing_compiled.py`` compares them).
+
+numba is optional (``pip install 'warpscope[numba]'``). Importing it costs ~0.3 s and its
+compiled functions come from numba's on-disk cache (``cache=True``; the first run on a
+machine compiles, ~20 s), so a launch is timed with the compiled model only once it is
+loaded or when the launch is large enough to repay loading it (``JIT_MIN``);
+``WARPSCOPE_JIT=1`` always uses it where numba is installed, ``WARPSCOPE_JIT=0`` never.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from warpscope.emulator.instructions import Inst
+from warpscope.emulator.timing import jit_sm as j
+from warpscope.emulator.timing.memory import first_touch
+from warpscope.emulator.timing.params import Timing
+from warpscope.emulator.timing.sm import POLICIES, SHORT_SB, STATES, WAIT, SMResult
+from warpscope.emulator.trace import Flat
+
+JIT_MIN = 40_000  # traced warp instructions from which loading the compiled model (~0.15 s from
+# numba's cache; the emulator has imported numba already, for its type names) beats the
+# reference (~3.5 µs a traced instruction)
+_run_sm: Any = None  # the compiled entry point, once loaded
+
+
+def numba_available() -> bool:
+    """Whether numba is installed (and not switched off by ``WARPSCOPE_JIT=0``)."""
+    if os.environ.get("WARPSCOPE_JIT", "") == "0":
+        return False
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def worth_it(traced: int) -> bool:
+    """Whether to time a launch of ``traced`` warp instructions with the compiled model:
+    numba installed and not off, and the model already loaded, or the launch large enough
+    (``JIT_MIN``) to repay loading it, or ``WARPSCOPE_JIT=1``."""
+    switch = os.environ.get("WARPSCOPE_JIT", "")
+    if _run_sm is not None:
+        return switch != "0"
+    if not numba_available():
+        return False
+    return switch == "1" or traced >= JIT_MIN
+
+
+def compiled_run() -> Any:
+    """``jit_sm.run_sm`` compiled (loaded from numba's on-disk cache after the first time)."""
+    global _run_sm
+    if _run_sm is None:
+        import numba
+
+        jit = numba.njit(cache=True, nogil=True)
+        space = vars(j)
+        for name in j.HELPERS:  # run_sm calls them by their global names
+            if not hasattr(space[name], "py_func"):
+                space[name] = jit(space[name])
+        _run_sm = jit(j.run_sm)
+    return _run_sm
+
+
+def run(
+    t: Timing,
+    table: list[Inst],
+    part: Part,
+    max_blocks: int,
+    max_warps: int,
+    l1_sectors: int,
+    load_fraction: float,
+    store_fraction: float,
+    policy: str = "gty",
+    dispatch_interval: float = 0.0,
+    first_dispatch: int = 0,
+    timeline_limit: int = 200_000,
+) -> SMResult:
+    """One SM, as ``sm.SM(...).run()`` measures it (same arguments, but the SM's streams as
+    ``part`` and the memory system's as its three numbers), through the compiled model."""
+    if policy not in POLICIES:
+        raise ValueError(f"scheduler policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    p = np.zeros(j.N_P, np.int64)
+    p[j.P_XU_REF], p[j.P_MUFU_LAT], p[j.P_FMA_LAT] = t.xu_refinement, t.mufu_latency, t.fma_latency
+    p[j.P_SHARED_LAT], p[j.P_SHUFFLE_LAT], p[j.P_L1_LAT] = t.shared_latency, t.shuffle_latency, t.l1_latency
+    p[j.P_L2_LAT], p[j.P_DRAM_LAT] = t.cycles(t.l2_latency_ns), t.cycles(t.dram_latency_ns)
+    p[j.P_STORE_ACK], p[j.P_BRANCH], p[j.P_MIO_Q], p[j.P_LG_Q] = (
+        t.store_ack_cycles,
+        t.branch_cycles,
+        t.mio_queue,
+        t.lg_queue,
+    )
+    p[j.P_WARP_START], p[j.P_COLD_START], p[j.P_EXIT] = (
+        t.warp_start_cycles,
+        t.cold_start_cycles,
+        t.exit_cycles,
+    )
+    p[j.P_MAX_BLOCKS], p[j.P_MAX_WARPS], p[j.P_POLICY] = max_blocks, max_warps, POLICIES.index(policy)
+    p[j.P_DISPATCH_STEP], p[j.P_FIRST_DISPATCH] = max(1, round(dispatch_interval)), first_dispatch
+    p[j.P_TL_LIMIT], p[j.P_L1_CAP] = timeline_limit, max(1, l1_sectors)
+    p[j.P_INTERVAL : j.P_INTERVAL + 5] = [
+        128 // t.alu_lanes,
+        max(1, 128 // t.fma_lanes),
+        max(1, 128 // t.fp64_lanes),
+        max(1, 128 // t.xu_lanes),
+        max(1, 128 // t.cvt_lanes),
+    ]
+    q = np.array(
+        [
+            1.0 / t.shared_wavefronts_per_cycle,
+            1.0 / t.shuffle_per_cycle,
+            1.0 / t.l1_lines_per_cycle,
+            1.0 / t.l2_sectors_per_cycle,
+            1.0 / t.dram_sectors_per_cycle,
+        ]
+    )
+    # result latency and the stall reason of a warp waiting on it, by op (sm.SM.result_latency)
+    latency = np.zeros(j.N_OPS, np.int64)
+    reason = np.full(j.N_OPS, WAIT, np.int64)
+    refined = t.xu_refinement > 0
+    for op, lat, why in (
+        (j.FMA, t.fma_latency, WAIT),
+        (j.ALU, t.alu_latency, WAIT),
+        (j.FP64, t.fp64_latency, WAIT),
+        (j.CVT, t.conversion_latency, SHORT_SB),
+        (j.XU, t.fma_latency if refined else t.xu_latency, WAIT if refined else SHORT_SB),
+        (j.FDIV, t.fma_latency if refined else t.fdiv_latency, WAIT if refined else SHORT_SB),
+    ):
+        latency[op], reason[op] = lat, why
+    packed = _pack(table, part)
+    ids, sectors = packed["sector_ids"], packed["sectors"]
+    ft_load = first_touch(ids, load_fraction)
+    ft_store = first_touch(ids, store_fraction)
+    tl = np.empty((timeline_limit, 7), np.int64)
+    s = np.zeros(j.N_S, np.int64)
+    f = np.zeros(4)
+    state_cycles = np.zeros(len(STATES), np.int64)
+    cycles = compiled_run()(
+        p,
+        q,
+        latency,
+        reason,
+        packed["warps"],
+        packed["block_w0"],
+        packed["block_nw"],
+        packed["block_index"],
+        packed["ops"],
+        packed["ns"],
+        packed["dsts"],
+        packed["src_off"],
+        packed["src_list"],
+        packed["units"],
+        packed["sec_off"],
+        sectors,
+        ft_load,
+        ft_store,
+        packed["values"],
+        s,
+        f,
+        state_cycles,
+        tl,
+    )
+    if s[j.S_ERROR]:
+        raise RuntimeError("timing model: no warp can ever issue again (a barrier no warp reaches?)")
+    n = int(s[j.S_TL_N])
+    return SMResult(
+        cycles=int(cycles),
+        issued=int(s[j.S_ISSUED]),
+        state_cycles=state_cycles.tolist(),
+        resident_warp_cycles=int(s[j.S_RWC]),
+        smsp_active_cycles=int(s[j.S_SAC]),
+        eligible_warp_cycles=int(s[j.S_EWC]),
+        blocks=int(s[j.S_BLOCKS]),
+        l1_lookups=int(s[j.S_L1_LOOKUPS]),
+        l1_hits=int(s[j.S_L1_HITS]),
+        l2_lookups=int(s[j.S_L2_LOOKUPS]),
+        l2_hits=int(s[j.S_L2_HITS]),
+        dram_sectors=int(s[j.S_DRAM]),
+        timeline=tl[:n].copy(),
+        timeline_complete=bool(s[j.S_TL_COMPLETE] == 0),
+    )
+
+
+class Sectors:
+    """A launch's traced sector ids renumbered densely (0, 1, ...), once for all its SMs."""
+
+    def __init__(self, sectors: np.ndarray) -> None:
+        self.ids, dense = np.unique(sectors, return_inverse=True)
+        self.dense = dense.astype(np.int64).reshape(-1)
+
+
+@dataclass
+class Part:
+    """One simulated SM's share of a trace: streams ``streams`` of ``flat``, blocks ``blocks``
+    of ``warps_per_block`` streams each, in dispatch order."""
+
+    flat: Flat
+    sectors: Sectors
+    streams: range
+    blocks: list[int]
+    warps_per_block: int
+
+
+def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
+    """The SM's warp streams as ``jit_sm.run_sm`` takes them: positions (one per issued
+    instruction) of its warps end to end, the instruction table's sources as CSR."""
+    f = part.flat
+    first = f.start[part.streams.start]
+    starts = f.start[part.streams.start : part.streams.stop + 1]
+    n_warps = len(part.streams)
+    warps = np.zeros((n_warps, 3), np.int64)  # first position, length, warp in block
+    warps[:, 0], warps[:, 1] = starts[:-1] - first, np.diff(starts)
+    warps[:, 2] = np.arange(n_warps) % part.warps_per_block
+    n_blocks = len(part.blocks)
+    block_nw = np.full(n_blocks, part.warps_per_block, np.int64)
+    block_w0 = np.arange(n_blocks, dtype=np.int64) * part.warps_per_block
+    at = slice(first, starts[-1])
+    insts = f.insts[at]
+    inst_n = np.array([i.n for i in table], np.int64)
+    inst_dst = np.array([i.dst for i in table], np.int64)
+    src_counts = np.array([len(i.srcs) for i in table], np.int64)
+    inst_src = np.zeros(len(table) + 1, np.int64)
+    np.cumsum(src_counts, out=inst_src[1:])
+    src_list = np.fromiter(itertools.chain.from_iterable(i.srcs for i in table), np.int64, int(inst_src[-1]))
+    values = 1 + max(int(inst_dst.max(initial=0)), int(src_list.max(initial=0)))
+    return {
+        "warps": warps,
+        "block_w0": block_w0,
+        "block_nw": block_nw,
+        "block_index": np.array(part.blocks, np.int64),
+        "ops": f.ops[at],
+        "ns": inst_n[insts],
+        "dsts": inst_dst[insts],
+        "src_off": np.stack([inst_src[insts], inst_src[insts + 1]], axis=1),
+        "src_list": src_list,
+        "units": f.units[at],
+        "sec_off": f.sec_off[at],
+        "sectors": part.sectors.dense,
+        "sector_ids": part.sectors.ids,
+        "values": values,
+    }
