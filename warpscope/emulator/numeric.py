@@ -9,6 +9,7 @@ signed with an unsigned operand gives int64 — so ``a32 * b32`` does not overfl
 from __future__ import annotations
 
 import ast
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,23 @@ def _widened(dtype: np.dtype) -> np.dtype | None:
 
 def _as(value: Any, dtype: np.dtype) -> Any:
     return value if value.dtype == dtype else value.astype(dtype)
+
+
+#: Python's operator for each binary AST operator (before numba's typing rules apply)
+BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
 
 
 def numba_binary(op_type: type, op: Binary) -> Binary:

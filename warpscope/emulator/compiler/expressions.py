@@ -22,24 +22,10 @@ from warpscope.emulator.functions import DeviceFunction, InnerFunction, JitFunct
 from warpscope.emulator.instructions import Op
 from warpscope.emulator.intrinsics.elementwise import elementwise
 from warpscope.emulator.ir import Const, Expr, Node, deps, exec_block, run_expr, scalar, truth, with_deps
-from warpscope.emulator.numeric import numba_binary, numba_unary
+from warpscope.emulator.numeric import BINARY, numba_binary, numba_unary
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
-BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-}
 #: the operators Nsight Compute's roofline counts as floating-point work (FADD, FMUL, FFMA)
 FLOP_OPS = (ast.Add, ast.Sub, ast.Mult)
 COMPARE: dict[type, Callable[[Any, Any], Any]] = {

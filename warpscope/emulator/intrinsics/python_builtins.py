@@ -15,7 +15,7 @@ import numpy as np
 from warpscope.emulator.intrinsics.elementwise import cast, elementwise
 from warpscope.emulator.intrinsics.registry import register
 from warpscope.emulator.ir import Compiling, run_expr
-from warpscope.emulator.numeric import numba_binary, numba_unary
+from warpscope.emulator.numeric import BINARY, numba_binary, numba_unary
 from warpscope.emulator.runtime import Frame, Run
 from warpscope.emulator.simt import Mask
 
@@ -197,20 +197,6 @@ _OPERATORS: dict[Any, type[ast.operator]] = {
     operator.ior: ast.BitOr,
     operator.ixor: ast.BitXor,
 }
-_BASE: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-}
 
 
 def _operator(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -221,7 +207,7 @@ def _operator(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 for _fn, _op in _OPERATORS.items():
-    register(_fn)(_operator(numba_binary(_op, _BASE[_op])))
+    register(_fn)(_operator(numba_binary(_op, BINARY[_op])))
 for _fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
     register(_fn)(_operator(_fn))
 register(operator.neg)(_operator(lambda x: numba_unary(ast.USub, operator.neg)(x)))
