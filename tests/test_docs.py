@@ -79,7 +79,8 @@ def test_the_calibration_suite_is_whole():
     times = calibration.event_times()
     rows = calibration.rows()
     assert len(rows) >= 30 and min(times.values()) >= 30
-    assert sum(r.gain for r in rows) >= 24 and sum(not r.gain for r in rows) >= 6
+    assert sum(r.gain("events") for r in rows) >= 24 and sum(not r.gain("events") for r in rows) >= 6
+    assert sum(r.gain("ncu") for r in rows) >= 24 and sum(not r.gain("ncu") for r in rows) >= 6
 
 
 def test_checklist_gives_every_rule_its_evidence_threshold_and_severity():

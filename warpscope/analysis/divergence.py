@@ -67,9 +67,10 @@ def warp_divergence(v: LaunchView) -> Finding | None:
     else:
         fix = (
             "Make the condition uniform per warp: branch on the warp index (`(tid / 32) % 2`), not "
-            "the lane (`tid % 2`); sort or bin the data so a warp sees one case (withDivergence on "
-            "an H100: 62.5 µs on random data, 35.7 µs sorted); for short branches compute both "
-            "sides and select."
+            "the lane (`tid % 2`); sort or bin the data itself so a warp sees one case "
+            "(withDivergence on an H100: 62.5 µs on random data, 35.7 µs sorted) — reading it "
+            "through a sorted index instead gathers scattered sectors and keeps less (22% of the "
+            "time saved where 45% was estimated); for short branches compute both sides and select."
         )
     sm = v.get("sm_throughput_pct")
     gain = (1 - low / 100) * (sm if sm is not None else 100.0)

@@ -43,6 +43,16 @@ MAX_GAIN = 0.95
 #: reaches on the H100, 59–61% (the calibration suite's elementwise kernels). More bytes per
 #: access (float4) go further: that is the memory-bound finding's fix, not more warps'.
 LATENCY_HIDDEN_DRAM_PCT = 60.0
+#: DRAM streams by Little's law: the rate is the bytes in flight over the latency. On the H100
+#: each KiB of loads in flight per SM gives 10.6% of the DRAM peak once the launch runs (the
+#: calibration suite's elementwise kernels: 46 warps/SM × one 128-byte load = 5.9 KiB, 62.4% of
+#: the peak after the launch floor), up to what the widest streams there reach (float4, two- and
+#: four-load kernels, a row per warp: 80–91%, 84% typical)
+DRAM_PCT_PER_KIB_IN_FLIGHT = 10.6
+STREAM_CEILING_PCT = 84.0
+#: loads a warp keeps in flight at most: loops are unrolled about 4× and batch their loads
+#: (the column-major GEMV, two loads an iteration at 8 warps/SM, streams at 49%)
+LOADS_IN_FLIGHT_PER_WARP = 8.0
 #: warp schedulers per SM (one instruction issued per cycle each), Maxwell to Blackwell
 SCHEDULERS_PER_SM = 4
 
@@ -215,23 +225,51 @@ class LaunchView:
             return MAX_GAIN
         return max(0.0, min(MAX_GAIN, 1.0 - LAUNCH_FLOOR_NS / duration))
 
+    def stream_rate_pct(self, load_bytes_per_request: float | None = None) -> float | None:
+        """The share of the DRAM peak (%) the launch streams at when each load request moves
+        ``load_bytes_per_request`` (default: what its loads move now): its resident warps' loads
+        in flight (Little's law), up to STREAM_CEILING_PCT. None without the occupancy or loads."""
+        warps, threads = self.get("achieved_active_warps"), self.get("threads")
+        requests = self.get("global_load_requests")
+        if warps is None:
+            occupancy = self.get("achieved_occupancy_pct")
+            warps = occupancy * 64 / 100 if occupancy is not None else None
+        if load_bytes_per_request is None:
+            sectors = self.get("global_load_sectors")
+            load_bytes_per_request = 32 * sectors / requests if sectors and requests else None
+        if not warps or not threads or not requests or not load_bytes_per_request:
+            return None
+        per_warp = min(LOADS_IN_FLIGHT_PER_WARP, requests / (threads / 32))
+        in_flight_kib = warps * per_warp * load_bytes_per_request / 1024
+        return min(STREAM_CEILING_PCT, DRAM_PCT_PER_KIB_IN_FLIGHT * in_flight_kib)
+
+    @once
+    def dram_roof_pct(self) -> float:
+        """The DRAM rate (% of peak) the launch can reach with the loads it has: the rate its
+        loads in flight stream at (at least what it reaches now), at most the practical roof."""
+        now = self.get("dram_throughput_pct") or 0.0
+        stream = self.stream_rate_pct()
+        return PRACTICAL_ROOF_PCT if stream is None else max(now, min(PRACTICAL_ROOF_PCT, stream))
+
     def within_untouched_roofs(self, fraction: float, *untouched: str) -> float:
         """A gain (0..1) no larger than the units a fix leaves alone allow: with ``untouched``
         throughputs (% of peak) still to deliver, the kernel cannot run faster than the busiest
         of them at the practical roof (coalescing leaves the SM's instructions, padding the DRAM
         traffic) — nor, where ready warps already wait for issue slots (top stall
         ``not_selected``), faster than its busiest unit runs now."""
-        known = [x for x in (self.get(m) for m in untouched) if x is not None]
+        roofs = {
+            m: self.dram_roof_pct if m == "dram_throughput_pct" else PRACTICAL_ROOF_PCT for m in untouched
+        }
+        known = {m: x for m in untouched if (x := self.get(m)) is not None}
         if not known:
             return fraction
-        roof = PRACTICAL_ROOF_PCT
         busiest = self.busiest_pct
         top = self.top_stalls(1)
         if top and top[0][0] == "not_selected" and busiest:
             # ready warps wait for an issue slot: latency is hidden and the kernel runs as fast
             # as its busiest unit lets it, so it cannot outrun what an untouched unit does now
-            roof = min(roof, busiest)
-        return min(fraction, max(0.0, 1.0 - max(known) / roof))
+            roofs = {m: min(roof, busiest) for m, roof in roofs.items()}
+        return min(fraction, max(0.0, 1.0 - max(x / roofs[m] for m, x in known.items())))
 
     def latency_gain(self, fraction: float) -> float:
         """A latency-hiding gain (0..1) capped by the idle issue slots and the roof headroom."""
