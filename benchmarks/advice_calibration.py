@@ -36,6 +36,7 @@ import polars as pl
 
 import warpscope
 from warpscope.analysis import analyze
+from warpscope.analysis.calibration import COLUMNS
 from warpscope.analysis.finding import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,6 +167,20 @@ def summary(rs: list[Row], basis: str = "ncu") -> dict[str, float]:
         "ncu_pairs": len(ncu_errors),
         "ncu_median_error": statistics.median(ncu_errors) if ncu_errors else float("nan"),
     }
+
+
+def calibration_csv(rs: list[Row]) -> str:
+    """Per rule, its estimates' error over the pairs whose fix it names (ncu's durations): the
+    table warpscope/data/calibration.csv ships for Fix first to publish."""
+    by_rule: dict[str, list[float]] = {}
+    for r in rs:
+        by_rule.setdefault(r.rule, []).append(r.error("ncu"))
+    lines = [",".join(COLUMNS)]
+    for rule, errors in sorted(by_rule.items()):
+        lines.append(
+            f"{rule},{len(errors)},{statistics.median(errors):.1f},{max(errors):.1f},{sum(e <= 5 for e in errors)}"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _summary_line(rs: list[Row], basis: str) -> str:

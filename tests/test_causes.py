@@ -198,3 +198,29 @@ def test_the_calibration_suite_meets_its_targets(calibration_rows):
     events = bench.summary(rows, "events")
     assert events["median_error"] <= 4, events
     assert events["top_names_fix"] == events["gain_pairs"] and events["false_claims"] == 0, events
+
+
+def test_the_shipped_calibration_is_what_the_suite_measures(calibration_rows):
+    """warpscope/data/calibration.csv (Fix first's "calibrated" column) holds each rule's error
+    over the calibration pairs as the benchmark measures it now."""
+    from warpscope.analysis.calibration import TABLE, calibration_of
+
+    bench = load_benchmark("advice_calibration")
+    assert TABLE.read_text() == bench.calibration_csv(list(calibration_rows.values()))
+    coalescing = calibration_of("uncoalesced_global_access")
+    assert coalescing is not None and coalescing.pairs >= 6 and coalescing.median_error_pts <= 4
+    assert "measured on the H100" in coalescing.text
+    assert calibration_of("no_such_rule") is None
+
+
+def test_fix_first_publishes_each_estimates_calibration(calibration):
+    """Every Fix-first entry of a calibrated rule carries its record; the report's table shows it."""
+    from warpscope.analysis.calibration import calibration_of
+    from warpscope.report.markdown import render
+
+    entries = opportunities(calibration)
+    assert entries and all(
+        e["calibration"] == (c.as_dict() if (c := calibration_of(e["rule"])) else None) for e in entries
+    )
+    report = render(calibration)
+    assert "| calibrated |" in report and "- calibration: ±" in report

@@ -1,4 +1,5 @@
-"""Rewrite the generated tables of docs/checklist.md from the code and the benchmarks.
+"""Rewrite the generated tables of docs/checklist.md (and the rules' calibration, which Fix
+first publishes: warpscope/data/calibration.csv) from the code and the benchmarks.
 
 docs/checklist.md carries four tables that tests/test_docs.py checks against what the code and
 the benchmarks say now: the rules' evidence/thresholds/severity, the list of all rules, the seed
@@ -78,6 +79,9 @@ def main() -> None:
     table = calibration.markdown(calibration.rows())
     doc = _replace_table(doc, "| pair | fix | rule |", table)
     CHECKLIST.write_text(doc)
+    from warpscope.analysis.calibration import TABLE
+
+    TABLE.write_text(calibration.calibration_csv(calibration.rows()))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from warpscope.analysis.calibration import calibration_of
 from warpscope.analysis.roofline import LEVELS, main_roofline, roofline, rooflines
 from warpscope.analysis.text import DASH, count, num, pct, si, us, waves
 from warpscope.analysis.text import dims as _dims
@@ -133,8 +134,9 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
     out = [
         "## Fix first",
         "",
-        "| # | kernel | problem | severity | confidence | launches | kernel time | est. saved | of program |",
-        "|---:|---|---|---|---|---:|---:|---:|---:|",
+        "| # | kernel | problem | severity | confidence | launches | kernel time | est. saved | of program "
+        "| calibrated |",
+        "|---:|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     several = len({e["source_file"] for e in entries}) > 1  # an export and its emulation: apart
     for i, e in enumerate(entries[:FIX_FIRST_ROWS], 1):
@@ -146,17 +148,25 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
         out.append(
             f"| {i} | {kernel} | {md_code(e['rule'])} | {e['severity']} | {e['confidence']} | {e['launches']} "
             f"| {us(e['time_ns'])} | {DASH if e['est_saved_ns'] is None else us(e['est_saved_ns'])} "
-            f"| {_p(e['program_share_pct'])} |"
+            f"| {_p(e['program_share_pct'])} | {_calibrated(e['calibration'])} |"
         )
     shown = min(len(entries), FIX_FIRST_ROWS)
     out.append("")
     out.append(
         f"{shown} of {len(entries)} (kernel, problem) pairs, ranked by estimated time saved over the "
         "whole profile, after any kernel that holds most of the time; a kernel's entries never "
-        "add up past its time (fixes overlap). "
+        "add up past its time (fixes overlap). Calibrated: the rule's median |estimated − measured| "
+        "in points of kernel time, and in brackets the number of fixes measured on the H100 it was "
+        "judged on (benchmarks/advice_calibration.py; – where none yet). "
         "The fix for each is in the kernel's section below."
     )
     return out + [""]
+
+
+def _calibrated(calibration: dict[str, float] | None) -> str:
+    if not calibration:
+        return DASH
+    return f"±{calibration['median_error_pts']:.1f} ({calibration['pairs']:.0f})"
 
 
 def _sources(profile: Profile) -> list[str]:
@@ -521,6 +531,8 @@ def _finding(n: int, f: dict[str, Any], agreeing: list[dict[str, Any]], launches
         )
     if gain is not None and f.get("speedup_formula"):
         out.append(f"   - estimate: {prose(f['speedup_formula'])}")
+        if calibrated := calibration_of(f["rule_id"]):
+            out.append(f"   - calibration: {calibrated.text}")
     if agreeing:
         said = ", ".join(
             md_cell(a["rule_id"])

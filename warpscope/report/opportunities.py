@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from warpscope.analysis.calibration import calibration_of
 from warpscope.analysis.finding import CONFIDENCES, SEVERITIES
 from warpscope.analysis.program import dominant_fix, dominant_kernels
 from warpscope.model.libraries import library_of
@@ -16,7 +17,8 @@ from warpscope.model.profile import Profile
 def opportunities(profile: Profile) -> list[dict[str, Any]]:
     """Entries with ``kernel``, ``kernel_short``, ``source_file``, ``library``, ``rule``, ``category``, ``severity``,
     ``confidence``, ``launches``, ``time_ns`` (the kernel's total time), ``est_saved_ns``,
-    ``program_share_pct`` and ``fix``; largest saving first.
+    ``program_share_pct``, ``fix`` and ``calibration`` (the rule's error against fixes measured on
+    the H100, ``Calibration.as_dict``; None where no measured pair names it); largest saving first.
 
     An entry never saves more than its kernel takes, nor do a kernel's entries together:
     ``analyze`` splits each launch's combined gain (1 − Π(1 − gᵢ)) among its findings.
@@ -92,6 +94,7 @@ def opportunities(profile: Profile) -> list[dict[str, Any]]:
             "est_saved_ns": r["est_saved_ns"],
             "program_share_pct": 100.0 * r["est_saved_ns"] / r["_file_ns"] if r["_file_ns"] else None,
             "fix": r["fix"],
+            "calibration": calibrated.as_dict() if (calibrated := calibration_of(r["rule_id"])) else None,
         }
         for r in grouped.iter_rows(named=True)
     ]
@@ -126,6 +129,7 @@ def _dominant_entries(profile: Profile, dominant: pl.DataFrame, has_entry: set[s
                 "est_saved_ns": None,
                 "program_share_pct": None,
                 "fix": dominant_fix(r["kernel_short"], r["share_pct"]),
+                "calibration": None,
             }
         )
     return out

@@ -43,6 +43,7 @@ class FixFirstScreen(WarpscopeScreen):
             "Confidence",
             "Launches",
             "Kernel time",
+            "Calibrated",
         )
         yield table
         yield FittingFooter()
@@ -130,4 +131,12 @@ def _cells(i: int, e: dict[str, Any], *, with_file: bool) -> list[Text | str]:
         Text(e["confidence"] or "–"),
         Text(str(e["launches"]), justify="right"),
         Text(t(e["time_ns"]), justify="right"),
+        Text(_calibrated(e.get("calibration")), justify="right"),
     ]
+
+
+def _calibrated(calibration: dict[str, float] | None) -> str:
+    """The rule's median error in points over the H100 fixes it was judged on (their number)."""
+    if not calibration:
+        return "–"
+    return f"±{calibration['median_error_pts']:.1f} ({calibration['pairs']:.0f})"

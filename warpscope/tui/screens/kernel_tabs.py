@@ -11,6 +11,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from warpscope.analysis.calibration import calibration_of
 from warpscope.analysis.roofline import LEVELS, HierarchicalRoofline, rooflines
 from warpscope.analysis.text import si, waves
 from warpscope.explore.glossary import lookup
@@ -380,6 +381,10 @@ def finding(f: dict, launches: int, agreeing: list[dict]) -> RenderableType:
             line = Text(f"  {label.replace('speedup_formula', 'estimate')}: ", style="bold")
             line.append(literal(one_line(f[label], 2000)))
             body.append(line)
+    if f.get("speedup_formula") and (calibrated := calibration_of(f["rule_id"])):
+        line = Text("  calibration: ", style="bold")
+        line.append(calibrated.text)
+        body.append(line)
     if f["evidence"]:
         body.append(
             literal("  evidence: " + ", ".join(f"{e['metric']} = {n(e['value'], 4)}" for e in f["evidence"]))
