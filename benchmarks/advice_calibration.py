@@ -1,6 +1,8 @@
 """Estimated gains against fixes measured on the H100: the calibration suite.
 
-Each pair of ``tools/gpu/calibration_pairs.csv`` is a kernel and the same kernel with one fix of
+Each pair of ``tools/gpu/calibration_pairs.csv`` (and of ``validation_pairs.csv``: pairs written
+after the models were set, to test them; ``sample_traces/h100/calibration/validation/``) is a
+kernel and the same kernel with one fix of
 docs/checklist.md applied (same result, checked on the GPU's host). The suite was timed with CUDA
 events outside the profiler (``calibration_timings.csv``: rounds of 25 launches after warm-up
 from two device sessions, the median of the rounds) and profiled with ``ncu --set full``
@@ -78,26 +80,50 @@ class Row:
 BASES = {"ncu": "ncu's durations", "events": "CUDA events"}
 
 
-def event_times() -> dict[str, float]:
-    """kernel -> the median of its rounds' medians (two device sessions, 8 rounds: a pair that
-    moved between sessions counts as the majority of its rounds measured it), microseconds."""
+@dataclass(frozen=True)
+class Suite:
+    """A set of before/after pairs and its H100 data (exports and event timings)."""
+
+    name: str
+    folder: Path
+    pairs: Path
+
+
+#: the calibration suite, and the pairs written after the models were set to check them
+SUITES = (
+    Suite("calibration", SUITE, PAIRS),
+    Suite("validation", SUITE / "validation", ROOT / "tools" / "gpu" / "validation_pairs.csv"),
+)
+
+
+def event_times(suite: Suite = SUITES[0]) -> dict[str, float]:
+    """kernel -> the median of its rounds' medians (the calibration suite: two device sessions,
+    8 rounds, so a pair that moved between sessions counts as the majority of its rounds
+    measured it; the validation suite: 4 rounds of one session), microseconds."""
     rounds: dict[str, list[float]] = {}
-    with (SUITE / "calibration_timings.csv").open() as f:
+    with (suite.folder / f"{suite.name}_timings.csv").open() as f:
         for r in csv.DictReader(f):
             rounds.setdefault(r["kernel"], []).append(float(r["median_us"]))
     return {k: statistics.median(v) for k, v in rounds.items()}
 
 
-def rows() -> list[Row]:
+def rows(suites: tuple[Suite, ...] = SUITES) -> list[Row]:
+    """Every pair of ``suites``, in their order."""
+    return [row for suite in suites for row in _suite_rows(suite)]
+
+
+def _suite_rows(suite: Suite) -> list[Row]:
     profile = analyze(
-        warpscope.load([SUITE / "calibration_raw_base.csv.gz", SUITE / "calibration_details.csv.gz"])
+        warpscope.load(
+            [suite.folder / f"{suite.name}_raw_base.csv.gz", suite.folder / f"{suite.name}_details.csv.gz"]
+        )
     )
     launches = profile.launches.select("launch_id", "kernel_short", "duration_ns")
     by_kernel = {k: (lid, d) for lid, k, d in launches.iter_rows()}
     findings = profile.findings.join(launches, on="launch_id")
-    times = event_times()
+    times = event_times(suite)
     out = []
-    with PAIRS.open() as f:
+    with suite.pairs.open() as f:
         for p in csv.DictReader(f):
             before, after = p["before"], p["after"]
             lid, ncu_before = by_kernel[before]

@@ -148,17 +148,20 @@ def test_tiny_blocks_and_tiny_grid(views):
     assert "32 blocks = 32 of 64 warps" in blocks.message and "at least 64 threads" in blocks.fix
     (grid,) = _fired(views, "tinyBlocks", "grid_smaller_than_sms")
     assert grid.severity == "high" and "40 blocks on 132 SMs" in grid.message
-    # 40 one-warp blocks against the 132 x 32 warps the GPU holds of them, up to the roof (the
-    # busiest unit at 10.4%): ncu says 69.70, the idle SMs' share
-    headroom = 1 - views["tinyBlocks"].busiest_pct / 90
-    assert grid.estimated_speedup_pct == pytest.approx(100 * min(1 - 40 / (132 * 32), headroom))
+    # 40 one-warp blocks against the 132 x 32 warps the GPU holds of them, of the time after the
+    # launch floor, up to the roof (the busiest unit at 10.4%): ncu says 69.70, the idle SMs' share
+    tiny = views["tinyBlocks"]
+    headroom = 1 - tiny.busiest_pct / 90
+    work = 1 - 2240 / tiny.get("duration_ns")
+    assert grid.estimated_speedup_pct == pytest.approx(100 * min((1 - 40 / (132 * 32)) * work, headroom))
     # a 3,072 ns launch: no fix takes it below the 2,240 ns launch floor
     (analysed,) = [
         f
         for f in assess(views["tinyBlocks"], findings_for(views["tinyBlocks"]), 1e9, 3072.0)
         if f.rule == "grid_smaller_than_sms"
     ]
-    assert analysed.estimated_speedup_pct == pytest.approx(100 * (1 - 2240 / 3072))
+    assert analysed.estimated_speedup_pct <= 100 * (1 - 2240 / 3072) + 1e-9
+    assert analysed.estimated_speedup_pct == pytest.approx(grid.estimated_speedup_pct)
     assert "1,280 threads" in grid.fix  # the whole job is smaller than one SM's worth
     assert _fired(views, "tinyBlocks", "few_resident_warps")
 
@@ -167,8 +170,9 @@ def test_divergence_on_random_data(views):
     (f,) = _fired(views, "withDivergence", "warp_divergence")
     assert f.evidence["warp_execution_efficiency_pct"] == pytest.approx(50.62, abs=0.01)
     assert f.severity == "high" and "sort" in f.fix and "warp index" in f.fix
-    # (1 - 50.44/100) x SM 85.6%: the sorted run measured 43% faster (62.5 -> 35.7 us)
-    assert f.estimated_speedup_pct == pytest.approx(42.4, abs=0.1)
+    # (1 - 50.44/100) x SM 85.6% x 0.86 (what fixes won back of the idle lanes on the H100's
+    # calibration pairs): the sorted run measured 43% faster (62.5 -> 35.7 us)
+    assert f.estimated_speedup_pct == pytest.approx(42.4 * 0.86, abs=0.1)
     assert not _fired(views, "noDivergence", "warp_divergence")
 
 

@@ -81,6 +81,9 @@ def test_the_calibration_suite_is_whole():
     assert len(rows) >= 30 and min(times.values()) >= 30
     assert sum(r.gain("events") for r in rows) >= 24 and sum(not r.gain("events") for r in rows) >= 6
     assert sum(r.gain("ncu") for r in rows) >= 24 and sum(not r.gain("ncu") for r in rows) >= 6
+    held_out = calibration.SUITES[1]
+    assert min(calibration.event_times(held_out).values()) >= 30
+    assert len(calibration.rows((held_out,))) >= 7
 
 
 def test_checklist_gives_every_rule_its_evidence_threshold_and_severity():

@@ -5,19 +5,21 @@
 # of each with `ncu --set full --import-source yes` and export the raw page (base units), the
 # details page and the source page (CUDA + SASS), gzip-compressed, into $OUT, with versions and
 # a log. ncu locks the clocks to base and flushes the caches between passes: its durations and
-# the event timings are both kept.
+# the event timings are both kept. `make_calibration_samples.sh validation` does the same for
+# the held-out pairs of validation_pairs.cu.
 set -u
-OUT=${OUT:-$PWD/calibration_out}; mkdir -p "$OUT"
+name=${1:-calibration}
+OUT=${OUT:-$PWD/${name}_out}; mkdir -p "$OUT"
 W=$(mktemp -d); here=$(cd "$(dirname "$0")" && pwd)
-log="$OUT/calibration_make_log.txt"
+log="$OUT/${name}_make_log.txt"
 step() { echo "### $*" >>"$log"; "$@" >>"$log" 2>&1; echo "### rc=$?" >>"$log"; }
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm --format=csv; ncu --version; nvcc --version; } >"$OUT/calibration_versions.txt" 2>&1
-step nvcc -O3 -arch=sm_90 -lineinfo -o "$W/calibration" "$here/calibration_pairs.cu"
-"$W/calibration" time >"$OUT/calibration_timings.csv" 2>>"$log"; echo "### time rc=$?" >>"$log"
-step ncu --set full --import-source yes -f -o "$W/calibration" "$W/calibration" once
-R="$W/calibration.ncu-rep"
-step sh -c "ncu --import $R --csv --page raw --print-units base | gzip -9 > $OUT/calibration_raw_base.csv.gz"
-step sh -c "ncu --import $R --csv --page details | gzip -9 > $OUT/calibration_details.csv.gz"
-step sh -c "ncu --import $R --csv --page source --print-source cuda,sass | gzip -9 > $OUT/calibration_source.csv.gz"
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm --format=csv; ncu --version; nvcc --version; } >"$OUT/${name}_versions.txt" 2>&1
+step nvcc -O3 -arch=sm_90 -lineinfo -o "$W/$name" "$here/${name}_pairs.cu"
+"$W/$name" time >"$OUT/${name}_timings.csv" 2>>"$log"; echo "### time rc=$?" >>"$log"
+step ncu --set full --import-source yes -f -o "$W/$name" "$W/$name" once
+R="$W/$name.ncu-rep"
+step sh -c "ncu --import $R --csv --page raw --print-units base | gzip -9 > $OUT/${name}_raw_base.csv.gz"
+step sh -c "ncu --import $R --csv --page details | gzip -9 > $OUT/${name}_details.csv.gz"
+step sh -c "ncu --import $R --csv --page source --print-source cuda,sass | gzip -9 > $OUT/${name}_source.csv.gz"
 ls -la "$OUT" >>"$log"
 tail -30 "$log"

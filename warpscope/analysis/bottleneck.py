@@ -5,7 +5,7 @@ from __future__ import annotations
 from warpscope.analysis.finding import Finding, rule
 from warpscope.analysis.roofline import roofline
 from warpscope.analysis.text import num, pct
-from warpscope.analysis.views import LaunchView
+from warpscope.analysis.views import LAUNCH_FLOOR_NS, LaunchView
 
 # reason -> (what the warp waits for, the fix); Nsight Compute's taxonomy
 STALLS: dict[str, tuple[str, str]] = {
@@ -113,6 +113,26 @@ def _mostly_shared(v: LaunchView) -> bool:
 #: the share of the DRAM peak a copy reached on the H100 once each thread moved 16 bytes a load
 #: (float4) instead of 4: 81.5% (calibration pair p06; the scalar copy: 60.0%)
 VECTOR_STREAM_PCT = 81.5
+#: the widest load a lane makes (float4): a warp's request moves at most 512 bytes
+VECTOR_BYTES_PER_REQUEST = 512.0
+
+
+def _vector_gain(v: LaunchView, mem: float) -> float:
+    """The gain (0..1) of 16-byte loads and stores: the same DRAM bytes (less the stores a faster
+    stream leaves in L2 at its end) at the rate four times the bytes in flight per load stream at
+    (Little's law, views.stream_rate_pct), after the launch floor; where the profile lacks the loads or the bytes, the float4 copy's rate."""
+    sectors, requests = v.get("global_load_sectors"), v.get("global_load_requests")
+    stores = v.get("global_store_sectors")
+    dram = v.dram_bytes_after(None, 32 * stores if stores else None)
+    peak = v.get("peak_dram_bytes_per_s")
+    rate = None
+    if sectors and requests:
+        rate = v.stream_rate_pct(min(VECTOR_BYTES_PER_REQUEST, 4 * 32 * sectors / requests))
+    if rate is None or not dram or not peak:
+        return max(0.0, 1.0 - mem / VECTOR_STREAM_PCT)
+    return v.gain_to(LAUNCH_FLOOR_NS + 1e9 * dram / (peak * rate / 100)) or 0.0
+
+
 #: the share of an L1-bound kernel's time a shared-memory tile wins back per unit of L1 hit rate:
 #: the re-reads that hit in L1 leave the L1's tag and miss path for shared memory's data path,
 #: which still carries them. Measured on the H100: naive → 16×16-tiled matmul saved 29.0%
@@ -136,8 +156,9 @@ def _tiling_gain(v: LaunchView, unit: tuple[str, float] | None) -> float | None:
     "memory_bound",
     ncu=("SOLBottleneck",),
     checklist=("C7", "C8"),
-    speedup="below the roof: 1 − memory throughput / 81.5% (a float4 copy's share of the DRAM peak on "
-    "the H100) × 100, at most 1 − L2 throughput / 90% (wider accesses move the same sectors); L1-bound "
+    speedup="below the roof: 1 − (launch floor + DRAM bytes at the rate 16-byte accesses stream at: "
+    "Little's law with four times the bytes in flight per load) / duration, at most 1 − L2 "
+    "throughput / 90% (wider accesses move the same sectors); L1-bound "
     "re-reads (tiling): L1 hit rate / 3, at most 1 − SM throughput / 90%",
     evidence="DRAM, L1 and L2 throughput, memory and SM throughput, arithmetic intensity, the top stall",
     threshold="memory ≥ 80%, or ≥ 55% and 10 points above compute",
@@ -212,7 +233,7 @@ def memory_bound(v: LaunchView) -> Finding | None:
         # what more bytes in flight reach: the float4 copy's share of the DRAM peak
         # wider accesses move the same sectors: the L2's sector work stays (split stores from
         # both sides of a branch kept one copy's L2 at 89% with DRAM at 57%)
-        gain = 100 * v.within_untouched_roofs(max(0.0, 1.0 - mem / VECTOR_STREAM_PCT), "l2_throughput_pct")
+        gain = 100 * v.within_untouched_roofs(_vector_gain(v, mem), "l2_throughput_pct")
         severity = "medium" if waiting and gain >= 10 else "low"
         title = "memory-bound below the roof"
         fix = (

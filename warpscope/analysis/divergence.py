@@ -7,6 +7,12 @@ from warpscope.analysis.text import num, pct
 from warpscope.analysis.views import LaunchView
 
 LINE = 75.0  # Nsight Compute's line: fewer than 24 of 32 threads active per warp instruction
+#: the share of the idle lanes' cost a fix wins back: the remapping or sorting it needs costs
+#: instructions and strided accesses of its own. Measured on the H100 (ncu's durations): a
+#: branch on the warp instead of the lane's parity 0.82 of the idle lanes (pair p02), a four-way
+#: switch grouped by warp 0.90 (v05), sorted data 1.0 (the seed's withDivergence); reading
+#: through a sorted index instead 0.49 (p01): the median of the four, 0.86
+DIVERGENCE_FIX_KEEPS = 0.86
 
 
 def one_output_per_block(v: LaunchView) -> bool:
@@ -28,8 +34,9 @@ def lane_efficiency(v: LaunchView) -> tuple[float, float | None, float | None] |
     "divergence",
     ncu=("ThreadDivergence",),
     checklist=("C4",),
-    speedup="(1 − lowest lane efficiency / 100) × SM throughput % : the idle lanes, weighted "
-    "by how busy the SM is (Nsight Compute's estimate)",
+    speedup="(1 − lowest lane efficiency / 100) × SM throughput % × 0.86: the idle lanes, weighted "
+    "by how busy the SM is (Nsight Compute's estimate), less what the remapping or sorting costs "
+    "(calibration pairs p01, p02, v05 and the seed's withDivergence)",
     evidence="warp execution efficiency (and predicated-on), branch efficiency, divergent branches, SM throughput",
     threshold="< 24 of 32 lanes active or predicated on (75%)",
     severity="high: estimate ≥ 20% (or no SM throughput and < 16 lanes); medium: ≥ 10%; else low",
@@ -73,7 +80,7 @@ def warp_divergence(v: LaunchView) -> Finding | None:
             "time saved where 45% was estimated); for short branches compute both sides and select."
         )
     sm = v.get("sm_throughput_pct")
-    gain = (1 - low / 100) * (sm if sm is not None else 100.0)
+    gain = (1 - low / 100) * (sm if sm is not None else 100.0) * DIVERGENCE_FIX_KEEPS
     severity: Severity = (
         "high" if gain >= 20 or (sm is None and low < 50) else "medium" if gain >= 10 else "low"
     )

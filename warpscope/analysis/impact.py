@@ -116,6 +116,8 @@ FOLLOWS_FROM: dict[str, tuple[str, ...]] = {
         "memory_bound",
     ),
     "warp_divergence": ("serial_reduction", "shared_memory_tree_reduction"),
+    # a block held by the one warp that sums it: the achieved-occupancy gap a large block shows
+    "block_size_outside_128_256": ("serial_reduction",),
     "memory_bound": (*_MEMORY_ROOTS, "global_atomics", "local_memory"),
     "compute_bound": ("warp_divergence",),
     "stall_reason:wait": ("ilp",),

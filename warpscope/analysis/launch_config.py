@@ -186,8 +186,9 @@ def _resident_pct(v: LaunchView, theoretical: float) -> float:
     "launch_config",
     ncu=("LaunchConfiguration", "SOLBottleneck"),
     checklist=("C3",),
-    speedup="(1 − blocks × warps per block / (SMs × resident warps per SM)) × 100, at most "
-    "1 − busiest throughput / 90%: the warps the GPU could hold that the grid leaves empty, up to "
+    speedup="(1 − blocks × warps per block / (SMs × resident warps per SM)) × (1 − launch floor / "
+    "duration) × 100, at most 1 − busiest throughput / 90%: the warps the GPU could hold that the "
+    "grid leaves empty, of the time after the launch's fixed cost, up to "
     "the roof (without the occupancy: the share of SMs left with nothing to run)",
     evidence="grid size, SM count, block size",
     threshold="blocks < SMs",
@@ -230,13 +231,13 @@ def grid_smaller_than_sms(v: LaunchView) -> Finding | None:
 
 def _parallelism_gain(v: LaunchView, grid: int, sms: int, idle_sms: float) -> float:
     """The time (0..1) more blocks could save: the resident warps the GPU could hold against the
-    ones this grid brings (all of its blocks resident at once), no more than the busiest unit's
-    distance to its roof. Without the occupancy, the idle SMs' share."""
+    ones this grid brings (all of its blocks resident at once), of the time after the launch's
+    fixed cost, no more than the busiest unit's distance to its roof. Without the occupancy, the idle SMs' share."""
     warps = v.warps_per_block
     occ = v.occupancy
     if not warps or occ is None or not occ.active_warps_per_sm:
         return idle_sms
-    raw = max(0.0, 1.0 - grid * warps / (sms * occ.active_warps_per_sm))
+    raw = max(0.0, 1.0 - grid * warps / (sms * occ.active_warps_per_sm)) * v.work_share
     headroom = v.roof_headroom
     return raw if headroom is None else min(raw, headroom)
 
@@ -247,7 +248,8 @@ def _parallelism_gain(v: LaunchView, grid: int, sms: int, idle_sms: float) -> fl
     ncu=("LaunchConfiguration",),
     checklist=("C3",),
     speedup="while every block is resident at once (under 0.9 of a wave): (1 − blocks × warps per "
-    "block / (SMs × resident warps per SM)) × 100, at most 1 − busiest throughput / 90%",
+    "block / (SMs × resident warps per SM)) × (1 − launch floor / duration) × 100, at most 1 − "
+    "busiest throughput / 90%",
     evidence="grid size, SM count, waves per SM",
     threshold="1–4 blocks per SM",
     severity="medium: < 2 per SM and under 0.9 of a wave; else low",

@@ -166,20 +166,17 @@ def _op_excess(ops: dict[str, GlobalOp], excess: float) -> dict[str, float]:
 def _coalesced_gain(v: LaunchView, ops: dict[str, GlobalOp], excess: float) -> float | None:
     """The gain (0..1) of moving only the sectors the accessed bytes need. DRAM reads and writes
     each shrink to at most their ideal sectors' bytes (a structure's unused fields reached DRAM
-    too; writes still in L2 at the end did not), and stream at the rate the loads' ideal bytes in
-    flight allow; L1 and L2 lose the excess share of their work, the SM keeps its instructions
+    too), less the stores the L2 still holds when the launch ends (views.dram_bytes_after), and
+    stream at the rate the loads' ideal bytes in flight allow; L1 and L2 lose the excess share of their work, the SM keeps its instructions
     (both at the practical roof). The time after is what the busiest of them needs, no less than
     the launch floor. None for a latency-bound kernel (no unit ≥ 60% busy) and where the profile
     lacks a unit's throughput, the DRAM bytes and roof, or the loads in flight."""
     duration, peak = v.get("duration_ns"), v.get("peak_dram_bytes_per_s")
-    reads, writes = v.get("dram_read_bytes"), v.get("dram_write_bytes")
-    if reads is None or writes is None:
-        reads, writes = v.get("dram_bytes"), 0.0
     units = [
         v.get(m)
         for m in ("dram_throughput_pct", "l1tex_throughput_pct", "l2_throughput_pct", "sm_throughput_pct")
     ]
-    if not duration or reads is None or not peak or any(u is None for u in units):
+    if not duration or not peak or any(u is None for u in units):
         return None
     dram, l1, l2, sm = (float(u or 0.0) for u in units)
     if max(dram, l1, l2, sm) < THROUGHPUT_BOUND_PCT:
@@ -190,7 +187,9 @@ def _coalesced_gain(v: LaunchView, ops: dict[str, GlobalOp], excess: float) -> f
     rate = v.stream_rate_pct(ideal["load"] / (load[2] / load[0]) if load and load[0] else None)
     if rate is None or rate <= 0:
         return None
-    after_bytes = min(reads, ideal["load"] or reads) + min(writes, ideal["store"] or writes)
+    after_bytes = v.dram_bytes_after(ideal["load"] or None, ideal["store"] or None)
+    if after_bytes is None:
+        return None
     share = min(1.0, excess / max(1.0, sum(x[2] for x in ops.values() if x is not None)))
     l2_peak = v.get("peak_l2_bytes_per_s")
     work = [

@@ -40,9 +40,10 @@ def not_limiting_reason(v: LaunchView) -> str | None:
     "occupancy",
     ncu=("TheoreticalOccupancy",),
     checklist=("C5",),
-    speedup="min(1 − theoretical occupancy / 100, 1 − issue-slot utilization, 1 − busiest "
-    "throughput / 90%) × 100: the warp slots left empty, counted only while the schedulers have "
-    "idle issue slots and no unit is near its roof (more warps cannot pass the busiest unit)",
+    speedup="min((1 − theoretical occupancy / 100) × (1 − launch floor / duration), 1 − issue-slot "
+    "utilization, 1 − busiest throughput / 90%) × 100: the warp slots left empty, of the time after "
+    "the launch's fixed cost, counted only while the schedulers have idle issue slots and no unit "
+    "is near its roof (more warps cannot pass the busiest unit)",
     evidence="theoretical occupancy and its limiter (registers, shared memory, warps, barriers), issue slots",
     threshold="theoretical occupancy < 80%",
     severity="high: theoretical occupancy ≤ 50%; else medium; low when more warps would not pay (C12)",
@@ -99,7 +100,7 @@ def occupancy_limited(v: LaunchView) -> Finding | None:
         fix=fix,
         threshold="theoretical occupancy < 80%",
         evidence=evidence,
-        estimated_speedup_pct=100 * v.latency_gain(1 - theo / 100),
+        estimated_speedup_pct=100 * v.latency_gain((1 - theo / 100) * v.work_share),
     )
 
 

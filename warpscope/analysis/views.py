@@ -43,16 +43,20 @@ MAX_GAIN = 0.95
 #: reaches on the H100, 59–61% (the calibration suite's elementwise kernels). More bytes per
 #: access (float4) go further: that is the memory-bound finding's fix, not more warps'.
 LATENCY_HIDDEN_DRAM_PCT = 60.0
-#: DRAM streams by Little's law: the rate is the bytes in flight over the latency. On the H100
-#: each KiB of loads in flight per SM gives 10.6% of the DRAM peak once the launch runs (the
-#: calibration suite's elementwise kernels: 46 warps/SM × one 128-byte load = 5.9 KiB, 62.4% of
-#: the peak after the launch floor), up to what the widest streams there reach (float4, two- and
-#: four-load kernels, a row per warp: 80–91%, 84% typical)
-DRAM_PCT_PER_KIB_IN_FLIGHT = 10.6
-STREAM_CEILING_PCT = 84.0
+#: DRAM streams by Little's law: the rate grows with the bytes of loads in flight per SM and
+#: saturates, as STREAM_PEAK_PCT × (1 − exp(−KiB in flight / STREAM_KIB)) of the DRAM peak once
+#: the launch runs (after the launch floor). Fitted on the H100's coalesced streams of the
+#: calibration suite: one 128-byte load per warp at 46 warps/SM (5.8 KiB) 61–63%, two (12 KiB)
+#: 80%, float4 and unrolled rows (23–57 KiB) 83–91%
+STREAM_PEAK_PCT = 88.0
+STREAM_KIB = 4.9
 #: loads a warp keeps in flight at most: loops are unrolled about 4× and batch their loads
 #: (the column-major GEMV, two loads an iteration at 8 warps/SM, streams at 49%)
 LOADS_IN_FLIGHT_PER_WARP = 8.0
+#: the share of the L2 a streaming kernel leaves dirty when it ends: written back after ncu's
+#: duration stops. Kernels fixed to stream faster left 15.6–18.7 MB of their 67 MB of stores in
+#: the H100's 50 MB L2 (the calibration suite's coalesced and float4 "after" kernels)
+DIRTY_L2_SHARE = 1 / 3
 #: warp schedulers per SM (one instruction issued per cycle each), Maxwell to Blackwell
 SCHEDULERS_PER_SM = 4
 
@@ -217,6 +221,13 @@ class LaunchView:
         return max(0.0, min(self.floor_ceiling, 1.0 - after_ns / duration))
 
     @once
+    def work_share(self) -> float:
+        """The share (0..1) of the launch's time that is work rather than its fixed start and
+        drain (the launch floor): what a fix that speeds up the work can shorten."""
+        duration = self.get("duration_ns")
+        return max(0.0, 1.0 - LAUNCH_FLOOR_NS / duration) if duration else 1.0
+
+    @once
     def floor_ceiling(self) -> float:
         """The largest gain (0..1) any fix can bring: the launch cannot end before the launch
         floor, and no prediction claims more than MAX_GAIN."""
@@ -228,7 +239,7 @@ class LaunchView:
     def stream_rate_pct(self, load_bytes_per_request: float | None = None) -> float | None:
         """The share of the DRAM peak (%) the launch streams at when each load request moves
         ``load_bytes_per_request`` (default: what its loads move now): its resident warps' loads
-        in flight (Little's law), up to STREAM_CEILING_PCT. None without the occupancy or loads."""
+        in flight (Little's law, saturating at STREAM_PEAK_PCT). None without the occupancy or loads."""
         warps, threads = self.get("achieved_active_warps"), self.get("threads")
         requests = self.get("global_load_requests")
         if warps is None:
@@ -241,7 +252,23 @@ class LaunchView:
             return None
         per_warp = min(LOADS_IN_FLIGHT_PER_WARP, requests / (threads / 32))
         in_flight_kib = warps * per_warp * load_bytes_per_request / 1024
-        return min(STREAM_CEILING_PCT, DRAM_PCT_PER_KIB_IN_FLIGHT * in_flight_kib)
+        return STREAM_PEAK_PCT * (1.0 - math.exp(-in_flight_kib / STREAM_KIB))
+
+    def dram_bytes_after(self, load_bytes: float | None, store_bytes: float | None) -> float | None:
+        """The DRAM bytes a fix that makes the loads move ``load_bytes`` and the stores
+        ``store_bytes`` (through L1; None: unchanged) leaves: reads no more than the loads, writes no
+        more than the stores less what the L2 still holds dirty when the launch ends. None without
+        the DRAM bytes."""
+        reads, writes = self.get("dram_read_bytes"), self.get("dram_write_bytes")
+        if reads is None or writes is None:
+            total = self.get("dram_bytes")
+            return None if total is None else min(total, (load_bytes or total) + (store_bytes or 0.0))
+        if load_bytes is not None:
+            reads = min(reads, load_bytes)
+        if store_bytes is not None:
+            dirty = DIRTY_L2_SHARE * (self.get("l2_cache_bytes") or 0.0)
+            writes = min(writes, max(0.0, store_bytes - dirty))
+        return reads + writes
 
     @once
     def dram_roof_pct(self) -> float:

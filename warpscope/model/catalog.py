@@ -203,6 +203,13 @@ CATALOG: tuple[Metric, ...] = (
         labels=_l(LAUNCH, "# SMs"),
     ),
     Metric(
+        "l2_cache_bytes",
+        "byte",
+        "The device's L2 cache size.",
+        "device__attribute_l2_cache_size",
+        ncu=_n("device__attribute_l2_cache_size"),
+    ),
+    Metric(
         "waves_per_sm",
         "",
         "Full waves of blocks per SM: grid size / (active blocks per SM x SMs).",
