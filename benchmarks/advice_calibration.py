@@ -93,6 +93,7 @@ class Suite:
 SUITES = (
     Suite("calibration", SUITE, PAIRS),
     Suite("validation", SUITE / "validation", ROOT / "tools" / "gpu" / "validation_pairs.csv"),
+    Suite("validation2", SUITE / "validation2", ROOT / "tools" / "gpu" / "validation2_pairs.csv"),
 )
 
 
