@@ -1,6 +1,6 @@
 """Estimated gains are predictions of time a fix saves, so they keep to what no fix can change:
 on every launch of the shipped H100 exports (the seed kernels, a PyTorch step, a program on
-Thrust, CUB, cuFFT and cuBLAS, the calibration suite) no estimate takes a launch below the launch
+Thrust, CUB, cuFFT and cuBLAS, the calibration suite and its held-out pairs) no estimate takes a launch below the launch
 floor, a launch's combined estimate stays at most 95%, and symptoms (stall reasons) carry no
 estimate of their own."""
 
@@ -18,10 +18,17 @@ EXPORTS = {
     "seed": [H100 / "seed_full_raw.csv", H100 / "seed_full_details.csv"],
     "cnn_step": [CNN_STEP / "cnn_full_raw_base.csv.gz", CNN_STEP / "cnn_full_details.csv.gz"],
     "libmix": [H100 / "libmix" / "libmix_raw_base.csv.gz", H100 / "libmix" / "libmix_details.csv.gz"],
-    "calibration": [
-        H100 / "calibration" / "calibration_raw_base.csv.gz",
-        H100 / "calibration" / "calibration_details.csv.gz",
-    ],
+    **{
+        suite: [
+            H100 / "calibration" / folder / f"{suite}_raw_base.csv.gz",
+            H100 / "calibration" / folder / f"{suite}_details.csv.gz",
+        ]
+        for suite, folder in (
+            ("calibration", ""),
+            ("validation", "validation"),
+            ("validation2", "validation2"),
+        )
+    },
 }
 
 
@@ -35,7 +42,7 @@ def ours(request) -> pl.DataFrame:
 def test_no_estimate_takes_a_launch_below_the_launch_floor(ours):
     ceiling = 100 * (1 - LAUNCH_FLOOR_NS / pl.col("duration_ns"))
     estimated = ours.filter(pl.col("estimated_speedup_pct").is_not_null())
-    assert estimated.height > 20
+    assert estimated.height > 10
     # estimates are stored to 0.01 points
     assert estimated.filter(pl.col("estimated_speedup_pct") > ceiling + 0.01).height == 0
     saved = ours.group_by("launch_id", "duration_ns").agg(pl.col("est_saved_ns").sum())
