@@ -65,12 +65,13 @@ def build_dataset(
     from warpscope.analysis import analyze
     from warpscope.model import store
 
-    rng = np.random.default_rng(seed)
     variants = [analyze(base), analyze(with_register_regression(base, kernel_short))]
     start = datetime(2026, 1, 1, tzinfo=UTC)
     ids = []
     for i in range(runs):
-        profile = jittered(variants[i >= regress_at], rng)
+        # a stream of its own per run: a catalog with one metric more does not move the next
+        # run's durations
+        profile = jittered(variants[i >= regress_at], np.random.default_rng((seed, i)))
         run_id = f"{start + timedelta(seconds=i):%Y%m%dT%H%M%S%f}Z-{i:06x}"  # reproducible
         labels = {"commit": f"c{i:04d}", "branch": "main"}
         ids.append(store.append_run(store.with_run(profile, run_id=run_id, labels=labels), dataset))
