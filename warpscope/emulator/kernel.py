@@ -9,6 +9,7 @@ records a ``Launch``: configuration, occupancy inputs and the per-line counters.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ from warpscope.emulator.functions import DeviceFunction, JitFunction
 from warpscope.emulator.ir import Function, exec_block, scalar
 from warpscope.emulator.race import Hazard, RaceCheck, independent_threads
 from warpscope.emulator.runtime import BarrierWarning, Frame, Run
-from warpscope.emulator.simt import Chunk, Counters
+from warpscope.emulator.simt import Counters, chunk_for
 from warpscope.emulator.timing import TimingResult, simulate, timing_for
 from warpscope.emulator.trace import Trace
 
@@ -121,13 +122,13 @@ def recording(on_launch: Callable[[Launch], None] | None = None) -> Iterator[lis
 def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> None:
     """A block asking for more shared memory than the architecture gives one block fails to
     launch on a GPU; here it stops before a byte is allocated, at the array that overflows."""
+    total = fn.static_shared_bytes + max(0, dynamic)
+    if total <= _shared_limit(arch_name):
+        return
     from warpscope.occupancy.arch import get_arch
 
     arch = get_arch(arch_name)
-    limit = arch.shared_per_block_optin if arch.has_carveout else arch.shared_per_block
-    total = fn.static_shared_bytes + max(0, dynamic)
-    if total <= limit:
-        return
+    limit = _shared_limit(arch_name)
     static = [d for d in fn.shared if not d.dynamic]
     over = next((d for d in static if d.offset + int(np.prod(d.shape)) * d.dtype.itemsize > limit), None)
     line = over.line if over is not None else next((d.line for d in fn.shared if d.dynamic), 0)
@@ -140,6 +141,15 @@ def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> No
         (0, 0, 0),
         (0, 0, 0),
     )
+
+
+@functools.lru_cache(maxsize=16)
+def _shared_limit(arch_name: str) -> int:
+    """The shared memory one block of ``arch_name`` may have (the opt-in limit where there is one)."""
+    from warpscope.occupancy.arch import get_arch
+
+    arch = get_arch(arch_name)
+    return arch.shared_per_block_optin if arch.has_carveout else arch.shared_per_block
 
 
 #: the block size ``forall`` launches with: what cuOccupancyMaxPotentialBlockSize gives a
@@ -232,7 +242,7 @@ class Kernel(JitFunction):
         warnings: dict[int, BarrierWarning] = {}
         with np.errstate(all="ignore"):
             for first in range(0, n_blocks, per_chunk):
-                chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
+                chunk = chunk_for(grid, block, first, min(per_chunk, n_blocks - first))
                 run = Run(
                     self.name,
                     fn.file,

@@ -7,6 +7,7 @@ active), so ``array.reshape(-1, 32)`` is one row per warp.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -163,3 +164,28 @@ class Chunk:
             tuple(int(b[lane]) for b in self.bid),  # type: ignore[return-value]
             tuple(int(t[lane]) for t in self.tid),
         )
+
+
+#: chunks up to this many lanes are kept for the next launch of the same configuration (a
+#: loop launching a small kernel: building one is most of an empty launch's fixed cost)
+SMALL_CHUNK = 8192
+
+
+def chunk_for(
+    grid: tuple[int, int, int], block: tuple[int, int, int], first_block: int, blocks: int
+) -> Chunk:
+    """``Chunk(...)``, shared between launches where small (its arrays are then read-only)."""
+    slots = -(-(block[0] * block[1] * block[2]) // WARP) * WARP
+    if blocks * slots > SMALL_CHUNK:
+        return Chunk(grid, block, first_block, blocks)
+    return _small_chunk(grid, block, first_block, blocks)
+
+
+@functools.lru_cache(maxsize=64)
+def _small_chunk(
+    grid: tuple[int, int, int], block: tuple[int, int, int], first_block: int, blocks: int
+) -> Chunk:
+    chunk = Chunk(grid, block, first_block, blocks)
+    for a in (*chunk.tid, *chunk.bid, chunk.lane_id, chunk.block_of_lane, chunk.alive, chunk.entry.arr):
+        a.flags.writeable = False
+    return chunk
