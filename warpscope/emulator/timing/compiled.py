@@ -196,8 +196,14 @@ class Sectors:
     """A launch's traced sector ids renumbered densely (0, 1, ...), once for all its SMs."""
 
     def __init__(self, sectors: np.ndarray) -> None:
-        self.ids, dense = np.unique(sectors, return_inverse=True)
-        self.dense = dense.astype(np.int64).reshape(-1)
+        # np.unique(sectors, return_inverse=True) without its first call's import of numpy.ma
+        order = np.argsort(sectors, kind="stable")
+        ordered = sectors[order]
+        new = np.ones(ordered.size, dtype=bool)
+        new[1:] = ordered[1:] != ordered[:-1]
+        self.ids = ordered[new]
+        self.dense = np.empty(ordered.size, dtype=np.int64)
+        self.dense[order] = np.cumsum(new) - 1
 
 
 @dataclass
