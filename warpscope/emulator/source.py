@@ -7,7 +7,7 @@ import inspect
 import linecache
 import textwrap
 from collections import ChainMap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,8 +82,7 @@ def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int
             return None
         defs = {
             (n.name, min([n.lineno, *(d.lineno for d in n.decorator_list)])): n
-            for n in ast.walk(module)
-            if isinstance(n, ast.FunctionDef)
+            for n in _definitions(module.body)
         }
         known = _MODULES[file] = (raw, defs)
     tree = known[1].get((code.co_name, code.co_firstlineno))
@@ -92,6 +91,18 @@ def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int
     first = code.co_firstlineno
     lines = {i: raw[i - 1].rstrip("\n") for i in range(first, tree.end_lineno + 1)}
     return inspect.getsourcefile(fn) or file, tree, lines
+
+
+def _definitions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef]:
+    """Every function defined in these statements, nested ones included (a definition is a
+    statement: expressions are not searched)."""
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _definitions([n for n in inner if isinstance(n, ast.AST)])
 
 
 def _filled(cell: Any) -> bool:

@@ -11,7 +11,9 @@ the slowest deciding the duration.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +29,11 @@ from warpscope.occupancy.calculator import Occupancy, evaluate
 __all__ = ["POLICIES", "STATES", "TIMINGS", "Timing", "TimingResult", "simulate", "timing_for"]
 
 MIN_L1_BYTES = 16 * 1024
+#: launches of up to this many traced warp instructions keep their result for a later launch
+#: whose trace is the same (a loop launching a small kernel: the same streams, the same answer)
+MEMO_MAX_TRACED = 20_000
+_MEMO: OrderedDict[tuple[object, ...], tuple[list[Inst], TimingResult]] = OrderedDict()
+_MEMO_SIZE = 64
 
 
 @dataclass
@@ -69,9 +76,52 @@ def simulate(
     jit: bool | None = None,
 ) -> TimingResult:
     """Time a traced launch on ``arch`` (``jit``: through the compiled model, ``compiled``;
-    None: where numba is installed and the launch is large enough to repay loading it)."""
+    None: where numba is installed and the launch is large enough to repay loading it).
+
+    A small launch whose trace, kernel and configuration equal an earlier one's (``_MEMO``)
+    gets that launch's result without simulating again: the model is deterministic."""
     if jit is None:
         jit = compiled.worth_it(trace.traced)
+    if trace.traced > MEMO_MAX_TRACED:
+        return _simulate(
+            trace, table, arch, block_threads, registers, static_shared, dynamic_shared, barriers, policy, jit
+        )
+    key = (
+        trace.digest(),
+        timing_for(arch),
+        block_threads,
+        registers,
+        static_shared,
+        dynamic_shared,
+        barriers,
+        policy,
+        jit,
+    )
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is table:
+        _MEMO.move_to_end(key)
+        return dataclasses.replace(hit[1])
+    result = _simulate(
+        trace, table, arch, block_threads, registers, static_shared, dynamic_shared, barriers, policy, jit
+    )
+    _MEMO[key] = (table, result)
+    while len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return dataclasses.replace(result)
+
+
+def _simulate(
+    trace: Trace,
+    table: list[Inst],
+    arch: str,
+    block_threads: int,
+    registers: int,
+    static_shared: int,
+    dynamic_shared: int,
+    barriers: int,
+    policy: str,
+    jit: bool,
+) -> TimingResult:
     t = timing_for(arch)
     occ = _occupancy(arch, block_threads, registers, static_shared, dynamic_shared, barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
