@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -81,7 +82,7 @@ def simulate(
     A small launch whose trace, kernel and configuration equal an earlier one's (``_MEMO``)
     gets that launch's result without simulating again: the model is deterministic."""
     if jit is None:
-        jit = compiled.worth_it(trace.traced)
+        jit = compiled.worth_it(trace.traced) or compiled.repaid()
     if trace.traced > MEMO_MAX_TRACED:
         return _simulate(
             trace, table, arch, block_threads, registers, static_shared, dynamic_shared, barriers, policy, jit
@@ -122,6 +123,7 @@ def _simulate(
     policy: str,
     jit: bool,
 ) -> TimingResult:
+    started = time.perf_counter()
     t = timing_for(arch)
     occ = _occupancy(arch, block_threads, registers, static_shared, dynamic_shared, barriers)
     max_blocks = max(1, occ.active_blocks_per_sm) if not occ.error else 1
@@ -183,7 +185,7 @@ def _simulate(
         )
         results.append(sm.run())
     cycles = max((r.cycles for r in results), default=0)
-    return TimingResult(
+    result = TimingResult(
         arch=t.arch,
         policy=policy,
         clock_hz=t.clock_hz,
@@ -195,6 +197,9 @@ def _simulate(
         max_warps=max_warps,
         launch_overhead_ns=t.launch_overhead_ns,
     )
+    if not jit:
+        compiled.spent_in_reference(time.perf_counter() - started)
+    return result
 
 
 @functools.lru_cache(maxsize=256)

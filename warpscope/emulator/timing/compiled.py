@@ -15,8 +15,10 @@ loaded or when the launch is large enough to repay loading it (``JIT_MIN``);
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,20 +32,34 @@ from warpscope.emulator.timing.sm import POLICIES, SHORT_SB, STATES, WAIT, SMRes
 from warpscope.emulator.trace import Flat
 
 JIT_MIN = 40_000  # traced warp instructions from which loading the compiled model (~0.15 s from
-# numba's cache; the emulator has imported numba already, for its type names) beats the
-# reference (~3.5 µs a traced instruction)
+# numba's cache, once numba is imported) beats the reference (~3.5 µs a traced instruction)
+LOAD_S = 0.3  # loading it, numba's import included: what the reference may spend before it is
 _run_sm: Any = None  # the compiled entry point, once loaded
+_reference_s = 0.0  # seconds this process spent in the reference model
+
+
+def spent_in_reference(seconds: float) -> None:
+    """The reference model timed a launch in ``seconds``."""
+    global _reference_s
+    _reference_s += seconds
+
+
+def repaid() -> bool:
+    """Whether the reference model has spent as long as loading the compiled model takes (the
+    rent-or-buy rule: small launches many times over pay for the load, at most twice over)."""
+    return _reference_s >= LOAD_S and _run_sm is None and numba_available()
 
 
 def numba_available() -> bool:
     """Whether numba is installed (and not switched off by ``WARPSCOPE_JIT=0``)."""
     if os.environ.get("WARPSCOPE_JIT", "") == "0":
         return False
-    try:
-        import numba  # noqa: F401
-    except ImportError:
+    if "numba" in sys.modules:
+        return sys.modules["numba"] is not None  # None: marked absent
+    try:  # installed, without importing it (~0.15 s) for a launch the reference model times
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 def worth_it(traced: int) -> bool:
