@@ -300,7 +300,9 @@ def checked_index(
         if not np.issubdtype(np.asarray(i).dtype, np.integer):
             raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
         i = _int64(i)  # a uint8 index plus the dimension must not wrap
-        if np.ndim(i):
+        if np.ndim(i) and i.size and i.min() >= 0 and i.max() < dim:
+            pass  # every lane (active or not) in bounds: nothing to wrap or check
+        elif np.ndim(i):
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
             if bad.any():
@@ -401,6 +403,8 @@ def _int64(i: Any) -> Any:
 
 def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
     """Inactive lanes may hold any index: point them at element 0."""
+    if mask.threads == mask.arr.size:
+        return index  # none inactive
     return tuple(np.where(mask.arr, i, 0) if np.ndim(i) else i for i in index)
 
 
@@ -435,8 +439,24 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
         return array.data[index]
     safe = _safe(index, mask)
     if array.kind in ("shared", "local"):
-        return array.data[array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)]
-    return array.data[safe]
+        full = array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)
+        flat = _flat(array.data, full)
+        return array.data[full] if flat is None else np.take(array.data.reshape(-1), flat)
+    flat = _flat(array.data, safe)
+    return array.data[safe] if flat is None else np.take(array.data.reshape(-1), flat)
+
+
+def _flat(data: np.ndarray, index: tuple[Any, ...]) -> np.ndarray | None:
+    """The element each lane's full ``index`` names in ``data`` flattened (None where ``data``
+    is not C-contiguous): one gather instead of numpy's slower fancy indexing on several axes."""
+    if len(index) < 2 or not data.flags.c_contiguous:
+        return None
+    flat: Any = 0
+    step = 1
+    for i, dim in zip(reversed(index), reversed(data.shape)):
+        flat = flat + i * step if step != 1 else i
+        step *= dim
+    return np.asarray(flat, dtype=np.int64)
 
 
 def store(
@@ -458,18 +478,29 @@ def store(
         race.access(array, index, addresses, mask, line, True)
     if isinstance(value, RecordRef):
         raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")
-    lanes = np.flatnonzero(mask.arr)
-    if not lanes.size:
-        return
-    picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
-    if np.ndim(value):
-        value = value[lanes]
+    lanes: Any
+    if mask.threads == mask.arr.size:  # every lane: in lane order, nothing to pick out
+        lanes = None
+        picked = index
+    else:
+        lanes = np.flatnonzero(mask.arr)
+        if not lanes.size:
+            return
+        picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
+        if np.ndim(value):
+            value = value[lanes]
     if array.kind in ("shared", "local"):
-        picked = array.lead(lanes) + tuple(np.broadcast_to(i, lanes.shape) for i in picked)
+        lead = array.lead(lanes)
+        picked = lead + tuple(np.broadcast_to(i, lead[0].shape) for i in picked)
     elif uniform and np.ndim(value):
         value = value[-1]  # every lane names the one element: the last lane's value lands
+    flat = _flat(array.data, picked)
     with np.errstate(all="ignore"):  # a C cast: integers wrap, floats round
-        array.data[picked] = np.asarray(value).astype(array.dtype, copy=False)
+        value = np.asarray(value).astype(array.dtype, copy=False)
+        if flat is None:
+            array.data[picked] = value
+        else:
+            array.data.reshape(-1)[flat] = value
 
 
 def _count(
