@@ -42,6 +42,15 @@ class ArrayRef:
         """Index prefix that picks this lane's copy (shared: its block's, local: its own)."""
         return ()
 
+    _lead_flat: np.ndarray | None = None
+
+    def lead_flat(self, lanes: Any) -> np.ndarray:
+        """Where each lane's copy starts in ``data`` flattened (C order): ``lead`` times the
+        elements of one copy, computed once per array."""
+        if self._lead_flat is None:
+            self._lead_flat = self.lead(None)[0] * int(np.prod(self.data.shape[1:]))
+        return self._lead_flat if lanes is None else self._lead_flat[lanes]
+
     @property
     def naturally_aligned(self) -> bool:
         """Every element starts at a multiple of its size (numpy lays arrays out so; a record
@@ -439,22 +448,25 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
         return array.data[index]
     safe = _safe(index, mask)
     if array.kind in ("shared", "local"):
-        full = array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)
-        flat = _flat(array.data, full)
-        return array.data[full] if flat is None else np.take(array.data.reshape(-1), flat)
+        flat = _flat(array.data, safe, array.lead_flat(None))
+        if flat is None:
+            return array.data[array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)]
+        return np.take(array.data.reshape(-1), flat)
     flat = _flat(array.data, safe)
     return array.data[safe] if flat is None else np.take(array.data.reshape(-1), flat)
 
 
-def _flat(data: np.ndarray, index: tuple[Any, ...]) -> np.ndarray | None:
-    """The element each lane's full ``index`` names in ``data`` flattened (None where ``data``
-    is not C-contiguous): one gather instead of numpy's slower fancy indexing on several axes."""
-    if len(index) < 2 or not data.flags.c_contiguous:
+def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = None) -> np.ndarray | None:
+    """The element each lane's ``index`` names in ``data`` flattened, within the copy starting
+    at ``lead`` (shared and local arrays: ``ArrayRef.lead_flat``); None where ``data`` is not
+    C-contiguous: one gather instead of numpy's slower fancy indexing on several axes."""
+    if not data.flags.c_contiguous or (lead is None and len(index) < 2):
         return None
-    flat: Any = 0
+    flat: Any = lead
     step = 1
-    for i, dim in zip(reversed(index), reversed(data.shape)):
-        flat = flat + i * step if step != 1 else i
+    for i, dim in zip(reversed(index), reversed(data.shape[1:] if lead is not None else data.shape)):
+        term = i * step if step != 1 else i
+        flat = term if flat is None else flat + term
         step *= dim
     return np.asarray(flat, dtype=np.int64)
 
@@ -490,11 +502,14 @@ def store(
         if np.ndim(value):
             value = value[lanes]
     if array.kind in ("shared", "local"):
-        lead = array.lead(lanes)
-        picked = lead + tuple(np.broadcast_to(i, lead[0].shape) for i in picked)
-    elif uniform and np.ndim(value):
-        value = value[-1]  # every lane names the one element: the last lane's value lands
-    flat = _flat(array.data, picked)
+        flat = _flat(array.data, picked, array.lead_flat(lanes))
+        if flat is None:
+            lead = array.lead(lanes)
+            picked = lead + tuple(np.broadcast_to(i, lead[0].shape) for i in picked)
+    else:
+        if uniform and np.ndim(value):
+            value = value[-1]  # every lane names the one element: the last lane's value lands
+        flat = _flat(array.data, picked)
     with np.errstate(all="ignore"):  # a C cast: integers wrap, floats round
         value = np.asarray(value).astype(array.dtype, copy=False)
         if flat is None:
