@@ -7,6 +7,7 @@ line the way Nsight Compute counts the SASS instruction (``memory``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ class ArrayRef:
         self.data, self.name = data, name
         self.shape: tuple[int, ...] = data.shape if self.kind in ("global", "const") else data.shape[1:]
         self.ndim = len(self.shape)
-        self.size = int(np.prod(self.shape)) if self.shape else 1
+        self.size = math.prod(self.shape)
         self.dtype = data.dtype
         self.itemsize = data.dtype.itemsize
 
@@ -237,7 +238,7 @@ class RowView:
         self.array, self.index = array, index
         self.shape = tuple(k.length for k in index if isinstance(k, LaneSlice)) + array.shape[len(index) :]
         self.ndim = len(self.shape)
-        self.size = int(np.prod(self.shape)) if self.shape else 1
+        self.size = math.prod(self.shape)
         self.dtype = array.dtype
 
     @property

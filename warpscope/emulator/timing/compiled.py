@@ -15,6 +15,7 @@ loaded or when the launch is large enough to repay loading it (``JIT_MIN``);
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 import os
@@ -56,7 +57,13 @@ def numba_available() -> bool:
         return False
     if "numba" in sys.modules:
         return sys.modules["numba"] is not None  # None: marked absent
-    try:  # installed, without importing it (~0.15 s) for a launch the reference model times
+    return _installed()
+
+
+@functools.lru_cache(maxsize=1)
+def _installed() -> bool:
+    """numba can be imported: asked without importing it (~0.15 s), once (~50 µs a time)."""
+    try:
         return importlib.util.find_spec("numba") is not None
     except (ImportError, ValueError):
         return False
