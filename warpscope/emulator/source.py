@@ -82,7 +82,7 @@ def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int
             return None
         defs = {
             (n.name, min([n.lineno, *(d.lineno for d in n.decorator_list)])): n
-            for n in _definitions(module.body)
+            for n in _definitions(list(module.body))
         }
         known = _MODULES[file] = (raw, defs)
     tree = known[1].get((code.co_name, code.co_firstlineno))
@@ -93,9 +93,9 @@ def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int
     return inspect.getsourcefile(fn) or file, tree, lines
 
 
-def _definitions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef]:
-    """Every function defined in these statements, nested ones included (a definition is a
-    statement: expressions are not searched)."""
+def _definitions(body: list[ast.AST]) -> Iterator[ast.FunctionDef]:
+    """Every function defined in these statements (and except handlers, match cases), nested
+    ones included (a definition is a statement: expressions are not searched)."""
     for node in body:
         if isinstance(node, ast.FunctionDef):
             yield node
