@@ -73,7 +73,7 @@ class ArrayRef:
 
     def shifted(self, data: np.ndarray) -> int:
         """Bytes from this array's first element to ``data``'s, a view into it."""
-        return int(data.__array_interface__["data"][0] - self.data.__array_interface__["data"][0])
+        return int(data.ctypes.data - self.data.ctypes.data)
 
 
 @dataclass(frozen=True)
@@ -164,8 +164,13 @@ class RecordRef:
 
 
 def field_view(array: ArrayRef, name: str) -> ArrayRef:
-    """One field of a structured array, as an array strided by the record's size."""
-    return array.derive(array.data[name], f"{array.name}.{name}")
+    """One field of a structured array, as an array strided by the record's size (made once
+    per array and field: a record's fields are read on every access)."""
+    views = array.__dict__.setdefault("_field_views", {})
+    view = views.get(name)
+    if view is None:
+        view = views[name] = array.derive(array.data[name], f"{array.name}.{name}")
+    return view
 
 
 def lane_view(array: ArrayRef, key: tuple[Any, ...]) -> RowView:
