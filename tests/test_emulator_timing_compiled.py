@@ -93,7 +93,9 @@ def test_many_small_launches_load_the_model_once_the_reference_spent_as_long(mon
     monkeypatch.setattr(compiled, "_run_sm", None)
     monkeypatch.setattr(compiled, "_reference_s", 0.0)
     assert not compiled.repaid()
-    compiled.spent_in_reference(compiled.LOAD_S)
+    compiled.spent_in_reference(compiled.LOAD_S, compiled.RENT_MIN - 1)  # tiny: the model would not help
+    assert not compiled.repaid()
+    compiled.spent_in_reference(compiled.LOAD_S, compiled.RENT_MIN)
     assert compiled.repaid()
 
 

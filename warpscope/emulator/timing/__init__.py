@@ -199,7 +199,7 @@ def _simulate(
         launch_overhead_ns=t.launch_overhead_ns,
     )
     if not jit:
-        compiled.spent_in_reference(time.perf_counter() - started)
+        compiled.spent_in_reference(time.perf_counter() - started, trace.traced)
     return result
 
 

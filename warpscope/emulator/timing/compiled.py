@@ -39,10 +39,16 @@ _run_sm: Any = None  # the compiled entry point, once loaded
 _reference_s = 0.0  # seconds this process spent in the reference model
 
 
-def spent_in_reference(seconds: float) -> None:
-    """The reference model timed a launch in ``seconds``."""
+RENT_MIN = 100  # traced warp instructions from which the compiled model times a launch in a
+# fraction of the reference's time (below, both cost about the launch's fixed cost)
+
+
+def spent_in_reference(seconds: float, traced: int) -> None:
+    """The reference model timed a launch of ``traced`` warp instructions in ``seconds``
+    (counted where the compiled model would have been faster: ``RENT_MIN``)."""
     global _reference_s
-    _reference_s += seconds
+    if traced >= RENT_MIN:
+        _reference_s += seconds
 
 
 def repaid() -> bool:
