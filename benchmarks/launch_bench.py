@@ -2,7 +2,9 @@
 
 Times, in a fresh process per tree, CPU time per launch of an empty kernel (one warp: the
 launch path alone) and of a three-statement kernel (one warp), with the timing model off
-and on, and the first launch of a newly decorated kernel (its compilation), for this tree
+and on (with timing also with the timing memo off: every launch simulated, as a launch whose
+trace differs from the last 64 is), and the first launch of a newly decorated kernel (its
+compilation), for this tree
 and for warpscope at ``--baseline REF`` (a temporary git worktree), alternated ``--repeat``
 times, best kept, side by side with the ratio (target: <= 50 µs for the empty launch).
 
@@ -55,6 +57,12 @@ for timing in (False, True):
     with using(Settings(timing=timing, racecheck=False)):
         for name, fn in (("empty", empty), ("inc", inc)):
             out[f"{name} launch, timing {'on' if timing else 'off'} (µs)"] = per_launch(cuda.jit(fn), a)
+from warpscope.emulator import timing as timing_model
+
+timing_model.MEMO_MAX_TRACED = -1  # every launch simulated (trees before the timing memo: no change)
+with using(Settings(timing=True, racecheck=False)):
+    for name, fn in (("empty", empty), ("inc", inc)):
+        out[f"{name} launch, timing on, no memo (µs)"] = per_launch(cuda.jit(fn), a)
 with using(Settings(timing=False, racecheck=False)):
     compiles = []
     for _ in range(20):

@@ -4,6 +4,7 @@ sectors computed for all warps at once exactly as ``np.unique`` per warp gave th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -82,3 +83,70 @@ def test_per_warp_sectors_and_lines_equal_np_unique_per_warp():
                     assert got.sectors is not None and np.array_equal(got.sectors, ids)
                 else:
                     assert got.sectors is None
+
+
+def test_seeding_by_doubling_gives_the_states_of_the_chain_of_jumps():
+    from warpscope.emulator import random as r
+
+    def chain(n: int, seed: int, start: int) -> np.ndarray:
+        s0 = s1 = r._splitmix64(seed & r._MASK64)
+        for _ in range(start):
+            s0, s1 = r._jump(s0, s1)
+        out = []
+        for i in range(n):
+            if i:
+                s0, s1 = r._jump(s0, s1)
+            out.append((s0, s1))
+        return np.array(out, dtype=np.uint64)
+
+    for n, seed, start in ((1, 1, 0), (2, 7, 0), (3, 12345, 5), (67, 2**63 + 5, 0), (130, 42, 3)):
+        states = np.zeros(n, dtype=r.xoroshiro128p_dtype)
+        r.init_xoroshiro128p_states(states, seed, start)
+        want = chain(n, seed, start)
+        assert (states["s0"] == want[:, 0]).all() and (states["s1"] == want[:, 1]).all(), (n, seed, start)
+
+
+def test_a_repeated_small_launch_reuses_its_timing_and_a_different_one_does_not(monkeypatch):
+    from warpscope.emulator import cuda, timing
+    from warpscope.emulator.kernel import using
+
+    @cuda.jit
+    def bump(a, k):
+        i = cuda.grid(1)
+        if i < k:
+            a[i] += 1
+
+    simulated = []
+    real = timing._simulate
+    monkeypatch.setattr(timing, "_simulate", lambda *a: simulated.append(a) or real(*a))
+    a = np.zeros(64, np.float32)
+    with using(Settings(timing=True)):
+        first, again, other = bump[2, 32](a, 40), bump[2, 32](a, 40), bump[2, 32](a, 20)
+    assert len(simulated) == 2  # the second launch's trace equals the first's
+    assert first.timing is not None and again.timing is not None and other.timing is not None
+    assert again.timing is not first.timing  # a copy: its wall time is its own
+    assert dataclasses.replace(again.timing, wall_s=0.0) == dataclasses.replace(first.timing, wall_s=0.0)
+    assert other.timing.cycles != first.timing.cycles or other.timing.simulated != first.timing.simulated
+
+
+def test_small_chunks_are_shared_between_launches_and_read_only():
+    from warpscope.emulator.simt import chunk_for
+
+    a, b = chunk_for((2, 1, 1), (64, 1, 1), 0, 2), chunk_for((2, 1, 1), (64, 1, 1), 0, 2)
+    assert a is b and not a.tid[0].flags.writeable and not a.entry.arr.flags.writeable
+    big = chunk_for((64, 1, 1), (1024, 1, 1), 0, 64)
+    assert big is not chunk_for((64, 1, 1), (1024, 1, 1), 0, 64)
+
+
+def test_the_emulator_imports_without_numba_and_gives_numba_type_names_when_asked():
+    code = (
+        "import sys\n"
+        "from warpscope.emulator import cuda\n"
+        "assert 'numba' not in sys.modules and 'importlib.metadata' not in sys.modules\n"
+        "assert 'numpy.ma' not in sys.modules\n"
+        "import numba\n"
+        "assert cuda.float32 is numba.float32 and cuda.types is numba.types\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -76,6 +76,7 @@ def test_small_launches_stay_in_python_until_the_model_is_loaded(monkeypatch):
     """Auto mode: loading numba (~0.3 s) only pays for a large launch."""
     monkeypatch.delenv("WARPSCOPE_JIT", raising=False)
     monkeypatch.setattr(compiled, "_run_sm", None)
+    monkeypatch.setattr(compiled, "_reference_s", 0.0)  # nor has the reference spent its load time
     small = seed.seed_input(256)
     with recording() as launches:
         seed.withDivergence[1, 256](small.copy(), small.size)
@@ -83,6 +84,19 @@ def test_small_launches_stay_in_python_until_the_model_is_loaded(monkeypatch):
     assert compiled.worth_it(compiled.JIT_MIN)
     monkeypatch.setenv("WARPSCOPE_JIT", "0")
     assert not compiled.worth_it(10 * compiled.JIT_MIN)
+
+
+def test_many_small_launches_load_the_model_once_the_reference_spent_as_long(monkeypatch):
+    """Rent or buy: the reference's time over small launches, once it reaches the model's
+    load time, pays for loading it."""
+    monkeypatch.delenv("WARPSCOPE_JIT", raising=False)
+    monkeypatch.setattr(compiled, "_run_sm", None)
+    monkeypatch.setattr(compiled, "_reference_s", 0.0)
+    assert not compiled.repaid()
+    compiled.spent_in_reference(compiled.LOAD_S, compiled.RENT_MIN - 1)  # tiny: the model would not help
+    assert not compiled.repaid()
+    compiled.spent_in_reference(compiled.LOAD_S, compiled.RENT_MIN)
+    assert compiled.repaid()
 
 
 SCRIPT = """

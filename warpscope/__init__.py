@@ -6,16 +6,25 @@
 from __future__ import annotations
 
 import os
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
-
-try:  # the one place the version is written is pyproject.toml
-    __version__ = version("warpscope")
-except PackageNotFoundError:  # a checkout on sys.path that was never installed
-    __version__ = "0+unknown"
 
 if TYPE_CHECKING:
     from warpscope.model.profile import Profile
+
+__version__: str  # read from the package metadata at first use (importlib.metadata costs ~40 ms)
+
+
+def __getattr__(name: str) -> str:
+    if name != "__version__":
+        raise AttributeError(f"module 'warpscope' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    global __version__
+    try:  # the one place the version is written is pyproject.toml
+        __version__ = version("warpscope")
+    except PackageNotFoundError:  # a checkout on sys.path that was never installed
+        __version__ = "0+unknown"
+    return __version__
 
 
 def load(path_or_paths: str | os.PathLike[str] | list[str] | list[os.PathLike[str]]) -> Profile:

@@ -278,16 +278,13 @@ def _no_op(*args: Any, **kwargs: Any) -> None:
 
 
 def _type_names() -> dict[str, Any]:
-    """numba-cuda's ``cuda.float32``, ``cuda.types``...: numba's types where numba is installed."""
+    """numba-cuda's ``cuda.float32``, ``cuda.types``...: numba's types where numba is installed
+    (``CudaNamespace`` asks at the first use of one: importing numba costs ~0.15 s)."""
     try:
         import numba
     except ImportError:  # pragma: no cover - numba is optional
         return {}
-    names = (
-        "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64", "complex64", "complex128", "void", "intp", "uintp",
-    )  # fmt: skip
-    out = {n: getattr(numba, n) for n in names if hasattr(numba, n)}
+    out = {n: getattr(numba, n) for n in device_api.NUMBA_TYPE_NAMES if n != "types" and hasattr(numba, n)}
     out["types"] = numba.types
     return out
 
@@ -387,7 +384,7 @@ def _build() -> CudaNamespace:
         defer_cleanup=defer_cleanup,
         profile_start=_no_op,
         profile_stop=_no_op,
-        **_type_names(),
+        type_names=_type_names,
     )
 
 

@@ -7,6 +7,7 @@ line the way Nsight Compute counts the SASS instruction (``memory``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ class ArrayRef:
         self.data, self.name = data, name
         self.shape: tuple[int, ...] = data.shape if self.kind in ("global", "const") else data.shape[1:]
         self.ndim = len(self.shape)
-        self.size = int(np.prod(self.shape)) if self.shape else 1
+        self.size = math.prod(self.shape)
         self.dtype = data.dtype
         self.itemsize = data.dtype.itemsize
 
@@ -41,6 +42,15 @@ class ArrayRef:
     def lead(self, lanes: Any) -> tuple[Any, ...]:
         """Index prefix that picks this lane's copy (shared: its block's, local: its own)."""
         return ()
+
+    _lead_flat: np.ndarray | None = None
+
+    def lead_flat(self, lanes: Any) -> np.ndarray:
+        """Where each lane's copy starts in ``data`` flattened (C order): ``lead`` times the
+        elements of one copy, computed once per array."""
+        if self._lead_flat is None:
+            self._lead_flat = self.lead(None)[0] * int(np.prod(self.data.shape[1:]))
+        return self._lead_flat if lanes is None else self._lead_flat[lanes]
 
     @property
     def naturally_aligned(self) -> bool:
@@ -63,7 +73,7 @@ class ArrayRef:
 
     def shifted(self, data: np.ndarray) -> int:
         """Bytes from this array's first element to ``data``'s, a view into it."""
-        return int(data.__array_interface__["data"][0] - self.data.__array_interface__["data"][0])
+        return int(data.ctypes.data - self.data.ctypes.data)
 
 
 @dataclass(frozen=True)
@@ -154,8 +164,13 @@ class RecordRef:
 
 
 def field_view(array: ArrayRef, name: str) -> ArrayRef:
-    """One field of a structured array, as an array strided by the record's size."""
-    return array.derive(array.data[name], f"{array.name}.{name}")
+    """One field of a structured array, as an array strided by the record's size (made once
+    per array and field: a record's fields are read on every access)."""
+    views = array.__dict__.setdefault("_field_views", {})
+    view = views.get(name)
+    if view is None:
+        view = views[name] = array.derive(array.data[name], f"{array.name}.{name}")
+    return view
 
 
 def lane_view(array: ArrayRef, key: tuple[Any, ...]) -> RowView:
@@ -173,10 +188,9 @@ def lane_view(array: ArrayRef, key: tuple[Any, ...]) -> RowView:
             raise NotEmulated("a slice's step must be a non-zero number known to every thread")
         lo, hi = _bound(k.start, dim, step, True), _bound(k.stop, dim, step, False)
         length = np.maximum((hi - lo + step - (1 if step > 0 else -1)) // step, 0)
-        lengths = np.unique(length)
-        if lengths.size > 1:
+        if np.size(length) and np.min(length) != np.max(length):  # not np.unique: it imports numpy.ma
             raise NotEmulated("a slice whose length differs between threads is not supported")
-        index.append(LaneSlice(lo, step, int(lengths[0]) if lengths.size else 0))
+        index.append(LaneSlice(lo, step, int(np.max(length)) if np.size(length) else 0))
     return RowView(array, tuple(index))
 
 
@@ -229,7 +243,7 @@ class RowView:
         self.array, self.index = array, index
         self.shape = tuple(k.length for k in index if isinstance(k, LaneSlice)) + array.shape[len(index) :]
         self.ndim = len(self.shape)
-        self.size = int(np.prod(self.shape)) if self.shape else 1
+        self.size = math.prod(self.shape)
         self.dtype = array.dtype
 
     @property
@@ -301,7 +315,9 @@ def checked_index(
         if not np.issubdtype(np.asarray(i).dtype, np.integer):
             raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
         i = _int64(i)  # a uint8 index plus the dimension must not wrap
-        if np.ndim(i):
+        if np.ndim(i) and i.size and i.min() >= 0 and i.max() < dim:
+            pass  # every lane (active or not) in bounds: nothing to wrap or check
+        elif np.ndim(i):
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
             if bad.any():
@@ -402,6 +418,8 @@ def _int64(i: Any) -> Any:
 
 def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
     """Inactive lanes may hold any index: point them at element 0."""
+    if mask.threads == mask.arr.size:
+        return index  # none inactive
     return tuple(np.where(mask.arr, i, 0) if np.ndim(i) else i for i in index)
 
 
@@ -436,8 +454,27 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
         return array.data[index]
     safe = _safe(index, mask)
     if array.kind in ("shared", "local"):
-        return array.data[array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)]
-    return array.data[safe]
+        flat = _flat(array.data, safe, array.lead_flat(None))
+        if flat is None:
+            return array.data[array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)]
+        return np.take(array.data.reshape(-1), flat)
+    flat = _flat(array.data, safe)
+    return array.data[safe] if flat is None else np.take(array.data.reshape(-1), flat)
+
+
+def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = None) -> np.ndarray | None:
+    """The element each lane's ``index`` names in ``data`` flattened, within the copy starting
+    at ``lead`` (shared and local arrays: ``ArrayRef.lead_flat``); None where ``data`` is not
+    C-contiguous: one gather instead of numpy's slower fancy indexing on several axes."""
+    if not data.flags.c_contiguous or (lead is None and len(index) < 2):
+        return None
+    flat: Any = lead
+    step = 1
+    for i, dim in zip(reversed(index), reversed(data.shape[1:] if lead is not None else data.shape)):
+        term = i * step if step != 1 else i
+        flat = term if flat is None else flat + term
+        step *= dim
+    return np.asarray(flat, dtype=np.int64)
 
 
 def store(
@@ -459,18 +496,32 @@ def store(
         race.access(array, index, addresses, mask, line, True)
     if isinstance(value, RecordRef):
         raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")
-    lanes = np.flatnonzero(mask.arr)
-    if not lanes.size:
-        return
-    picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
-    if np.ndim(value):
-        value = value[lanes]
+    lanes: Any
+    if mask.threads == mask.arr.size:  # every lane: in lane order, nothing to pick out
+        lanes = None
+        picked = index
+    else:
+        lanes = np.flatnonzero(mask.arr)
+        if not lanes.size:
+            return
+        picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
+        if np.ndim(value):
+            value = value[lanes]
     if array.kind in ("shared", "local"):
-        picked = array.lead(lanes) + tuple(np.broadcast_to(i, lanes.shape) for i in picked)
-    elif uniform and np.ndim(value):
-        value = value[-1]  # every lane names the one element: the last lane's value lands
+        flat = _flat(array.data, picked, array.lead_flat(lanes))
+        if flat is None:
+            lead = array.lead(lanes)
+            picked = lead + tuple(np.broadcast_to(i, lead[0].shape) for i in picked)
+    else:
+        if uniform and np.ndim(value):
+            value = value[-1]  # every lane names the one element: the last lane's value lands
+        flat = _flat(array.data, picked)
     with np.errstate(all="ignore"):  # a C cast: integers wrap, floats round
-        array.data[picked] = np.asarray(value).astype(array.dtype, copy=False)
+        value = np.asarray(value).astype(array.dtype, copy=False)
+        if flat is None:
+            array.data[picked] = value
+        else:
+            array.data.reshape(-1)[flat] = value
 
 
 def _count(

@@ -56,11 +56,32 @@ class Namespace(SimpleNamespace):
         return f"<warpscope.emulator {object.__getattribute__(self, '_path')}>"
 
 
-class CudaNamespace(Namespace):
-    """The type of the public ``cuda`` object."""
+#: numba's type names numba-cuda's ``cuda`` also has (``cuda.float32``, ``cuda.types``)
+NUMBA_TYPE_NAMES = frozenset(
+    (
+        "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float16", "float32", "float64", "complex64", "complex128", "void", "intp", "uintp", "types",
+    )
+)  # fmt: skip
 
-    def __init__(self, **names: Any) -> None:
+
+class CudaNamespace(Namespace):
+    """The type of the public ``cuda`` object; numba's type names on it come from numba at
+    their first use (``type_names``: they import numba, which the emulator needs not)."""
+
+    def __init__(self, type_names: Callable[[], dict[str, Any]], **names: Any) -> None:
         super().__init__("cuda", **names)
+        object.__setattr__(self, "_type_names", type_names)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in NUMBA_TYPE_NAMES:
+            names = object.__getattribute__(self, "_type_names")()
+            for n, value in names.items():
+                if n not in vars(self):
+                    object.__setattr__(self, n, value)
+            if name in names:
+                return names[name]
+        return super().__getattr__(name)
 
 
 threadIdx = Dim3Index("threadIdx")

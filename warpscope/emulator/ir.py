@@ -128,10 +128,12 @@ def exec_block(body: list[Stmt], run: Run, frame: Frame, mask: Mask) -> Mask | N
     return mask
 
 
-def at_line(line: int, fn: Expr, construct: str = "", file: str = "") -> Expr:
+def at_line(line: int, fn: Expr, construct: str | ast.AST = "", file: str = "") -> Expr:
     """``fn`` with its errors reported at ``line``: an out-of-bounds access or the kernel's own
     mistake as a kernel fault, a construct found unsupported as it runs as unsupported, and any
-    other Python exception as warpscope's internal error (never as the kernel's fault)."""
+    other Python exception as warpscope's internal error (never as the kernel's fault).
+    ``construct``: what the internal error names, or the node to write it from (only then:
+    unparsing every statement was a third of compiling)."""
 
     def at_line(run: Run, frame: Frame, mask: Mask) -> Any:
         try:
@@ -145,9 +147,18 @@ def at_line(line: int, fn: Expr, construct: str = "", file: str = "") -> Expr:
         except NotEmulated as e:
             raise UnsupportedError(file or run.file, line, f"in {run.kernel}: {e}") from None
         except Exception as e:
-            raise InternalError(file or run.file, line, construct or "this line", e) from e
+            text = construct if isinstance(construct, str) else described(construct)
+            raise InternalError(file or run.file, line, text or "this line", e) from e
 
     return at_line
+
+
+def described(node: ast.AST) -> str:
+    """A statement or expression as the user wrote it, one line, short: what an error names."""
+    text = (
+        ast.unparse(node).splitlines()[0] if isinstance(node, (ast.stmt, ast.expr)) else type(node).__name__
+    )
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def truth(value: Any) -> Any:

@@ -9,6 +9,8 @@ records a ``Launch``: configuration, occupancy inputs and the per-line counters.
 from __future__ import annotations
 
 import contextlib
+import functools
+import gc
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +27,7 @@ from warpscope.emulator.functions import DeviceFunction, JitFunction
 from warpscope.emulator.ir import Function, exec_block, scalar
 from warpscope.emulator.race import Hazard, RaceCheck, independent_threads
 from warpscope.emulator.runtime import BarrierWarning, Frame, Run
-from warpscope.emulator.simt import Chunk, Counters
+from warpscope.emulator.simt import Counters, chunk_for
 from warpscope.emulator.timing import TimingResult, simulate, timing_for
 from warpscope.emulator.trace import Trace
 
@@ -121,13 +123,13 @@ def recording(on_launch: Callable[[Launch], None] | None = None) -> Iterator[lis
 def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> None:
     """A block asking for more shared memory than the architecture gives one block fails to
     launch on a GPU; here it stops before a byte is allocated, at the array that overflows."""
+    total = fn.static_shared_bytes + max(0, dynamic)
+    if total <= _shared_limit(arch_name):
+        return
     from warpscope.occupancy.arch import get_arch
 
     arch = get_arch(arch_name)
-    limit = arch.shared_per_block_optin if arch.has_carveout else arch.shared_per_block
-    total = fn.static_shared_bytes + max(0, dynamic)
-    if total <= limit:
-        return
+    limit = _shared_limit(arch_name)
     static = [d for d in fn.shared if not d.dynamic]
     over = next((d for d in static if d.offset + int(np.prod(d.shape)) * d.dtype.itemsize > limit), None)
     line = over.line if over is not None else next((d.line for d in fn.shared if d.dynamic), 0)
@@ -140,6 +142,15 @@ def _check_shared(kernel: str, fn: Function, dynamic: int, arch_name: str) -> No
         (0, 0, 0),
         (0, 0, 0),
     )
+
+
+@functools.lru_cache(maxsize=16)
+def _shared_limit(arch_name: str) -> int:
+    """The shared memory one block of ``arch_name`` may have (the opt-in limit where there is one)."""
+    from warpscope.occupancy.arch import get_arch
+
+    arch = get_arch(arch_name)
+    return arch.shared_per_block_optin if arch.has_carveout else arch.shared_per_block
 
 
 #: the block size ``forall`` launches with: what cuOccupancyMaxPotentialBlockSize gives a
@@ -204,6 +215,16 @@ class Kernel(JitFunction):
         args: tuple[Any, ...],
         dynamic_shared: int = 0,
     ) -> Launch:
+        with _collector_paused():
+            return self._launch(grid, block, args, dynamic_shared)
+
+    def _launch(
+        self,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        args: tuple[Any, ...],
+        dynamic_shared: int = 0,
+    ) -> Launch:
         args = self.typed_arguments(args)
         fn = self.compile(tuple(_arg_type(a) for a in args))
         threads = block[0] * block[1] * block[2]
@@ -232,7 +253,7 @@ class Kernel(JitFunction):
         warnings: dict[int, BarrierWarning] = {}
         with np.errstate(all="ignore"):
             for first in range(0, n_blocks, per_chunk):
-                chunk = Chunk(grid, block, first, min(per_chunk, n_blocks - first))
+                chunk = chunk_for(grid, block, first, min(per_chunk, n_blocks - first))
                 run = Run(
                     self.name,
                     fn.file,
@@ -289,6 +310,22 @@ class Kernel(JitFunction):
         for r in _RECORDERS.get():
             r.append(record)
         return record
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a launch compiles and runs: it allocates many
+    short-lived objects (closures, AST walks, small arrays) and few cycles, and the collector's
+    passes over everything else alive took 10-25% of the corpus's time. Back on afterwards
+    (it then collects whatever cycles the launch left)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _stale_reads(race: RaceCheck | None) -> list[BarrierWarning]:

@@ -120,10 +120,15 @@ def _distinct_per_row(values: np.ndarray) -> int:
 
 
 def _distinct_sorted(rows: np.ndarray) -> int:
-    """Distinct non-negative values per row of rows sorted ascending (-1s first), summed."""
-    new = rows >= 0
-    new[:, 1:] &= rows[:, 1:] != rows[:, :-1]
-    return int(new.sum())
+    """Distinct non-negative values per row of rows sorted ascending (-1s first), summed: a
+    row's first valid value, and each valid value that differs from the one before it."""
+    if rows.size == 0:
+        return 0
+    differ = rows[:, 1:] != rows[:, :-1]
+    if rows[:, 0].min() >= 0:  # sorted: no -1 anywhere
+        return rows.shape[0] + int(np.count_nonzero(differ))
+    valid = rows >= 0
+    return int(np.count_nonzero(valid[:, 0])) + int(np.count_nonzero(differ & valid[:, 1:]))
 
 
 def _spans(first: np.ndarray, last: np.ndarray) -> np.ndarray:

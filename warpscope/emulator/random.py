@@ -23,7 +23,10 @@ TWO_PI_FLOAT32 = np.float32(2 * math.pi)
 TWO_PI_FLOAT64 = np.float64(2 * math.pi)
 
 
-# -- host: seeding and jumping (Python integers: a chain, each state from the one before) ----
+# -- host: seeding and jumping ---------------------------------------------------------------
+# The jump is linear over GF(2) on the 128-bit state, so generator i is J**i applied to the
+# seeded state: the states are built by doubling (the first 2**k states, each jumped 2**k times,
+# give the next 2**k), every step one vectorised 128-term XOR over the states so far.
 
 
 def _splitmix64(seed: int) -> int:
@@ -43,7 +46,7 @@ def _next(s0: int, s1: int) -> tuple[int, int]:
 
 
 def _jump(s0: int, s1: int) -> tuple[int, int]:
-    """The state 2**64 draws ahead."""
+    """The state 2**64 draws ahead (the reference for ``_jump_matrix``)."""
     j0 = j1 = 0
     for word in _JUMP:
         for b in range(64):
@@ -54,6 +57,63 @@ def _jump(s0: int, s1: int) -> tuple[int, int]:
     return j0, j1
 
 
+def _jump_matrix() -> np.ndarray:
+    """The jump as a (128, 2) uint64 matrix: row b is the jump of the state with only bit b
+    set (bits 0-63 in s0, 64-127 in s1); ``_jump`` run on the 128 basis states at once."""
+    bits = np.uint64(1) << np.arange(64, dtype=np.uint64)
+    zero = np.zeros(64, dtype=np.uint64)
+    s0, s1 = np.concatenate([bits, zero]), np.concatenate([zero, bits])
+    j0, j1 = np.zeros(128, dtype=np.uint64), np.zeros(128, dtype=np.uint64)
+    for word in _JUMP:
+        for b in range(64):
+            if word >> b & 1:
+                j0 ^= s0
+                j1 ^= s1
+            s1 = s1 ^ s0
+            s0 = _rotl_array(s0, 55) ^ s1 ^ (s1 << np.uint64(14))
+            s1 = _rotl_array(s1, 36)
+    return np.stack([j0, j1], axis=1)
+
+
+def _rotl_array(x: np.ndarray, k: int) -> np.ndarray:
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+_POWERS: list[tuple[np.ndarray, np.ndarray]] = []  # J**(2**k) as (matrix, byte tables), as needed
+_ONE = np.uint64(1)
+
+
+def _tables(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` as 16 tables of 256 (s0, s1) rows: table p, entry v, is the XOR of the rows
+    of the bits set in ``v`` as the state's byte p."""
+    tables = np.zeros((16, 256, 2), dtype=np.uint64)
+    for p in range(16):
+        for j in range(8):
+            tables[p, 1 << j : 2 << j] = tables[p, : 1 << j] ^ matrix[8 * p + j]
+    return tables
+
+
+def _apply(tables: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """The matrix of ``tables`` applied to each (s0, s1) row of ``states`` ((n, 2) uint64)."""
+    octets = np.ascontiguousarray(states, dtype="<u8").view(np.uint8).reshape(-1, 16)
+    out = tables[0][octets[:, 0]]
+    for p in range(1, 16):
+        out ^= tables[p][octets[:, p]]
+    return out
+
+
+def _power(k: int) -> np.ndarray:
+    """The byte tables of J**(2**k)."""
+    while len(_POWERS) <= k:
+        if _POWERS:
+            matrix, tables = _POWERS[-1]
+            matrix = _apply(tables, matrix)
+        else:
+            matrix = _jump_matrix()
+        _POWERS.append((matrix, _tables(matrix)))
+    return _POWERS[k][1]
+
+
 def init_xoroshiro128p_states(
     states: np.ndarray, seed: int, subsequence_start: int = 0, stream: Any = 0
 ) -> None:
@@ -61,14 +121,18 @@ def init_xoroshiro128p_states(
     n = states.shape[0]
     if n < 1:
         return
-    s0 = s1 = _splitmix64(int(seed) & _MASK64)
-    for _ in range(int(subsequence_start)):
-        s0, s1 = _jump(s0, s1)
-    out = np.empty((n, 2), dtype=np.uint64)
-    for i in range(n):
-        if i:
-            s0, s1 = _jump(s0, s1)
-        out[i] = (s0, s1)
+    s = _splitmix64(int(seed) & _MASK64)
+    out = np.array([[s, s]], dtype=np.uint64)
+    start, k = int(subsequence_start), 0
+    while start:
+        if start & 1:
+            out = _apply(_power(k), out)
+        start >>= 1
+        k += 1
+    k = 0
+    while out.shape[0] < n:
+        out = np.concatenate([out, _apply(_power(k), out[: n - out.shape[0]])])
+        k += 1
     states["s0"] = out[:, 0]
     states["s1"] = out[:, 1]
 

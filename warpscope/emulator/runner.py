@@ -6,6 +6,7 @@ import contextlib
 import importlib
 import importlib.util
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -53,11 +54,34 @@ def emulate_file(
 _NUMBA_CUDA_MODULES = ("numba.cuda", "numba.cuda.random", "numba.cuda.types")
 
 
+_PATCH_LOCK = threading.Lock()
+_patched: list[Callable[[], None]] = []  # while patched: the one call that puts numba back
+_depth = 0  # numba_cuda_is_the_emulator blocks open
+
+
 @contextlib.contextmanager
 def numba_cuda_is_the_emulator() -> Iterator[None]:
     """A learner's numba.cuda file as it is: while it runs, ``from numba import cuda``,
     ``import numba`` then ``numba.cuda.jit``, ``numba.cuda.random`` and ``numba.cuda.types``
-    are the emulator's (numba itself still gives its type names). Put back afterwards."""
+    are the emulator's (numba itself still gives its type names). Put back afterwards: by the
+    last of the blocks open at once (two threads emulating files each open one; the first to
+    leave must not put numba back under the other, nor the last leave the stand-in behind)."""
+    global _depth
+    with _PATCH_LOCK:
+        if _depth == 0:
+            _patched.append(_patch())
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _PATCH_LOCK:
+            _depth -= 1
+            if _depth == 0:
+                _patched.pop()()
+
+
+def _patch() -> Callable[[], None]:
+    """Make numba.cuda the emulator's; return what puts numba back."""
     from warpscope.emulator import cuda, random
 
     numba: Any
@@ -76,9 +100,8 @@ def numba_cuda_is_the_emulator() -> Iterator[None]:
         setattr(numba, "cuda", cuda)  # noqa: B010  (numba's own submodule attribute)
         for n, theirs in ufuncs.items():
             setattr(numba, n, _cuda_target(getattr(cuda, n), theirs))
-    try:
-        yield
-    finally:
+
+    def restore() -> None:
         for n, theirs in ufuncs.items():
             setattr(numba, n, theirs)
         for m, was in saved.items():
@@ -91,6 +114,8 @@ def numba_cuda_is_the_emulator() -> Iterator[None]:
                 setattr(numba, "cuda", old_cuda)  # noqa: B010
             else:
                 vars(numba).pop("cuda", None)
+
+    return restore
 
 
 def _cuda_target(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callable[..., Any]:

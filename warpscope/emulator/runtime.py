@@ -123,7 +123,7 @@ class Run:
         self.chunk, self.counters, self.budget = chunk, counters, budget
         self.alive = chunk.alive.copy()
         self.shared: dict[int, SharedArray] = {}
-        self.local: dict[int, LocalArray] = {}
+        self.local: dict[Any, LocalArray] = {}
         self.dynamic_shared = dynamic_shared
         self.dynamic_buffer: np.ndarray | None = None
         self.trace = trace

@@ -7,6 +7,7 @@ active), so ``array.reshape(-1, 32)`` is one row per warp.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -142,19 +143,14 @@ class Chunk:
         self.first_block, self.blocks = first_block, blocks
         threads = block[0] * block[1] * block[2]
         self.warps_per_block = -(-threads // WARP)
-        slots = self.warps_per_block * WARP
-        self.lanes = blocks * slots
-        local = np.tile(np.arange(slots, dtype=np.int64), blocks)  # thread index in block
-        self.block_of_lane = np.repeat(np.arange(blocks, dtype=np.int64), slots)
+        self.lanes = blocks * self.warps_per_block * WARP
+        self.block_of_lane, self.tid, self.lane_id, self.alive = _layout(block, blocks)
         linear_block = self.block_of_lane + first_block
-        self.tid = (local % block[0], local // block[0] % block[1], local // (block[0] * block[1]))
         self.bid = (
             linear_block % grid[0],
             linear_block // grid[0] % grid[1],
             linear_block // (grid[0] * grid[1]),
         )
-        self.lane_id = local % WARP
-        self.alive = local < threads  # padding lanes never run
         self.entry = Mask(self.alive.copy())
 
     def where(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -163,3 +159,47 @@ class Chunk:
             tuple(int(b[lane]) for b in self.bid),  # type: ignore[return-value]
             tuple(int(t[lane]) for t in self.tid),
         )
+
+
+@functools.lru_cache(maxsize=4)
+def _layout(
+    block: tuple[int, int, int], blocks: int
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray]:
+    """What every chunk of ``blocks`` blocks of this shape has alike (read-only, shared by the
+    chunks of a launch): each lane's block in the chunk, thread index, lane in its warp, and
+    whether it is a thread (not a padding lane)."""
+    threads = block[0] * block[1] * block[2]
+    slots = -(-threads // WARP) * WARP
+    local = np.tile(np.arange(slots, dtype=np.int64), blocks)  # thread index in block
+    block_of_lane = np.repeat(np.arange(blocks, dtype=np.int64), slots)
+    tid = (local % block[0], local // block[0] % block[1], local // (block[0] * block[1]))
+    lane_id = local % WARP
+    alive = local < threads  # padding lanes never run
+    for a in (block_of_lane, *tid, lane_id, alive):
+        a.flags.writeable = False
+    return block_of_lane, tid, lane_id, alive
+
+
+#: chunks up to this many lanes are kept for the next launch of the same configuration (a
+#: loop launching a small kernel: building one is most of an empty launch's fixed cost)
+SMALL_CHUNK = 8192
+
+
+def chunk_for(
+    grid: tuple[int, int, int], block: tuple[int, int, int], first_block: int, blocks: int
+) -> Chunk:
+    """``Chunk(...)``, shared between launches where small (its arrays are then read-only)."""
+    slots = -(-(block[0] * block[1] * block[2]) // WARP) * WARP
+    if blocks * slots > SMALL_CHUNK:
+        return Chunk(grid, block, first_block, blocks)
+    return _small_chunk(grid, block, first_block, blocks)
+
+
+@functools.lru_cache(maxsize=64)
+def _small_chunk(
+    grid: tuple[int, int, int], block: tuple[int, int, int], first_block: int, blocks: int
+) -> Chunk:
+    chunk = Chunk(grid, block, first_block, blocks)
+    for a in (*chunk.bid, chunk.entry.arr):
+        a.flags.writeable = False
+    return chunk

@@ -17,6 +17,7 @@ of a sector (a DRAM access) and how much other SMs already brought into the shar
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,6 +199,33 @@ class Trace:
                 s.ops.append(_OPS[op])
                 s.accesses.append(per[k] if per is not None else None)
         return out
+
+    def digest(self) -> bytes:
+        """A hash of everything the timing model reads here (the streams, what their memory
+        instructions touched, the grid's sector counts): equal digests, equal timing."""
+        h = hashlib.blake2b(digest_size=20)
+
+        def put(a: Any) -> None:  # length first: no two traces hash the same bytes
+            b = np.ascontiguousarray(a, dtype=np.int64).tobytes()
+            h.update(len(b).to_bytes(8, "little"))
+            h.update(b)
+
+        put(
+            [self.n_blocks, self.warps_per_block, self.sms, self.grid_sectors(False), self.grid_sectors(True)]
+        )
+        put(self._inst_of)
+        put(self._op_of)
+        for ids, a in zip(self._ids_of, self._acc_of):
+            put(ids)
+            if a is None:
+                h.update(b"n")
+                continue
+            h.update(b"a" if a.counts is None or a.sectors is None else b"s")
+            put(a.units)
+            if a.counts is not None and a.sectors is not None:
+                put(a.counts)
+                put(a.sectors)
+        return h.digest()
 
     def accesses(
         self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool

@@ -18,6 +18,7 @@ from warpscope.emulator.ir import (
     Stmt,
     at_line,
     deps,
+    described,
     run_expr,
     with_deps,
 )
@@ -92,7 +93,7 @@ class CompilerBase:
         """Python errors inside a statement become a fault at the kernel's own line."""
         if isinstance(node, (ast.If, ast.For, ast.While)):
             return fn  # their own statements (and their tests) report themselves
-        return at_line(self.line(node), fn, construct(node), self.file)
+        return at_line(self.line(node), fn, node, self.file)
 
     def stmt(self, node: ast.stmt) -> Stmt:
         method = getattr(self, f"stmt_{type(node).__name__}", None)
@@ -102,7 +103,7 @@ class CompilerBase:
 
     def guarded_expr(self, node: ast.expr, line: int) -> Expr:
         compiled = self.expr(node)
-        return with_deps(at_line(line, run_expr(compiled), construct(node), self.file), deps(compiled))
+        return with_deps(at_line(line, run_expr(compiled), node, self.file), deps(compiled))
 
     def expr(self, node: ast.expr) -> Node:
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -117,7 +118,4 @@ class CompilerBase:
 
 def construct(node: ast.AST) -> str:
     """A statement or expression as the user wrote it, one line, short: what an error names."""
-    text = (
-        ast.unparse(node).splitlines()[0] if isinstance(node, (ast.stmt, ast.expr)) else type(node).__name__
-    )
-    return text if len(text) <= 60 else text[:57] + "..."
+    return described(node)

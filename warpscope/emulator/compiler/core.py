@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import weakref
 
 from warpscope.emulator.compiler.loops import Loops
 from warpscope.emulator.ir import Function
@@ -45,10 +46,18 @@ class Compiler(Loops):
         )
 
 
+#: per function tree (shared between its compilations: ``source``), its assignment counts
+_COUNTS: weakref.WeakKeyDictionary[ast.FunctionDef, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
 def _assignment_counts(tree: ast.FunctionDef) -> dict[str, int]:
-    """Every name the function assigns (local everywhere in it, as in Python), and how often."""
-    counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
+    """Every name the function assigns (local everywhere in it, as in Python), and how often
+    (a copy: the caller may change it)."""
+    counts = _COUNTS.get(tree)
+    if counts is None:
+        counts = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                counts[node.id] = counts.get(node.id, 0) + 1
+        _COUNTS[tree] = counts
+    return dict(counts)

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays
-from warpscope.emulator.compiler.base import construct
 from warpscope.emulator.compiler.expressions import load_element
 from warpscope.emulator.compiler.statements import Statements
 from warpscope.emulator.errors import KernelMistake, NotEmulated
@@ -75,7 +74,7 @@ class Loops(Statements):
         ``zip(...)`` or ``enumerate(...)`` of them (or of a ``range`` with bounds the same on
         every thread): as numba types them, the length is the same for every thread."""
         compiled = self.sequence(node.iter, line)
-        sequence = at_line(line, compiled, construct(node.iter), self.file)
+        sequence = at_line(line, compiled, node.iter, self.file)
         counter_slot = self.table.new_slot()
         seq_deps = deps(compiled)
         first = self.inst(node, Op.ALU, seq_deps, dst=counter_slot)

@@ -57,7 +57,7 @@ def _local_array(c: Compiling, node: ast.Call, args: list[Any], line: int) -> An
     shape_node, dtype_node = arguments(c, node, args, ("shape", "dtype"))
     shape = shape_of(c, node, const_arg(c, node, shape_node, "the shape"))
     dtype = dtype_of(c, node, const_arg(c, node, dtype_node, "the dtype"))
-    key = id(node)
+    key = (c, node)  # this compilation's call: a device function inlined twice has two arrays
     name = _target_name(node) or "local"
 
     def local_array(run: Run, frame: Frame, mask: Mask) -> Any:

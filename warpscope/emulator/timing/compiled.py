@@ -15,8 +15,11 @@ loaded or when the launch is large enough to repay loading it (``JIT_MIN``);
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import itertools
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,20 +33,46 @@ from warpscope.emulator.timing.sm import POLICIES, SHORT_SB, STATES, WAIT, SMRes
 from warpscope.emulator.trace import Flat
 
 JIT_MIN = 40_000  # traced warp instructions from which loading the compiled model (~0.15 s from
-# numba's cache; the emulator has imported numba already, for its type names) beats the
-# reference (~3.5 µs a traced instruction)
+# numba's cache, once numba is imported) beats the reference (~3.5 µs a traced instruction)
+LOAD_S = 0.3  # loading it, numba's import included: what the reference may spend before it is
 _run_sm: Any = None  # the compiled entry point, once loaded
+_reference_s = 0.0  # seconds this process spent in the reference model
+
+
+RENT_MIN = 100  # traced warp instructions from which the compiled model times a launch in a
+# fraction of the reference's time (below, both cost about the launch's fixed cost)
+
+
+def spent_in_reference(seconds: float, traced: int) -> None:
+    """The reference model timed a launch of ``traced`` warp instructions in ``seconds``
+    (counted where the compiled model would have been faster: ``RENT_MIN``)."""
+    global _reference_s
+    if traced >= RENT_MIN:
+        _reference_s += seconds
+
+
+def repaid() -> bool:
+    """Whether the reference model has spent as long as loading the compiled model takes (the
+    rent-or-buy rule: small launches many times over pay for the load, at most twice over)."""
+    return _reference_s >= LOAD_S and _run_sm is None and numba_available()
 
 
 def numba_available() -> bool:
     """Whether numba is installed (and not switched off by ``WARPSCOPE_JIT=0``)."""
     if os.environ.get("WARPSCOPE_JIT", "") == "0":
         return False
+    if "numba" in sys.modules:
+        return sys.modules["numba"] is not None  # None: marked absent
+    return _installed()
+
+
+@functools.lru_cache(maxsize=1)
+def _installed() -> bool:
+    """numba can be imported: asked without importing it (~0.15 s), once (~50 µs a time)."""
     try:
-        import numba  # noqa: F401
-    except ImportError:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 def worth_it(traced: int) -> bool:
@@ -196,8 +225,14 @@ class Sectors:
     """A launch's traced sector ids renumbered densely (0, 1, ...), once for all its SMs."""
 
     def __init__(self, sectors: np.ndarray) -> None:
-        self.ids, dense = np.unique(sectors, return_inverse=True)
-        self.dense = dense.astype(np.int64).reshape(-1)
+        # np.unique(sectors, return_inverse=True) without its first call's import of numpy.ma
+        order = np.argsort(sectors, kind="stable")
+        ordered = sectors[order]
+        new = np.ones(ordered.size, dtype=bool)
+        new[1:] = ordered[1:] != ordered[:-1]
+        self.ids = ordered[new]
+        self.dense = np.empty(ordered.size, dtype=np.int64)
+        self.dense[order] = np.cumsum(new) - 1
 
 
 @dataclass

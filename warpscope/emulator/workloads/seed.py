@@ -293,16 +293,10 @@ def glibc_rand(seed: int, count: int) -> np.ndarray:
     for i in range(31, 34):
         r[i] = r[i - 31]
     state = r
-    for _ in range(34, 344):
-        state.append((state[-31] + state[-3]) & 0xFFFFFFFF)
-    out = np.empty(count, dtype=np.int64)
-    for k in range(count):
-        v = (state[-31] + state[-3]) & 0xFFFFFFFF
-        state.append(v)
-        out[k] = v >> 1
-        if len(state) > 4096:
-            del state[:-64]
-    return out
+    append = state.append
+    for _ in range(34, 344 + count):  # the first 310 are discarded, as glibc does
+        append((state[-31] + state[-3]) & 0xFFFFFFFF)
+    return np.array(state[344:], dtype=np.int64) >> 1
 
 
 def seed_input(n: int = N1) -> np.ndarray:
