@@ -38,7 +38,7 @@ from warpscope.analysis.finding import (
     findings_frame,
 )
 from warpscope.analysis.groups import launch_groups, representatives
-from warpscope.analysis.views import LaunchView, launch_views, run_views
+from warpscope.analysis.views import LaunchView, LazyViews, launch_views, run_views
 from warpscope.analysis.workers import evaluate_all
 from warpscope.model import schema
 from warpscope.model.libraries import library_of
@@ -112,10 +112,10 @@ def analyze(
     if prefilter:
         rules_of = _candidates(profile, reps, libraries, launch_rules)
         weight = _skipped_counted(profile, weight, reps, rules_of)
-    if views is None:
-        views = _views(profile, groups, rules_of)
     keep = reps if rules_of is None else rules_of.keys()
-    if keep is not None and len(keep) < len(views):
+    if views is None:  # made where they are evaluated (forked workers make their own)
+        views = LazyViews(profile, None if keep is None else sorted(keep))
+    elif keep is not None and len(keep) < len(views):
         views = [v for v in views if v.launch_id in keep]
     kernel_ns = _kernel_time(profile)
     total_ns = sum(kernel_ns.values())
@@ -192,16 +192,6 @@ def _skipped_counted(
         if launch_id in evaluated:
             out[launch_id], carried = carried, 0
     return out
-
-
-def _views(
-    profile: Profile, groups: pl.DataFrame | None, rules_of: dict[int, tuple[Rule, ...]] | None
-) -> list[LaunchView]:
-    """The views of the launches to evaluate: every launch (or representative), or only those
-    some rule may fire on."""
-    if rules_of is not None and len(rules_of) < profile.launches.height:
-        return [] if not rules_of else launch_views(profile.subset(sorted(rules_of)))
-    return launch_views(profile) if groups is None else representative_views(profile, groups)
 
 
 def representative_views(profile: Profile, groups: pl.DataFrame) -> list[LaunchView]:

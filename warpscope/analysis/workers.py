@@ -16,16 +16,24 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import io
 import os
 import select
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import overload
 
 import polars as pl
+import pyarrow as pa
 
-from warpscope.analysis.finding import Finding, add_findings, columns_frame, new_columns
+from warpscope.analysis.finding import (
+    Finding,
+    add_findings,
+    columns_frame,
+    columns_table,
+    new_columns,
+    table_frame,
+)
 from warpscope.analysis.views import LaunchView
 
 #: fewer launches to evaluate than this: one process (a fork costs tens of milliseconds)
@@ -87,23 +95,49 @@ def _here(
     weight = weight or {}
     total = len(views) if total is None else total
     parts = []
-    columns = new_columns()
     done = 0
-    for i, view in enumerate(views):
-        if progress is not None and i % PROGRESS_EVERY == 0:
-            progress(done, total)
-        if i % FRAME_EVERY == 0 and columns["launch_id"]:
-            parts.append(columns_frame(columns))
-            columns = new_columns()
-        done += weight.get(view.launch_id, 1)
-        add_findings(columns, view.launch_id, evaluate(view))
-    if columns["launch_id"] or not parts:
+    for start in range(0, len(views), FRAME_EVERY):
+        columns = new_columns()
+        for i, view in enumerate(views[start : start + FRAME_EVERY]):  # made a slice at a time
+            if progress is not None and i % PROGRESS_EVERY == 0:
+                progress(done, total)
+            done += weight.get(view.launch_id, 1)
+            add_findings(columns, view.launch_id, evaluate(view))
         parts.append(columns_frame(columns))
-    return parts
+    return parts or [columns_frame(new_columns())]
 
 
-def _done(views: Sequence[LaunchView], weight: dict[int, int]) -> int:
-    return sum(weight.get(v.launch_id, 1) for v in views)
+class Part(Sequence[LaunchView]):
+    """Launches ``start`` to ``stop`` of ``views``, made only when sliced: a worker makes the
+    views of its own part (``views.LazyViews``), the process that forked it none."""
+
+    def __init__(self, views: Sequence[LaunchView], start: int, stop: int) -> None:
+        self.views, self.start, self.stop = views, start, stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    @overload
+    def __getitem__(self, index: int) -> LaunchView: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[LaunchView]: ...
+    def __getitem__(self, index: int | slice) -> LaunchView | Sequence[LaunchView]:
+        if isinstance(index, slice):
+            start, stop, _ = index.indices(len(self))
+            return self.views[self.start + start : self.start + stop]
+        return self.views[self.start + range(len(self))[index]]
+
+    @property
+    def ids(self) -> list[int]:
+        """The launch ids of the part, without making its views where the views know them."""
+        ids = getattr(self.views, "ids", None)
+        if ids is not None:
+            return list(ids[self.start : self.stop])
+        return [v.launch_id for v in self.views[self.start : self.stop]]
+
+
+def _done(chunk: Part, weight: dict[int, int]) -> int:
+    return sum(weight.get(i, 1) for i in chunk.ids)
 
 
 def _forked(
@@ -115,7 +149,7 @@ def _forked(
     workers: int,
 ) -> list[pl.DataFrame]:
     size = max(MIN_CHUNK, -(-len(views) // (workers * CHUNKS_PER_WORKER)))
-    chunks = [views[i : i + size] for i in range(0, len(views), size)]
+    chunks = [Part(views, i, min(i + size, len(views))) for i in range(0, len(views), size)]
     running: list[tuple[int, int]] = []  # (pid, read end), oldest first
     parts: list[pl.DataFrame] = []
     done = 0
@@ -145,7 +179,7 @@ def _forked(
     return parts
 
 
-def _start(chunk: Sequence[LaunchView], evaluate: Evaluate) -> tuple[int, int]:
+def _start(chunk: Part, evaluate: Evaluate) -> tuple[int, int]:
     """Fork a worker for ``chunk``: (its pid, the read end of its pipe)."""
     read, write = os.pipe()
     pid = os.fork()
@@ -159,9 +193,12 @@ def _start(chunk: Sequence[LaunchView], evaluate: Evaluate) -> tuple[int, int]:
                     columns = new_columns()
                     for view in chunk[i : i + WRITE_EVERY]:
                         add_findings(columns, view.launch_id, evaluate(view))
-                    buffer = io.BytesIO()
-                    columns_frame(columns).write_ipc(buffer)
-                    frame = buffer.getvalue()
+                    # pyarrow only: Polars' thread pool does not survive a fork
+                    table = columns_table(columns)
+                    sink = pa.BufferOutputStream()
+                    with pa.ipc.new_stream(sink, table.schema) as stream:
+                        stream.write_table(table)
+                    frame = sink.getvalue().to_pybytes()
                     out.write(len(frame).to_bytes(8, "little") + frame)
                     out.flush()
             code = 0
@@ -193,8 +230,8 @@ def _result(pid: int, read: int) -> list[pl.DataFrame] | None:
             frame = _read(read, int.from_bytes(head, "little"))
             if frame is None:
                 raise EOFError("a worker's frame cut short")
-            found.append(pl.read_ipc(io.BytesIO(frame), memory_map=False))  # our own fork wrote it
-    except (OSError, EOFError, TimeoutError, pl.exceptions.PolarsError):
+            found.append(table_frame(pa.ipc.open_stream(frame).read_all()))  # our own fork wrote it
+    except (OSError, EOFError, TimeoutError, pa.ArrowInvalid):
         ok = False
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
