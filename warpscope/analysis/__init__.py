@@ -43,6 +43,7 @@ from warpscope.analysis.workers import evaluate_all
 from warpscope.model import schema
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
+from warpscope.occupancy.calculator import Occupancy
 from warpscope.occupancy.profile_check import launch_occupancies
 
 __all__ = [
@@ -108,13 +109,16 @@ def analyze(
         if (library := library_of(short))
     }
     launch_rules = [r for r in RULES.values() if r.scope == "launch"]
+    # the launches the rules see: every launch, or one per group
+    seen = profile if reps is None or len(reps) == profile.launches.height else profile.subset(sorted(reps))
+    occupancies = launch_occupancies(seen.launches, seen.metrics)
     rules_of: dict[int, tuple[Rule, ...]] | None = None
     if prefilter:
-        rules_of = _candidates(profile, reps, libraries, launch_rules)
+        rules_of = _candidates(seen, occupancies, libraries, launch_rules)
         weight = _skipped_counted(profile, weight, reps, rules_of)
     keep = reps if rules_of is None else rules_of.keys()
     if views is None:  # made where they are evaluated (forked workers make their own)
-        views = LazyViews(profile, None if keep is None else sorted(keep))
+        views = LazyViews(seen, None if rules_of is None else sorted(rules_of), occupancies)
     elif keep is not None and len(keep) < len(views):
         views = [v for v in views if v.launch_id in keep]
     kernel_ns = _kernel_time(profile)
@@ -161,13 +165,11 @@ def _fired(found: pl.DataFrame) -> tuple[dict[tuple[int, str], list[tuple[str, s
 
 
 def _candidates(
-    profile: Profile, reps: set[int] | None, libraries: dict[int, str], rules: list[Rule]
+    profile: Profile, occupancies: dict[int, Occupancy], libraries: dict[int, str], rules: list[Rule]
 ) -> dict[int, tuple[Rule, ...]]:
-    """launch_id -> the launch rules that may fire on it (of the launches evaluated: every
-    launch, or the groups' representatives); launches no rule may fire on are left out."""
-    rows = launch_rows(profile, launch_occupancies(profile.launches, profile.metrics), libraries)
-    if reps is not None and len(reps) < rows.height:
-        rows = rows.filter(pl.col("launch_id").is_in(list(reps)))
+    """launch_id -> the launch rules that may fire on it (``profile``: the launches evaluated);
+    launches no rule may fire on are left out."""
+    rows = launch_rows(profile, occupancies, libraries)
     by_id = {r.id: r for r in rules}
     named: dict[tuple[str, ...], tuple[Rule, ...]] = {}
     out = {}

@@ -306,11 +306,14 @@ _ROW = (
 class LazyViews(Sequence[LaunchView]):
     """The views of a profile's launches (``ids``: of these only; every launch by default), in
     launch order, each made when a slice that holds it is asked for. What the views read is
-    gathered here once as Arrow tables; a slice is made from them with pyarrow alone, so a forked
+    gathered here once as Arrow tables (``occupancy``: the profile's ``launch_occupancies``,
+    where the caller has them); a slice is made from them with pyarrow alone, so a forked
     worker can make the views of its own launches (Polars' thread pool does not survive a fork),
     and the process that forked it never holds them all."""
 
-    def __init__(self, profile: Profile, ids: list[int] | None = None) -> None:
+    def __init__(
+        self, profile: Profile, ids: list[int] | None = None, occupancy: dict[int, Occupancy] | None = None
+    ) -> None:
         launches = profile.launches.select(*_ROW, *_FROM_LAUNCH).sort("launch_id")
         if ids is not None and len(ids) < launches.height:
             launches = launches.filter(pl.col("launch_id").is_in(ids))
@@ -321,7 +324,9 @@ class LazyViews(Sequence[LaunchView]):
         )
         self.table = table.to_arrow()
         self.ids: list[int] = table["launch_id"].to_list()
-        self.occupancy = launch_occupancies(profile.launches, profile.metrics)
+        if occupancy is None:
+            occupancy = launch_occupancies(profile.launches, profile.metrics)
+        self.occupancy = occupancy
 
     def __len__(self) -> int:
         return len(self.ids)
