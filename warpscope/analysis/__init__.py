@@ -133,14 +133,11 @@ def analyze(
     # progress in launches: a representative stands for its group
     parts = evaluate_all(views, evaluate, progress, weight, profile.launches.height, workers)
     found = pl.concat(parts) if len(parts) > 1 else parts[0]
-    fired, roots = _fired(found)
+    ncu = profile.findings.filter(pl.col("origin") != "warpscope")
+    # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
+    fired, roots = _fired(found) if not ncu.is_empty() else ({}, set())
     rep_of = dict(groups.iter_rows()) if groups is not None else None
-    theirs = _grade_ncu(
-        _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired, rep_of),
-        libraries,
-        roots,
-        rep_of,
-    )
+    theirs = _grade_ncu(_mark_covered(ncu, fired, rep_of), libraries, roots, rep_of)
     ours = pl.concat([_credit_ncu(found, theirs), findings_frame(_run_rows(profile))])
     if groups is not None:
         ours = _to_members(ours, groups)
