@@ -154,9 +154,6 @@ def _forked(
     parts: list[pl.DataFrame] = []
     done = 0
     next_chunk = 0
-    # the views and tables a worker inherits left out of its collector: a collection that walks
-    # them touches (and so copies) every page they lie on
-    gc.freeze()
     try:
         for chunk in chunks:
             while len(running) < workers and next_chunk < len(chunks):
@@ -171,7 +168,6 @@ def _forked(
             parts.extend(found)
             done += _done(chunk, weight)
     finally:
-        gc.unfreeze()
         for pid, read in running:  # abandoned (an error, or the caller stopped): stop them
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
@@ -186,6 +182,10 @@ def _start(chunk: Part, evaluate: Evaluate) -> tuple[int, int]:
     if pid == 0:  # the worker: evaluate, write, and leave without running anything of the parent's
         code = 1
         try:
+            # what the worker inherits left out of its collector: a collection that walked it
+            # would touch (and so copy) every page it lies on. (Only here: a UI keeps its own
+            # objects frozen, and an unfreeze in the parent would hand them all back.)
+            gc.freeze()
             os.close(read)
             _quiet_signals()
             with open(write, "wb") as out:
