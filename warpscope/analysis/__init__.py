@@ -8,7 +8,7 @@ in ``covered_by``, so nothing is counted twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 import polars as pl
@@ -117,10 +117,13 @@ def analyze(
         rules_of = _candidates(seen, occupancies, libraries, launch_rules)
         weight = _skipped_counted(profile, weight, reps, rules_of)
     keep = reps if rules_of is None else rules_of.keys()
+    evaluated: Sequence[LaunchView]
     if views is None:  # made where they are evaluated (forked workers make their own)
-        views = LazyViews(seen, None if rules_of is None else sorted(rules_of), occupancies)
+        evaluated = LazyViews(seen, None if rules_of is None else sorted(rules_of), occupancies)
     elif keep is not None and len(keep) < len(views):
-        views = [v for v in views if v.launch_id in keep]
+        evaluated = [v for v in views if v.launch_id in keep]
+    else:
+        evaluated = views
     kernel_ns = _kernel_time(profile)
     total_ns = sum(kernel_ns.values())
 
@@ -131,7 +134,7 @@ def analyze(
         return impact.assess(view, findings_for(view, rules), total_ns, kernel_ns.get(view.kernel_short, 0.0))
 
     # progress in launches: a representative stands for its group
-    parts = evaluate_all(views, evaluate, progress, weight, profile.launches.height, workers)
+    parts = evaluate_all(evaluated, evaluate, progress, weight, profile.launches.height, workers)
     found = pl.concat(parts) if len(parts) > 1 else parts[0]
     ncu = profile.findings.filter(pl.col("origin") != "warpscope")
     # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
