@@ -84,10 +84,10 @@ def test_a_worker_that_hangs_is_stopped_and_its_launches_evaluated_here(forked, 
     reference = analyze(profile, workers=1).findings
     parent, rules = os.getpid(), engine.findings_for
 
-    def hangs_in_a_fork(view):
+    def hangs_in_a_fork(view, *candidates):
         if os.getpid() != parent:
             time.sleep(3600)
-        return rules(view)
+        return rules(view, *candidates)
 
     monkeypatch.setattr(engine, "findings_for", hangs_in_a_fork)
     monkeypatch.setattr(workers, "STALL_S", 0.5)
@@ -170,3 +170,26 @@ def test_a_repeated_step_is_analysed_once_and_every_copy_gets_the_same_findings(
         assert len(k.launch_ids) == 3 * len(alone.launch_ids) and sum(k.weights) == len(k.launch_ids)
         assert [f["launches"] for f in k.findings] == [3 * f["launches"] for f in alone.findings]
         assert k.metrics == pytest.approx(alone.metrics)
+
+
+def test_workers_write_back_without_polars(monkeypatch):
+    """A worker makes and writes its tables with pyarrow alone: Polars' thread pool does not
+    survive a fork (its first parallel call in the child waits forever). Every chunk of a
+    profile of launches that all differ comes back from its worker, none from the fallback."""
+    from tests.test_candidacy import _distinct_step
+
+    profile = _distinct_step(4, seed=1)
+    reference = analyze(profile, workers=1).findings
+    came_back: list[object] = []
+    result = workers._result
+
+    def recorded(pid, read):
+        came_back.append(result(pid, read))
+        return came_back[-1]
+
+    monkeypatch.setattr(workers, "_result", recorded)
+    monkeypatch.setattr(workers, "STALL_S", 20.0)
+    monkeypatch.setattr(workers, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(workers, "MIN_CHUNK", 600)
+    assert analyze(profile, workers=2).findings.equals(reference)
+    assert len(came_back) >= 2 and all(r is not None for r in came_back)

@@ -234,8 +234,10 @@ def report(
 
     profile = _load(files, via_ncu)
     groups = launch_groups(profile)  # launches the rules cannot tell apart: analysed once
-    views = representative_views(profile, groups)  # the rules' and the report's
-    profile = analyze(profile, views, groups=groups)
+    # the rules make their own views where they run (forked workers); the report's after them,
+    # so no worker inherits (and copies, page by page) views it does not need
+    profile = analyze(profile, groups=groups)
+    views = representative_views(profile, groups)
     figure = None
     if figures is not None:
         from warpscope.files import write_text_atomic

@@ -8,7 +8,7 @@ in ``covered_by``, so nothing is counted twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 import polars as pl
@@ -28,24 +28,23 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     tensor_cores,
     transfers,
 )
+from warpscope.analysis.candidacy import candidates, launch_rows
 from warpscope.analysis.finding import (
     CATEGORIES,
     RULES,
     SEVERITIES,
-    Columns,
     Finding,
     Rule,
-    add_findings,
-    columns_frame,
     findings_frame,
-    new_columns,
 )
 from warpscope.analysis.groups import launch_groups, representatives
-from warpscope.analysis.views import LaunchView, launch_views, run_views
+from warpscope.analysis.views import LaunchView, LazyViews, launch_views, run_views
 from warpscope.analysis.workers import evaluate_all
 from warpscope.model import schema
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
+from warpscope.occupancy.calculator import Occupancy
+from warpscope.occupancy.profile_check import launch_occupancies
 
 __all__ = [
     "CATEGORIES",
@@ -67,9 +66,12 @@ def rank_key(severity: str | None, speedup: float | None, rule_id: str | None) -
     return (SEVERITY_RANK.get(severity or "info", len(SEVERITIES)), -(speedup or 0.0), rule_id or "")
 
 
-def findings_for(view: LaunchView) -> list[Finding]:
-    """Every launch-scope rule applied to one launch, best first."""
-    found = [f for r in RULES.values() if r.scope == "launch" for f in r.run(view)]
+def findings_for(view: LaunchView, rules: Iterable[Rule] | None = None) -> list[Finding]:
+    """Every launch-scope rule (or those of ``rules``, in registry order) applied to one launch,
+    best first."""
+    if rules is None:
+        rules = (r for r in RULES.values() if r.scope == "launch")
+    found = [f for r in rules for f in r.run(view)]
     return sorted(found, key=lambda f: rank_key(f.severity, f.estimated_speedup_pct, f.rule))
 
 
@@ -81,6 +83,7 @@ def analyze(
     grouped: bool = True,
     groups: pl.DataFrame | None = None,
     workers: int | None = None,
+    prefilter: bool = True,
 ) -> Profile:
     """The profile with warpscope's findings added (earlier warpscope findings replaced).
 
@@ -90,56 +93,107 @@ def analyze(
     runs the rules on every launch (the same findings, slower: tests compare the two);
     ``groups`` are the profile's ``launch_groups`` when the caller has them already.
     A long profile's launches are evaluated by ``workers`` forked processes (``analysis.workers``:
-    the same findings; default, one per core; 1: in this process).
+    the same findings; default, one per core; 1: in this process). ``prefilter`` runs each rule
+    only on the launches its candidacy predicate keeps (``analysis.candidacy``: the same
+    findings; False runs every rule on every launch, as tests compare).
     """
     if not grouped:
         groups = None
     elif groups is None:
         groups = launch_groups(profile)
     reps = set(groups["rep"]) if groups is not None else None
-    if views is None:
-        views = launch_views(profile) if groups is None else representative_views(profile, groups)
-    elif reps is not None and len(reps) < len(views):
-        views = [v for v in views if v.launch_id in reps]
-    kernel_ns = _kernel_time(profile)
-    total_ns = sum(kernel_ns.values())
-    found = new_columns()
     weight = representatives(groups) if groups is not None else {}
-
-    def evaluate(view: LaunchView) -> list[Finding]:
-        return impact.assess(view, findings_for(view), total_ns, kernel_ns.get(view.kernel_short, 0.0))
-
-    # progress in launches: a representative stands for its group
-    evaluate_all(views, evaluate, found, progress, weight, profile.launches.height, workers)
-    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    roots: set[tuple[int, str]] = set()
-    for launch_id, rule, category, severity in zip(
-        found["launch_id"], found["rule"], found["category"], found["severity"], strict=True
-    ):
-        for ncu_rule in RULES[rule].ncu:
-            fired.setdefault((launch_id, ncu_rule), []).append((category, rule))
-        if severity != "info":
-            roots.add((launch_id, rule))
-    add_findings(found, None, [f for _, f in _run_rows(profile)])
-    rep_of = dict(groups.iter_rows()) if groups is not None else None
     libraries = {
         launch_id: library
         for launch_id, short in profile.launches.select("launch_id", "kernel_short").iter_rows()
         if (library := library_of(short))
     }
-    theirs = _grade_ncu(
-        _mark_covered(profile.findings.filter(pl.col("origin") != "warpscope"), fired, rep_of),
-        libraries,
-        roots,
-        rep_of,
-    )
-    ours = columns_frame(_credit_ncu(found, theirs))
+    launch_rules = [r for r in RULES.values() if r.scope == "launch"]
+    # the launches the rules see: every launch, or one per group
+    seen = profile if reps is None or len(reps) == profile.launches.height else profile.subset(sorted(reps))
+    occupancies = launch_occupancies(seen.launches, seen.metrics)
+    rules_of: dict[int, tuple[Rule, ...]] | None = None
+    if prefilter:
+        rules_of = _candidates(seen, occupancies, libraries, launch_rules)
+        weight = _skipped_counted(profile, weight, reps, rules_of)
+    keep = reps if rules_of is None else rules_of.keys()
+    evaluated: Sequence[LaunchView]
+    if views is None:  # made where they are evaluated (forked workers make their own)
+        evaluated = LazyViews(seen, None if rules_of is None else sorted(rules_of), occupancies)
+    elif keep is not None and len(keep) < len(views):
+        evaluated = [v for v in views if v.launch_id in keep]
+    else:
+        evaluated = views
+    kernel_ns = _kernel_time(profile)
+    total_ns = sum(kernel_ns.values())
+
+    def evaluate(view: LaunchView) -> list[Finding]:
+        rules = launch_rules if rules_of is None else rules_of.get(view.launch_id, ())
+        if not rules:
+            return []
+        return impact.assess(view, findings_for(view, rules), total_ns, kernel_ns.get(view.kernel_short, 0.0))
+
+    # progress in launches: a representative stands for its group
+    parts = evaluate_all(evaluated, evaluate, progress, weight, profile.launches.height, workers)
+    found = pl.concat(parts) if len(parts) > 1 else parts[0]
+    ncu = profile.findings.filter(pl.col("origin") != "warpscope")
+    # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
+    fired, roots = _fired(found) if not ncu.is_empty() else ({}, set())
+    rep_of = dict(groups.iter_rows()) if groups is not None else None
+    theirs = _grade_ncu(_mark_covered(ncu, fired, rep_of), libraries, roots, rep_of)
+    ours = pl.concat([_credit_ncu(found, theirs), findings_frame(_run_rows(profile))])
     if groups is not None:
         ours = _to_members(ours, groups)
     return replace(
         profile,
         findings=pl.concat([ours, theirs]).sort("launch_id", nulls_last=True, maintain_order=True),
     )
+
+
+def _fired(found: pl.DataFrame) -> tuple[dict[tuple[int, str], list[tuple[str, str]]], set[tuple[int, str]]]:
+    """From warpscope's launch findings: (launch, Nsight Compute rule) -> the (category, rule) of
+    the findings that report its problem, and the (launch, rule) pairs that are not info."""
+    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    with_ncu = [r.id for r in RULES.values() if r.ncu]
+    for launch_id, rule, category in (
+        found.filter(pl.col("rule_id").is_in(with_ncu)).select("launch_id", "rule_id", "category").iter_rows()
+    ):
+        for ncu_rule in RULES[rule].ncu:
+            fired.setdefault((launch_id, ncu_rule), []).append((category, rule))
+    roots = set(found.filter(pl.col("severity") != "info").select("launch_id", "rule_id").iter_rows())
+    return fired, roots
+
+
+def _candidates(
+    profile: Profile, occupancies: dict[int, Occupancy], libraries: dict[int, str], rules: list[Rule]
+) -> dict[int, tuple[Rule, ...]]:
+    """launch_id -> the launch rules that may fire on it (``profile``: the launches evaluated);
+    launches no rule may fire on are left out."""
+    rows = launch_rows(profile, occupancies, libraries)
+    by_id = {r.id: r for r in rules}
+    named: dict[tuple[str, ...], tuple[Rule, ...]] = {}
+    out = {}
+    for launch_id, ids in candidates(rows, list(by_id)).items():
+        if ids not in named:
+            named[ids] = tuple(by_id[i] for i in ids)
+        out[launch_id] = named[ids]
+    return out
+
+
+def _skipped_counted(
+    profile: Profile, weight: dict[int, int], reps: set[int] | None, evaluated: dict[int, tuple[Rule, ...]]
+) -> dict[int, int]:
+    """Launch weights for progress with the launches no rule may fire on (never evaluated)
+    counted in the next one that is evaluated: progress still reaches every launch."""
+    out: dict[int, int] = {}
+    carried = 0
+    for launch_id in profile.launches["launch_id"].sort():
+        if reps is not None and launch_id not in reps:
+            continue
+        carried += weight.get(launch_id, 1)
+        if launch_id in evaluated:
+            out[launch_id], carried = carried, 0
+    return out
 
 
 def representative_views(profile: Profile, groups: pl.DataFrame) -> list[LaunchView]:
@@ -209,10 +263,11 @@ def _about(f: Finding, source: str, several: bool) -> Finding:
 NCU_RULE = "ncu rule"
 
 
-def _credit_ncu(found: Columns, ncu: pl.DataFrame) -> Columns:
+def _credit_ncu(found: pl.DataFrame, ncu: pl.DataFrame) -> pl.DataFrame:
     """Each finding that an Nsight Compute rule agrees with names that rule and its estimated
     speedup in its evidence (``ncu.<Rule>.est_speedup_pct``; ``ncu.<Rule>`` = 1 without one):
-    one finding per problem, crediting both."""
+    one finding per problem, crediting both. (No rule's own evidence is named ``ncu.*``: the
+    credits are appended.)"""
     if ncu.is_empty() or "covered_by" not in ncu.columns:
         return found
     credit: dict[tuple[int, str], dict[str, float]] = {}
@@ -225,33 +280,31 @@ def _credit_ncu(found: Columns, ncu: pl.DataFrame) -> Columns:
         credit.setdefault((launch_id, covered_by), {})[key] = speedup if speedup is not None else 1.0
     if not credit:
         return found
-    # the evidence and grades lists rebuilt, with each credited finding's extra entries
-    out = {
-        **found,
-        "evidence_metric": [],
-        "evidence_value": [],
-        "evidence_len": [],
-        "grade": [],
-        "grade_len": [],
-    }
-    at = at_grade = 0
-    for i, (launch_id, rule) in enumerate(zip(found["launch_id"], found["rule"], strict=True)):
-        n, g = found["evidence_len"][i], found["grade_len"][i]
-        evidence = dict(
-            zip(found["evidence_metric"][at : at + n], found["evidence_value"][at : at + n], strict=True)
-        )
-        grades = found["grade"][at_grade : at_grade + g]
-        at, at_grade = at + n, at_grade + g
-        extra = credit.get((launch_id, rule), {}) if launch_id is not None else {}
-        if extra:
-            evidence = {**evidence, **extra}
-            grades = [*grades, *[NCU_RULE] * len(extra)]
-        out["evidence_metric"].extend(evidence)
-        out["evidence_value"].extend(evidence.values())
-        out["evidence_len"].append(len(evidence))
-        out["grade"].extend(grades)
-        out["grade_len"].append(len(grades))
-    return out
+    credits = pl.DataFrame(
+        {
+            "launch_id": [k[0] for k in credit],
+            "rule_id": [k[1] for k in credit],
+            "_extra": [[{"metric": m, "value": v} for m, v in c.items()] for c in credit.values()],
+        },
+        schema={
+            "launch_id": pl.Int64,
+            "rule_id": pl.String,
+            "_extra": pl.List(pl.Struct({"metric": pl.String, "value": pl.Float64})),
+        },
+    )
+    extra = pl.col("_extra")
+    ncu_grades = pl.lit(NCU_RULE).repeat_by(extra.list.len())
+    credited = found.join(credits, on=["launch_id", "rule_id"], how="left", maintain_order="left")
+    return credited.with_columns(
+        pl.when(extra.is_not_null())
+        .then(pl.concat_list(pl.col("evidence").fill_null([]), extra))
+        .otherwise(pl.col("evidence"))
+        .alias("evidence"),
+        pl.when(extra.is_not_null())
+        .then(pl.concat_list(pl.col("evidence_grade").fill_null([]), ncu_grades))
+        .otherwise(pl.col("evidence_grade"))
+        .alias("evidence_grade"),
+    ).select(found.columns)
 
 
 #: ncu rules graded by what they are about rather than by their estimate: the profile's own

@@ -62,9 +62,9 @@ def grade(view: LaunchView, metric: str) -> str:
     """The grade of ``metric`` as this launch's profile holds it."""
     if view.source_format == "emulator":
         return INFERRED if metric in _MODELLED else EXACT
-    if metric not in view.stated and metric not in _EXACT:
-        return INFERRED  # worked out by warpscope, not read from the file
-    return EXACT if metric in _EXACT else HARDWARE
+    if metric in _EXACT:
+        return EXACT
+    return HARDWARE if metric in view.stated else INFERRED  # else worked out by warpscope
 
 
 def confidence(grades: list[str] | tuple[str, ...]) -> str:

@@ -126,6 +126,19 @@ def findings_frame(found: Iterable[tuple[int | None, Finding]]) -> pl.DataFrame:
 
 def columns_frame(columns: Columns) -> pl.DataFrame:
     """The ``findings`` table of the findings in ``columns``."""
+    return table_frame(columns_table(columns))
+
+
+def table_frame(table: pa.Table) -> pl.DataFrame:
+    """The ``findings`` table of a ``columns_table``."""
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return schema.conform("findings", frame)
+
+
+def columns_table(columns: Columns) -> pa.Table:
+    """The findings in ``columns`` as an Arrow table, made with pyarrow alone (a forked worker
+    must not start Polars' thread pool: a fork inherits its locks, not its threads)."""
     # Built column by column as Arrow arrays, the two list columns (evidence, its grades) as
     # flat values with offsets: Python lists of lists through pl.DataFrame took 1 s of a
     # 10k-launch analysis (a Series per row).
@@ -156,9 +169,7 @@ def columns_frame(columns: Columns) -> pl.DataFrame:
         "est_saved_ns": pa.array(col("est_saved_ns"), pa.float64()),
         "program_share_pct": pa.array(col("program_share_pct"), pa.float64()),
     }
-    frame = pl.from_arrow(pa.table(column))
-    assert isinstance(frame, pl.DataFrame)
-    return schema.conform("findings", frame)
+    return pa.table(column)
 
 
 #: text columns of the table, and the field each comes from

@@ -10,10 +10,8 @@ about the call (its launch, stalls and latency are the library's: info). docs/ch
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from warpscope.analysis.evidence import confidence, grade
-from warpscope.analysis.finding import SEVERITIES, Finding
+from warpscope.analysis.finding import SEVERITIES, Finding, stamped
 from warpscope.analysis.views import LaunchView
 
 #: a kernel under this share of the profile's kernel time never gets ``high``
@@ -172,7 +170,7 @@ def fold_symptoms(found: list[Finding]) -> list[Finding]:
             out.append(f)
             continue
         out.append(
-            replace(
+            stamped(
                 f,
                 severity="info",
                 message=f"Follows from “{cause.title}” (fix that first). {f.message}",
@@ -186,7 +184,7 @@ def _floored(f: Finding, ceiling: float) -> Finding:
     """``f`` with its estimate no larger than the launch floor leaves (``ceiling``: 0..1)."""
     if f.estimated_speedup_pct is None or f.estimated_speedup_pct <= 100 * ceiling:
         return f
-    return replace(f, estimated_speedup_pct=100 * ceiling)
+    return stamped(f, estimated_speedup_pct=100 * ceiling)
 
 
 def cap(severity: str, ceiling: str) -> str:
@@ -248,11 +246,11 @@ def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: f
             else:  # what the library's code does (its access pattern...) changes only with the call
                 severity, fix = cap(severity, "medium"), f"{call} (What the kernel does: {f.fix})"
         out.append(
-            replace(
+            stamped(
                 f,
-                severity=severity,  # type: ignore[arg-type]
+                severity=severity,
                 fix=fix,
-                confidence=conf,  # type: ignore[arg-type]
+                confidence=conf,
                 grades=grades,
                 est_saved_ns=saved,
                 program_share_pct=100.0 * saved / total_ns if saved is not None and total_ns > 0 else None,

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 import polars as pl
 
 from warpscope.analysis.steps import RunSummary, summarize
 from warpscope.model.libraries import library_of
 from warpscope.model.profile import Profile
-from warpscope.model.values import canonical_values, stall_values
+from warpscope.model.values import canonical_lists, stall_lists
 from warpscope.occupancy.calculator import Occupancy
 from warpscope.occupancy.profile_check import launch_occupancies
 
@@ -355,46 +355,122 @@ class RunView:
 
 def launch_views(profile: Profile) -> list[LaunchView]:
     """Every launch of the profile, in launch order."""
-    values = canonical_values(profile)
-    stalls = stall_values(profile)
-    occupancy = launch_occupancies(profile.launches, profile.metrics)
-    views = []
-    added_sets: dict[tuple[str, ...], frozenset[str]] = {}
-    for row in profile.launches.sort("launch_id").iter_rows(named=True):
-        lid = row["launch_id"]
-        metrics = values.get(lid, {})  # the stated values, then the launch row's that they lack
-        block = (row["block_x"], row["block_y"], row["block_z"])
-        grid = (row["grid_x"], row["grid_y"], row["grid_z"])
-        added: list[str] = []
-        if None not in block and "block_size" not in metrics:
-            metrics["block_size"] = float(math.prod(block))
-            added.append("block_size")
-        if None not in grid and "grid_size" not in metrics:
-            metrics["grid_size"] = float(math.prod(grid))
-            added.append("grid_size")
-        for column in _FROM_LAUNCH:
-            if row[column] is not None and column not in metrics:
-                metrics[column] = float(row[column])
-                added.append(column)
-        key = tuple(added)
-        if key not in added_sets:  # launches of a profile lack the same few: one set each
-            added_sets[key] = frozenset(key)
-        views.append(
-            LaunchView(
-                lid,
-                row["kernel"] or "",
-                block,
-                grid,
-                metrics,
-                stalls.get(lid, {}),
-                occupancy.get(lid),
-                Stated(metrics, added_sets[key]),
-                row["kernel_short"] or "",
-                library_of(row["kernel_short"]),
-                row["source_format"],
-            )
+    return LazyViews(profile)[:]
+
+
+#: launch columns a view reads
+_ROW = (
+    "launch_id",
+    "kernel",
+    "kernel_short",
+    "source_format",
+    *(f"{a}_{d}" for a in ("block", "grid") for d in "xyz"),
+)
+
+
+class LazyViews(Sequence[LaunchView]):
+    """The views of a profile's launches (``ids``: of these only; every launch by default), in
+    launch order, each made when a slice that holds it is asked for. What the views read is
+    gathered here once as Arrow tables (``occupancy``: the profile's ``launch_occupancies``,
+    where the caller has them); a slice is made from them with pyarrow alone, so a forked
+    worker can make the views of its own launches (Polars' thread pool does not survive a fork),
+    and the process that forked it never holds them all."""
+
+    def __init__(
+        self, profile: Profile, ids: list[int] | None = None, occupancy: dict[int, Occupancy] | None = None
+    ) -> None:
+        launches = profile.launches.select(*_ROW, *_FROM_LAUNCH).sort("launch_id")
+        if ids is not None and len(ids) < launches.height:
+            launches = launches.filter(pl.col("launch_id").is_in(ids))
+        values = canonical_lists(profile).rename({"metric": "_metrics", "value": "_values"})
+        stalls = stall_lists(profile).rename({"reason": "_reasons", "cycles_per_issue": "_cycles"})
+        table = launches.join(values, on="launch_id", how="left", maintain_order="left").join(
+            stalls, on="launch_id", how="left", maintain_order="left"
         )
-    return views
+        self.table = table.to_arrow()
+        self.ids: list[int] = table["launch_id"].to_list()
+        if occupancy is None:
+            occupancy = launch_occupancies(profile.launches, profile.metrics)
+        self.occupancy = occupancy
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> LaunchView: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[LaunchView]: ...
+    def __getitem__(self, index: int | slice) -> LaunchView | list[LaunchView]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                raise ValueError("views are made a contiguous slice at a time")
+            return self._made(start, stop)
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        return self._made(index, index + 1)[0]
+
+    def _made(self, start: int, stop: int) -> list[LaunchView]:
+        part = self.table.slice(start, max(0, stop - start))
+        column = {name: part.column(name).to_pylist() for name in part.column_names}
+        views = []
+        added_sets: dict[tuple[str, ...], frozenset[str]] = {}
+        rows = zip(
+            *(column[c] for c in (*_ROW, *_FROM_LAUNCH, "_metrics", "_values", "_reasons", "_cycles")),
+            strict=True,
+        )
+        for (
+            lid,
+            kernel,
+            short,
+            fmt,
+            bx,
+            by,
+            bz,
+            gx,
+            gy,
+            gz,
+            *launch_values,
+            names,
+            values,
+            reasons,
+            cycles,
+        ) in rows:
+            # the stated values, then the launch row's that they lack
+            metrics = dict(zip(names, values, strict=True)) if names is not None else {}
+            block = (bx, by, bz)
+            grid = (gx, gy, gz)
+            added: list[str] = []
+            if None not in block and "block_size" not in metrics:
+                metrics["block_size"] = float(math.prod(block))
+                added.append("block_size")
+            if None not in grid and "grid_size" not in metrics:
+                metrics["grid_size"] = float(math.prod(grid))
+                added.append("grid_size")
+            for name, value in zip(_FROM_LAUNCH, launch_values, strict=True):
+                if value is not None and name not in metrics:
+                    metrics[name] = float(value)
+                    added.append(name)
+            key = tuple(added)
+            if key not in added_sets:  # launches of a profile lack the same few: one set each
+                added_sets[key] = frozenset(key)
+            views.append(
+                LaunchView(
+                    lid,
+                    kernel or "",
+                    block,
+                    grid,
+                    metrics,
+                    dict(zip(reasons, cycles, strict=True)) if reasons is not None else {},
+                    self.occupancy.get(lid),
+                    Stated(metrics, added_sets[key]),
+                    short or "",
+                    library_of(short),
+                    fmt,
+                )
+            )
+        return views
 
 
 def run_views(profile: Profile) -> list[RunView]:

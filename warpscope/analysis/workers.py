@@ -4,8 +4,9 @@ The rules are plain Python over plain views, so a long profile whose launches al
 CPU work for every core, and work that never holds the GIL of the process that asked for it
 (a UI stays responsive while they run). Each worker is a fork of this process (the views and
 the rules are inherited, nothing is sent to it) that evaluates one contiguous chunk of launches
-and writes back its findings, pickled as Columns (lists of plain values); results are read in
-launch order, so the findings are the ones, in the order, the rules give in one process.
+and writes back its findings as tables (Arrow IPC, a few hundred launches each: the parent reads
+them without making an object per finding); results are read in launch order, so the findings
+are the ones, in the order, the rules give in one process.
 
 Where fork is not available (not Linux), for short profiles, or when a worker fails, the
 launches are evaluated in this process: the same findings, one core.
@@ -14,14 +15,25 @@ launches are evaluated in this process: the same findings, one core.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
-import pickle
 import select
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import overload
 
-from warpscope.analysis.finding import Columns, Finding, add_findings, extend_columns, new_columns
+import polars as pl
+import pyarrow as pa
+
+from warpscope.analysis.finding import (
+    Finding,
+    add_findings,
+    columns_frame,
+    columns_table,
+    new_columns,
+    table_frame,
+)
 from warpscope.analysis.views import LaunchView
 
 #: fewer launches to evaluate than this: one process (a fork costs tens of milliseconds)
@@ -30,8 +42,11 @@ PARALLEL_FROM = 4000
 MIN_CHUNK = 1000
 #: chunks per worker: enough for progress and for the workers to finish together
 CHUNKS_PER_WORKER = 8
-#: launches a worker pickles at a time (its parent unpickles each in ~10 ms)
-PICKLE_EVERY = 200
+#: launches whose findings a worker writes as one table (its parent reads each in ~1 ms)
+WRITE_EVERY = 500
+#: launches whose findings one process gathers as Python values before they become a table
+#: (a long profile's findings never wait as Python objects all at once)
+FRAME_EVERY = 2000
 #: seconds a worker may go without writing (200 launches take ~50 ms) before it is stopped
 STALL_S = 60.0
 #: launches evaluated between two progress reports in one process (a UI pauses the rules
@@ -52,45 +67,91 @@ def default_workers() -> int:
 def evaluate_all(
     views: Sequence[LaunchView],
     evaluate: Evaluate,
-    into: Columns,
     progress: Progress | None = None,
     weight: dict[int, int] | None = None,
     total: int | None = None,
     workers: int | None = None,
-) -> None:
-    """Append the findings ``evaluate`` gives each view to ``into``, in order.
-    ``progress(done, total)`` hears of the launches done, a view counting ``weight[launch_id]``
-    launches (1 where not given); ``workers``: processes to use (default: ``default_workers``)."""
+) -> list[pl.DataFrame]:
+    """The findings ``evaluate`` gives each view, in order, as ``findings`` tables (one per
+    part). ``progress(done, total)`` hears of the launches done, a view counting
+    ``weight[launch_id]`` launches (1 where not given); ``workers``: processes to use (default:
+    ``default_workers``)."""
     weight = weight or {}
     total = len(views) if total is None else total
     workers = default_workers() if workers is None else workers
     if workers > 1 and len(views) >= PARALLEL_FROM:
-        _forked(views, evaluate, into, progress, weight, total, workers)
-        return
+        return _forked(views, evaluate, progress, weight, total, workers)
+    return _here(views, evaluate, progress, weight, total)
+
+
+def _here(
+    views: Sequence[LaunchView],
+    evaluate: Evaluate,
+    progress: Progress | None = None,
+    weight: dict[int, int] | None = None,
+    total: int | None = None,
+) -> list[pl.DataFrame]:
+    """``evaluate_all`` in this process."""
+    weight = weight or {}
+    total = len(views) if total is None else total
+    parts = []
     done = 0
-    for i, view in enumerate(views):
-        if progress is not None and i % PROGRESS_EVERY == 0:
-            progress(done, total)
-        done += weight.get(view.launch_id, 1)
-        add_findings(into, view.launch_id, evaluate(view))
+    for start in range(0, len(views), FRAME_EVERY):
+        columns = new_columns()
+        for i, view in enumerate(views[start : start + FRAME_EVERY]):  # made a slice at a time
+            if progress is not None and i % PROGRESS_EVERY == 0:
+                progress(done, total)
+            done += weight.get(view.launch_id, 1)
+            add_findings(columns, view.launch_id, evaluate(view))
+        parts.append(columns_frame(columns))
+    return parts or [columns_frame(new_columns())]
 
 
-def _done(views: Sequence[LaunchView], weight: dict[int, int]) -> int:
-    return sum(weight.get(v.launch_id, 1) for v in views)
+class Part(Sequence[LaunchView]):
+    """Launches ``start`` to ``stop`` of ``views``, made only when sliced: a worker makes the
+    views of its own part (``views.LazyViews``), the process that forked it none."""
+
+    def __init__(self, views: Sequence[LaunchView], start: int, stop: int) -> None:
+        self.views, self.start, self.stop = views, start, stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    @overload
+    def __getitem__(self, index: int) -> LaunchView: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[LaunchView]: ...
+    def __getitem__(self, index: int | slice) -> LaunchView | Sequence[LaunchView]:
+        if isinstance(index, slice):
+            start, stop, _ = index.indices(len(self))
+            return self.views[self.start + start : self.start + stop]
+        return self.views[self.start + range(len(self))[index]]
+
+    @property
+    def ids(self) -> list[int]:
+        """The launch ids of the part, without making its views where the views know them."""
+        ids = getattr(self.views, "ids", None)
+        if ids is not None:
+            return list(ids[self.start : self.stop])
+        return [v.launch_id for v in self.views[self.start : self.stop]]
+
+
+def _done(chunk: Part, weight: dict[int, int]) -> int:
+    return sum(weight.get(i, 1) for i in chunk.ids)
 
 
 def _forked(
     views: Sequence[LaunchView],
     evaluate: Evaluate,
-    into: Columns,
     progress: Progress | None,
     weight: dict[int, int],
     total: int,
     workers: int,
-) -> None:
+) -> list[pl.DataFrame]:
     size = max(MIN_CHUNK, -(-len(views) // (workers * CHUNKS_PER_WORKER)))
-    chunks = [views[i : i + size] for i in range(0, len(views), size)]
+    chunks = [Part(views, i, min(i + size, len(views))) for i in range(0, len(views), size)]
     running: list[tuple[int, int]] = []  # (pid, read end), oldest first
+    parts: list[pl.DataFrame] = []
     done = 0
     next_chunk = 0
     try:
@@ -103,33 +164,41 @@ def _forked(
             pid, read = running.pop(0)
             found = _result(pid, read)
             if found is None:  # the worker failed: this chunk here, where an error shows as itself
-                for view in chunk:
-                    add_findings(into, view.launch_id, evaluate(view))
-            else:
-                extend_columns(into, found)
+                found = _here(chunk, evaluate)
+            parts.extend(found)
             done += _done(chunk, weight)
     finally:
         for pid, read in running:  # abandoned (an error, or the caller stopped): stop them
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             _result(pid, read)
+    return parts
 
 
-def _start(chunk: Sequence[LaunchView], evaluate: Evaluate) -> tuple[int, int]:
+def _start(chunk: Part, evaluate: Evaluate) -> tuple[int, int]:
     """Fork a worker for ``chunk``: (its pid, the read end of its pipe)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker: evaluate, write, and leave without running anything of the parent's
         code = 1
         try:
+            # what the worker inherits left out of its collector: a collection that walked it
+            # would touch (and so copy) every page it lies on. (Only here: a UI keeps its own
+            # objects frozen, and an unfreeze in the parent would hand them all back.)
+            gc.freeze()
             os.close(read)
             _quiet_signals()
             with open(write, "wb") as out:
-                for i in range(0, len(chunk), PICKLE_EVERY):
+                for i in range(0, len(chunk), WRITE_EVERY):
                     columns = new_columns()
-                    for view in chunk[i : i + PICKLE_EVERY]:
+                    for view in chunk[i : i + WRITE_EVERY]:
                         add_findings(columns, view.launch_id, evaluate(view))
-                    frame = pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL)
+                    # pyarrow only: Polars' thread pool does not survive a fork
+                    table = columns_table(columns)
+                    sink = pa.BufferOutputStream()
+                    with pa.ipc.new_stream(sink, table.schema) as stream:
+                        stream.write_table(table)
+                    frame = sink.getvalue().to_pybytes()
                     out.write(len(frame).to_bytes(8, "little") + frame)
                     out.flush()
             code = 0
@@ -150,20 +219,19 @@ def _quiet_signals() -> None:
                 signal.signal(getattr(signal, name), handler)
 
 
-def _result(pid: int, read: int) -> Columns | None:
+def _result(pid: int, read: int) -> list[pl.DataFrame] | None:
     """A worker's findings; None if it failed, died, or wrote nothing for ``STALL_S`` seconds (a
     rule that waits on something a fork does not have, a lock or a thread pool, is stopped)."""
-    found = new_columns()
+    found = []
     ok = True
     try:
-        # read as written, a few hundred launches at a time: one long unpickling would hold the
-        # GIL (a UI's keys wait) for as long as it takes
+        # read as written, a few hundred launches at a time
         while (head := _read(read, 8)) is not None:
             frame = _read(read, int.from_bytes(head, "little"))
             if frame is None:
                 raise EOFError("a worker's frame cut short")
-            extend_columns(found, pickle.loads(frame))  # our own fork wrote it
-    except (OSError, EOFError, TimeoutError, pickle.UnpicklingError):
+            found.append(table_frame(pa.ipc.open_stream(frame).read_all()))  # our own fork wrote it
+    except (OSError, EOFError, TimeoutError, pa.ArrowInvalid):
         ok = False
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)

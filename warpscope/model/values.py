@@ -14,32 +14,40 @@ _ORDER = {m.id: i for i, m in enumerate(CATALOG)}
 def canonical_values(profile: Profile, ordered: bool = True) -> dict[int, dict[str, float]]:
     """launch_id -> {canonical id: value}, single values (or averages) only; in catalog order
     unless ``ordered`` is False (rules look values up and need no order)."""
+    # one list of names and values per launch (the first of repeated values kept), made into a
+    # dict by zip: a Python loop over every value took most of a long profile's views
+    return {
+        launch_id: dict(zip(metrics, values, strict=True))
+        for launch_id, metrics, values in canonical_lists(profile, ordered).iter_rows()
+    }
+
+
+def canonical_lists(profile: Profile, ordered: bool = True) -> pl.DataFrame:
+    """``canonical_values`` as a table: launch_id, its metrics and their values (lists)."""
     rows = profile.metrics.filter(
         pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value()
     ).select("launch_id", pl.col("metric").cast(pl.String), "value")
     if ordered:  # sorting here (stable: the first of repeated values wins) beats a sort per launch
         rows = rows.sort(pl.col("metric").replace_strict(_ORDER, default=len(_ORDER)), maintain_order=True)
-    # one list of names and values per launch (the first of repeated values kept), made into a
-    # dict by zip: a Python loop over every value took most of a long profile's views
-    per_launch = (
+    return (
         rows.unique(["launch_id", "metric"], keep="first", maintain_order=True)
         .group_by("launch_id", maintain_order=True)
         .agg("metric", "value")
     )
-    return {
-        launch_id: dict(zip(metrics, values, strict=True))
-        for launch_id, metrics, values in per_launch.iter_rows()
-    }
 
 
 def stall_values(profile: Profile) -> dict[int, dict[str, float]]:
     """launch_id -> {stall reason: warp cycles per issued instruction}."""
-    per_launch = (
+    return {
+        launch_id: dict(zip(reasons, values, strict=True))
+        for launch_id, reasons, values in stall_lists(profile).iter_rows()
+    }
+
+
+def stall_lists(profile: Profile) -> pl.DataFrame:
+    """``stall_values`` as a table: launch_id, its reasons and their cycles (lists)."""
+    return (
         profile.stalls.filter(pl.col("cycles_per_issue").is_finite())
         .group_by("launch_id", maintain_order=True)
         .agg(pl.col("reason").cast(pl.String), "cycles_per_issue")
     )
-    return {
-        launch_id: dict(zip(reasons, values, strict=True))
-        for launch_id, reasons, values in per_launch.iter_rows()
-    }

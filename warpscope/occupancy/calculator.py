@@ -74,10 +74,12 @@ class Occupancy:
                 "barriers": self.block_limit_barriers,
             },
         )
+        # read for every launch of a configuration (the rules of 100,000 launches: 800,000 times)
+        object.__setattr__(self, "_active_blocks", min(v for v in self.limits.values() if v is not None))
 
     @property
     def active_blocks_per_sm(self) -> int:
-        return min(v for v in self.limits.values() if v is not None)
+        return self._active_blocks  # type: ignore[attr-defined, no-any-return]
 
     @property
     def active_warps_per_sm(self) -> int:
