@@ -167,9 +167,9 @@ def _coalesced_gain(v: LaunchView, ops: dict[str, GlobalOp], excess: float) -> f
     """The gain (0..1) of moving only the sectors the accessed bytes need. DRAM reads and writes
     each shrink to at most their ideal sectors' bytes (a structure's unused fields reached DRAM
     too), less the stores the L2 still holds when the launch ends (views.dram_bytes_after), and
-    stream at the rate the loads' ideal bytes in flight allow; L1 and L2 lose the excess share of their work, the SM keeps its instructions
-    (both at the practical roof). The time after is what the busiest of them needs, no less than
-    the launch floor. None for a latency-bound kernel (no unit ≥ 60% busy) and where the profile
+    stream at the rate the loads' ideal bytes in flight allow; the L1 loses the excess share of
+    its work, the L2 serves the ideal sectors, the SM keeps its instructions (each at the
+    practical roof). The time after is the launch floor plus what the busiest of them needs. None for a latency-bound kernel (no unit ≥ 60% busy) and where the profile
     lacks a unit's throughput, the DRAM bytes and roof, or the loads in flight."""
     duration, peak = v.get("duration_ns"), v.get("peak_dram_bytes_per_s")
     units = [

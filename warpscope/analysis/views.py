@@ -276,13 +276,15 @@ class LaunchView:
         loads in flight stream at (at least what it reaches now), at most the practical roof."""
         now = self.get("dram_throughput_pct") or 0.0
         stream = self.stream_rate_pct()
-        return PRACTICAL_ROOF_PCT if stream is None else max(now, min(PRACTICAL_ROOF_PCT, stream))
+        if not stream:
+            return PRACTICAL_ROOF_PCT
+        return max(now, min(PRACTICAL_ROOF_PCT, stream))
 
     def within_untouched_roofs(self, fraction: float, *untouched: str) -> float:
         """A gain (0..1) no larger than the units a fix leaves alone allow: with ``untouched``
         throughputs (% of peak) still to deliver, the kernel cannot run faster than the busiest
-        of them at the practical roof (coalescing leaves the SM's instructions, padding the DRAM
-        traffic) — nor, where ready warps already wait for issue slots (top stall
+        of them at the practical roof, DRAM at the rate its loads in flight stream at (coalescing
+        leaves the SM's instructions, padding the DRAM traffic) — nor, where ready warps already wait for issue slots (top stall
         ``not_selected``), faster than its busiest unit runs now."""
         roofs = {
             m: self.dram_roof_pct if m == "dram_throughput_pct" else PRACTICAL_ROOF_PCT for m in untouched
