@@ -215,7 +215,8 @@ def _summary_line(rs: list[Row], basis: str) -> str:
     return (
         f"{s['gain_pairs']} where the fix saves ≥ {GAIN:.0f}%: |named − measured| median "
         f"{s['median_error']:.1f} points, mean {s['mean_error']:.1f}; gain pairs within 5 points "
-        f"{100 * s['gain_within_5']:.0f}%; top advice names the fix on {s['top_names_fix']} of "
+        f"{round(s['gain_within_5'] * s['gain_pairs'])} of {s['gain_pairs']} "
+        f"({100 * s['gain_within_5']:.1f}%); top advice names the fix on {s['top_names_fix']} of "
         f"{s['gain_pairs']} gain pairs; {s['false_claims']} false claims; Nsight Compute's own "
         f"estimates (on the {s['ncu_pairs']} pairs where a rule of its reports the problem): median "
         f"{s['ncu_median_error']:.1f} points"
