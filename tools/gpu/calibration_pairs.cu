@@ -10,18 +10,9 @@
 //   ./calibration once   every kernel launched once (what ncu profiles), results checked
 //
 // Built and run on an H100 by tools/gpu/make_calibration_samples.sh. Every launch takes >= 30 us.
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <numeric>
 #include <string>
-#include <vector>
-#include <cuda_runtime.h>
-
-#define CUDA_CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-  fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "pairs_harness.h"
 
 static const int N = 1 << 24;  // elements of the elementwise kernels: 64 MB of floats
 static const int T = 256;      // threads per block unless a pair is about the block
@@ -662,20 +653,6 @@ struct Buffers {
   unsigned *bins1, *bins2;
 };
 
-template <typename T>
-static T *dev(size_t count) {
-  T *p;
-  CUDA_CHECK(cudaMalloc(&p, count * sizeof(T)));
-  return p;
-}
-
-struct Pair {
-  const char *id;
-  const char *before, *after;
-  std::function<void()> run_before, run_after;
-  std::function<bool()> same;  // results of the last before and after launches agree
-};
-
 static bool same_floats(const float *a, const float *b, size_t n, float tol) {
   std::vector<float> ha(n), hb(n);
   CUDA_CHECK(cudaMemcpy(ha.data(), a, n * 4, cudaMemcpyDeviceToHost));
@@ -689,19 +666,6 @@ static bool same_floats(const float *a, const float *b, size_t n, float tol) {
   }
   return true;
 }
-template <typename T>
-static bool same_exact(const T *a, const T *b, size_t n) {
-  std::vector<T> ha(n), hb(n);
-  CUDA_CHECK(cudaMemcpy(ha.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(hb.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return memcmp(ha.data(), hb.data(), n * sizeof(T)) == 0;
-}
-
-static float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int main(int argc, char **argv) {
   bool timing = argc > 1 && strcmp(argv[1], "time") == 0;
   int sms = 0;
@@ -930,44 +894,5 @@ int main(int argc, char **argv) {
        [&] { n08_exactGrid_after<<<G(N, T), T>>>(b.x, b.y2, N); }, fl(b.y1, b.y2, N, 0.f)},
   };
 
-  cudaEvent_t e0, e1;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
-  if (timing) printf("pair,variant,kernel,round,median_us\n");
-  int bad = 0;
-  for (auto &p : pairs) {
-    for (int v = 0; v < 2; ++v) {
-      auto &run = v == 0 ? p.run_before : p.run_after;
-      const char *name = v == 0 ? p.before : p.after;
-      if (!timing) {
-        run();
-        CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        continue;
-      }
-      for (int w = 0; w < 5; ++w) run();
-      CUDA_CHECK(cudaGetLastError());
-      CUDA_CHECK(cudaDeviceSynchronize());
-      for (int round = 1; round <= 2; ++round) {
-        std::vector<float> us;
-        for (int k = 0; k < 25; ++k) {
-          CUDA_CHECK(cudaEventRecord(e0));
-          run();
-          CUDA_CHECK(cudaEventRecord(e1));
-          CUDA_CHECK(cudaEventSynchronize(e1));
-          float ms = 0.f;
-          CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-          us.push_back(ms * 1000.f);
-        }
-        printf("%s,%s,%s,%d,%.3f\n", p.id, v == 0 ? "before" : "after", name, round, median(us));
-      }
-    }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    if (!p.same()) {
-      fprintf(stderr, "%s: before and after disagree\n", p.id);
-      ++bad;
-    }
-  }
-  fprintf(stderr, "%zu pairs, %d disagree\n", pairs.size(), bad);
-  return bad ? 1 : 0;
+  return run_pairs(pairs, timing);
 }
