@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 import polars as pl
 
 from warpscope.analysis import atomics, divergence, ilp, launch_config, tensor_cores
+from warpscope.analysis.views import FROM_LAUNCH
 from warpscope.model import schema
 from warpscope.model.profile import Profile
 from warpscope.occupancy.calculator import Occupancy
@@ -290,15 +291,6 @@ PREDICATES: dict[str, Predicate] = {
     "fp32_matrix_on_simt_cores": _fp32_matrix,
 }
 
-#: launch columns a view reads as metrics where the profile states none (``views._FROM_LAUNCH``)
-_FROM_LAUNCH = (
-    "registers_per_thread",
-    "static_shared_bytes",
-    "dynamic_shared_bytes",
-    "sm_count",
-    "duration_ns",
-)
-
 
 def launch_rows(
     profile: Profile, occupancy: Mapping[int, Occupancy], library: Mapping[int, str | None]
@@ -333,7 +325,7 @@ def launch_rows(
         pl.when(pl.all_horizontal(pl.col("grid_x", "grid_y", "grid_z").is_not_null()))
         .then(pl.col("grid_x").cast(pl.Float64) * pl.col("grid_y") * pl.col("grid_z"))
         .alias("_grid_size"),
-        *[pl.col(c).cast(pl.Float64).alias(f"_{c}") for c in _FROM_LAUNCH],
+        *[pl.col(c).cast(pl.Float64).alias(f"_{c}") for c in FROM_LAUNCH],
     ).sort("launch_id")
     ids = launches["launch_id"].to_list()
     occ = [occupancy.get(i) for i in ids]
@@ -349,10 +341,10 @@ def launch_rows(
     )
     # a launch column that is not a finite number (a damaged file) reads differently in Python:
     # such a launch is a candidate for every rule
-    odd = ~pl.all_horizontal([pl.col(f"_{c}").is_finite().fill_null(True) for c in _FROM_LAUNCH])
+    odd = ~pl.all_horizontal([pl.col(f"_{c}").is_finite().fill_null(True) for c in FROM_LAUNCH])
     launches = launches.with_columns(odd.alias("_odd"))
     rows = launches.join(wide, on="launch_id", how="left", maintain_order="left")
-    fallbacks = {"block_size": "_block_size", "grid_size": "_grid_size", **{c: f"_{c}" for c in _FROM_LAUNCH}}
+    fallbacks = {"block_size": "_block_size", "grid_size": "_grid_size", **{c: f"_{c}" for c in FROM_LAUNCH}}
     rows = rows.with_columns(
         [
             (pl.coalesce(name, fallback) if name in rows.columns else pl.col(fallback)).alias(name)

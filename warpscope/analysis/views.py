@@ -17,8 +17,9 @@ from warpscope.model.values import canonical_lists, stall_lists
 from warpscope.occupancy.calculator import Occupancy
 from warpscope.occupancy.profile_check import launch_occupancies
 
-# launch columns that are canonical quantities too: rules read them as metrics
-_FROM_LAUNCH = (
+#: launch columns that are canonical quantities too: rules read them as metrics where the
+#: profile states none (the candidacy predicates read the same fallbacks)
+FROM_LAUNCH = (
     "registers_per_thread",
     "static_shared_bytes",
     "dynamic_shared_bytes",
@@ -381,7 +382,7 @@ class LazyViews(Sequence[LaunchView]):
     def __init__(
         self, profile: Profile, ids: list[int] | None = None, occupancy: dict[int, Occupancy] | None = None
     ) -> None:
-        launches = profile.launches.select(*_ROW, *_FROM_LAUNCH).sort("launch_id")
+        launches = profile.launches.select(*_ROW, *FROM_LAUNCH).sort("launch_id")
         if ids is not None and len(ids) < launches.height:
             launches = launches.filter(pl.col("launch_id").is_in(ids))
         values = canonical_lists(profile).rename({"metric": "_metrics", "value": "_values"})
@@ -419,7 +420,7 @@ class LazyViews(Sequence[LaunchView]):
         views = []
         added_sets: dict[tuple[str, ...], frozenset[str]] = {}
         rows = zip(
-            *(column[c] for c in (*_ROW, *_FROM_LAUNCH, "_metrics", "_values", "_reasons", "_cycles")),
+            *(column[c] for c in (*_ROW, *FROM_LAUNCH, "_metrics", "_values", "_reasons", "_cycles")),
             strict=True,
         )
         for (
@@ -450,7 +451,7 @@ class LazyViews(Sequence[LaunchView]):
             if None not in grid and "grid_size" not in metrics:
                 metrics["grid_size"] = float(math.prod(grid))
                 added.append("grid_size")
-            for name, value in zip(_FROM_LAUNCH, launch_values, strict=True):
+            for name, value in zip(FROM_LAUNCH, launch_values, strict=True):
                 if value is not None and name not in metrics:
                     metrics[name] = float(value)
                     added.append(name)
