@@ -77,7 +77,8 @@ def warp_divergence(v: LaunchView) -> Finding | None:
             "the lane (`tid % 2`); sort or bin the data itself so a warp sees one case "
             "(withDivergence on an H100: 62.5 µs on random data, 35.7 µs sorted) — reading it "
             "through a sorted index instead gathers scattered sectors and keeps less (22% of the "
-            "time saved where 45% was estimated); for short branches compute both sides and select."
+            "time saved where the idle lanes accounted for 45%); for short branches compute both sides "
+            "and select."
         )
     sm = v.get("sm_throughput_pct")
     gain = (1 - low / 100) * (sm if sm is not None else 100.0) * DIVERGENCE_FIX_KEEPS
