@@ -11,6 +11,7 @@ keeps it equal to the benchmark's figures.
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -28,11 +29,6 @@ class Calibration:
     median_error_pts: float
     worst_error_pts: float
     within_5: int
-
-    @property
-    def short(self) -> str:
-        """For a table cell: the median error and the number of pairs."""
-        return f"±{self.median_error_pts:.1f} ({self.pairs})"
 
     @property
     def text(self) -> str:
@@ -67,6 +63,14 @@ def _table() -> dict[str, Calibration]:
             )
             for r in csv.DictReader(f)
         }
+
+
+def cell(calibration: Mapping[str, float] | None, none: str = "–") -> str:
+    """A Fix-first entry's ``calibration`` for a table cell: the median error and, in brackets,
+    the number of H100 fixes it was judged on; ``none`` where no measured pair names the rule."""
+    if not calibration:
+        return none
+    return f"±{calibration['median_error_pts']:.1f} ({calibration['pairs']:.0f})"
 
 
 def calibration_of(rule: str | None) -> Calibration | None:

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from warpscope.analysis.calibration import calibration_of
+from warpscope.analysis.calibration import cell as calibration_cell
 from warpscope.analysis.roofline import LEVELS, main_roofline, roofline, rooflines
 from warpscope.analysis.text import DASH, count, num, pct, si, us, waves
 from warpscope.analysis.text import dims as _dims
@@ -148,7 +149,7 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
         out.append(
             f"| {i} | {kernel} | {md_code(e['rule'])} | {e['severity']} | {e['confidence']} | {e['launches']} "
             f"| {us(e['time_ns'])} | {DASH if e['est_saved_ns'] is None else us(e['est_saved_ns'])} "
-            f"| {_p(e['program_share_pct'])} | {_calibrated(e['calibration'])} |"
+            f"| {_p(e['program_share_pct'])} | {calibration_cell(e['calibration'], DASH)} |"
         )
     shown = min(len(entries), FIX_FIRST_ROWS)
     out.append("")
@@ -161,12 +162,6 @@ def _fix_first(entries: list[dict[str, Any]]) -> list[str]:
         "The fix for each is in the kernel's section below."
     )
     return out + [""]
-
-
-def _calibrated(calibration: dict[str, float] | None) -> str:
-    if not calibration:
-        return DASH
-    return f"±{calibration['median_error_pts']:.1f} ({calibration['pairs']:.0f})"
 
 
 def _sources(profile: Profile) -> list[str]:

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
+from warpscope.analysis.calibration import cell as calibration_cell
 from warpscope.tui.screens.base import WarpscopeScreen
 from warpscope.tui.text import literal, one_line, p, short_name, t
 from warpscope.tui.widgets.footer import FittingFooter
@@ -131,12 +132,5 @@ def _cells(i: int, e: dict[str, Any], *, with_file: bool) -> list[Text | str]:
         Text(e["confidence"] or "–"),
         Text(str(e["launches"]), justify="right"),
         Text(t(e["time_ns"]), justify="right"),
-        Text(_calibrated(e.get("calibration")), justify="right"),
+        Text(calibration_cell(e.get("calibration")), justify="right"),
     ]
-
-
-def _calibrated(calibration: dict[str, float] | None) -> str:
-    """The rule's median error in points over the H100 fixes it was judged on (their number)."""
-    if not calibration:
-        return "–"
-    return f"±{calibration['median_error_pts']:.1f} ({calibration['pairs']:.0f})"
