@@ -47,7 +47,7 @@ def test_kernel_rows_agree_with_the_report_for_every_kernel(analysed):
             assert row[metric] == pytest.approx(k.metrics.get(metric), nan_ok=True), (k.kernel_short, metric)
         conflicts = [k.metrics.get(f"shared_{op}_bank_conflicts") for op in ("load", "store")]
         assert row["bank_conflicts"] == pytest.approx(sum(c or 0 for c in conflicts))
-        top = k.views[0].top_stalls(1)
+        top = k.view.top_stalls(1)
         assert row["top_stall"] == (top[0][0] if top else None)
         worst = k.worst
         assert (row["worst_finding"] is None) == (worst is None)

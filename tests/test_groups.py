@@ -167,7 +167,7 @@ def test_a_repeated_step_is_analysed_once_and_every_copy_gets_the_same_findings(
     once = {(k.kernel, k.grid, k.block): k for k in kernels(analyze(step))}
     for k in kernels(analyze(three, groups=groups), groups=groups):
         alone = once[(k.kernel, k.grid, k.block)]
-        assert len(k.launch_ids) == 3 * len(alone.launch_ids) and sum(k.weights) == len(k.launch_ids)
+        assert len(k.launch_ids) == 3 * len(alone.launch_ids)
         assert [f["launches"] for f in k.findings] == [3 * f["launches"] for f in alone.findings]
         assert k.metrics == pytest.approx(alone.metrics)
 

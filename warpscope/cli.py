@@ -228,7 +228,7 @@ def report(
     ] = False,
 ) -> None:
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
-    from warpscope.analysis import analyze, representative_views
+    from warpscope.analysis import analyze
     from warpscope.analysis.groups import launch_groups
     from warpscope.analysis.views import launch_views
 
@@ -237,7 +237,6 @@ def report(
     # the rules make their own views where they run (forked workers); the report's after them,
     # so no worker inherits (and copies, page by page) views it does not need
     profile = analyze(profile, groups=groups)
-    views = representative_views(profile, groups)
     figure = None
     if figures is not None:
         from warpscope.files import write_text_atomic
@@ -255,13 +254,12 @@ def report(
     if fmt is ReportFormat.json:
         from warpscope.report.json_report import render as render_json
 
-        every = views if len(views) == profile.launches.height else launch_views(profile)
-        _write(render_json(profile, every), output)  # every launch's metrics
+        _write(render_json(profile, launch_views(profile)), output)  # every launch's metrics
         return
     from warpscope.report.markdown import COMMENT_BUDGET, render
 
     budget = None if full or output is not None else COMMENT_BUDGET
-    _write(render(profile, views, roofline_figure=figure, budget=budget, launch_groups=groups), output)
+    _write(render(profile, roofline_figure=figure, budget=budget, launch_groups=groups), output)
 
 
 class EmulateFormat(str, Enum):
@@ -391,10 +389,13 @@ def emulate(
         sys.stderr.write(f"{visible(str(output))}: {profile.launches.height} emulated launches\n")
         return
     if fmt is EmulateFormat.json:
-        from warpscope.report.json_report import render
-    else:
-        from warpscope.report.markdown import render
-    _write(render(profile, views), output)
+        from warpscope.report.json_report import render as render_json
+
+        _write(render_json(profile, views), output)
+        return
+    from warpscope.report.markdown import render
+
+    _write(render(profile), output)
 
 
 def _run_app(

@@ -38,7 +38,7 @@ from warpscope.analysis.finding import (
     findings_frame,
 )
 from warpscope.analysis.groups import launch_groups, representatives
-from warpscope.analysis.views import LaunchView, LazyViews, launch_views, run_views
+from warpscope.analysis.views import LaunchView, LazyViews, run_views
 from warpscope.analysis.workers import evaluate_all
 from warpscope.model import schema
 from warpscope.model.libraries import library_of
@@ -54,7 +54,6 @@ __all__ = [
     "Rule",
     "analyze",
     "findings_for",
-    "representative_views",
     "run_findings",
 ]
 
@@ -194,13 +193,6 @@ def _skipped_counted(
         if launch_id in evaluated:
             out[launch_id], carried = carried, 0
     return out
-
-
-def representative_views(profile: Profile, groups: pl.DataFrame) -> list[LaunchView]:
-    """The views of the launches that stand for their groups (``groups``: ``launch_groups``),
-    in launch order; where no two launches group, the profile's own views (no subset made)."""
-    reps = groups["rep"].unique().sort()
-    return launch_views(profile if len(reps) == profile.launches.height else profile.subset(reps.to_list()))
 
 
 def _kernel_time(profile: Profile) -> dict[str, float]:

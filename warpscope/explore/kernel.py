@@ -49,7 +49,7 @@ def kernel_detail(profile: Profile, launch_ids: list[int]) -> KernelDetail:
     listing = SourceListing.of(part.source)
     groups = kernels(part)
     k = groups[0]
-    occ = next((v.occupancy for v in k.views if v.occupancy is not None), None)
+    occ = k.view.occupancy if k.view is not None else None
     return KernelDetail(
         kernel=k,
         occupancy=occ,

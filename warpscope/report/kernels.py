@@ -9,15 +9,16 @@ number of launches it fired on (the instance with the largest estimated gain spe
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
-from warpscope.analysis import SEVERITY_RANK, representative_views
+from warpscope.analysis import SEVERITY_RANK
 from warpscope.analysis.groups import launch_groups, representatives
-from warpscope.analysis.views import LaunchView
+from warpscope.analysis.views import FROM_LAUNCH, LaunchView, launch_views
+from warpscope.model import schema
+from warpscope.model.catalog import CATALOG
 from warpscope.model.profile import Profile
 from warpscope.occupancy import occupancy_limiter
 from warpscope.report.kernel_groups import group_kernels, launch_frame, with_worst_findings
@@ -35,12 +36,12 @@ class Kernel:
     grid: tuple[int | None, ...]
     block: tuple[int | None, ...]
     launch_ids: list[int] = field(default_factory=list)
-    #: one view per group of launches the rules cannot tell apart (``analysis.groups``), the
-    #: first launch's first; ``weights``: how many of the kernel's launches each stands for
-    views: list[LaunchView] = field(default_factory=list)
-    weights: list[int] = field(default_factory=list)
-    metrics: dict[str, float] = field(default_factory=dict)  # mean over launches
-    stalls: dict[str, float] = field(default_factory=dict)  # mean over launches
+    #: the first launch as the rules see it (its occupancy, its cycles per instruction)
+    view: LaunchView | None = None
+    #: means over the kernel's launches of what the rules read: canonical values (a launch
+    #: row's block size, ... where the profile states none) and stall reasons
+    metrics: dict[str, float] = field(default_factory=dict)
+    stalls: dict[str, float] = field(default_factory=dict)
     total_ns: float | None = None
     time_share_pct: float | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)  # warpscope + uncovered ncu
@@ -53,21 +54,17 @@ class Kernel:
         return occupancy_limiter(self.metrics)
 
 
-def kernels(
-    profile: Profile, views: list[LaunchView] | None = None, groups: pl.DataFrame | None = None
-) -> list[Kernel]:
+def kernels(profile: Profile, groups: pl.DataFrame | None = None) -> list[Kernel]:
     """The profile's kernels, the most time first (then in launch order).
 
     Which launches make a kernel, its worst finding and its time share are
     ``kernel_groups``' (as in the TUI's kernel table). The time share is of the kernel time of
     the kernel's own file and device, the TUI's default: a report on several files (an export
-    and its emulation, say) gives each file's kernels their own 100%, never one pooled 100%."""
+    and its emulation, say) gives each file's kernels their own 100%, never one pooled 100%.
+    ``groups``: the profile's ``launch_groups``, where the caller has them."""
     groups = launch_groups(profile) if groups is None else groups
     rep_of = dict(groups.iter_rows())
     weight = representatives(groups)
-    if views is None:
-        views = representative_views(profile, groups)
-    views_by_id = {v.launch_id: v for v in views if v.launch_id in weight}
     frame = with_worst_findings(launch_frame(profile), profile.findings)
     grouped = group_kernels(frame).select("group", "launch_id", "duration_ns", "time_share_pct", "worst_row")
     members = dict(frame.group_by("group", maintain_order=True).agg("launch_id").iter_rows())
@@ -93,11 +90,16 @@ def kernels(
         .select(cols)
         .iter_rows(named=True)
     }
+    rows = list(grouped.iter_rows())
+    # the first launch's view only (a long profile's kernels are a few hundred of its launches)
+    views = {v.launch_id: v for v in launch_views(profile.subset([rep_of[row[1]] for row in rows]))}
+    reps_of = [list(dict.fromkeys(rep_of[i] for i in members[row[0]])) for row in rows]
+    means = _means(profile, reps_of, weight)
     out = []
-    for group, first, total_ns, share, worst_row in grouped.iter_rows():
+    for (group, first, total_ns, share, worst_row), reps, (metrics, stalls) in zip(
+        rows, reps_of, means, strict=True
+    ):
         row = firsts[first]
-        ids = members[group]
-        reps = list(dict.fromkeys(rep_of[i] for i in ids))
         k = Kernel(
             row["kernel"] or "",
             row["kernel_short"] or "",
@@ -106,29 +108,91 @@ def kernels(
             row["compute_capability"],
             (row["grid_x"], row["grid_y"], row["grid_z"]),
             (row["block_x"], row["block_y"], row["block_z"]),
-            launch_ids=ids,
-            views=[views_by_id[r] for r in reps],
-            weights=[weight[r] for r in reps],
+            launch_ids=members[group],
+            view=views[reps[0]],
+            metrics=metrics,
+            stalls=stalls,
             total_ns=total_ns,
             time_share_pct=share,
             worst=None if worst_row is None else profile.findings.row(worst_row, named=True),
         )
-        k.metrics = _mean([v.metrics for v in k.views], k.weights)
-        k.stalls = _mean([v.stalls for v in k.views], k.weights)
         out.append(k)
     _attach_findings(profile.findings, out, weight)
     return out
 
 
-def _mean(dicts: list[Mapping[str, float]], weights: list[int]) -> dict[str, float]:
-    """Per key, the mean over the launches that have it (each dict stands for ``weights`` launches)."""
-    sums: dict[str, float] = {}
-    counts: dict[str, int] = {}
-    for d, w in zip(dicts, weights, strict=True):
-        for key, value in d.items():
-            sums[key] = sums.get(key, 0.0) + (value * w if w != 1 else value)
-            counts[key] = counts.get(key, 0) + w
-    return {key: sums[key] / counts[key] for key in sums}
+_ORDER = {m.id: i for i, m in enumerate(CATALOG)}
+
+
+def _means(
+    profile: Profile, kernel_reps: list[list[int]], weight: dict[int, int]
+) -> list[tuple[dict[str, float], dict[str, float]]]:
+    """Per kernel (its launch groups' representatives, each standing for ``weight`` launches),
+    the mean of each value and stall reason over the launches that have it. Group-bys over the
+    long tables: a view per launch, only to average it, took seconds on a long profile."""
+    index = pl.LazyFrame(
+        {
+            "launch_id": [r for reps in kernel_reps for r in reps],
+            "_kernel": [i for i, reps in enumerate(kernel_reps) for _ in reps],
+            "_w": [weight[r] for reps in kernel_reps for r in reps],
+        },
+        schema={"launch_id": pl.Int64, "_kernel": pl.Int64, "_w": pl.Float64},
+    )
+    stated = (
+        profile.metrics.lazy()
+        .filter(pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value())
+        .select("launch_id", "metric", "value")
+        .join(index, on="launch_id")
+        .unique(["launch_id", "metric"], keep="first", maintain_order=True)  # as a view keeps them
+    )
+    size = {
+        f"{what}_size": pl.when(pl.all_horizontal(pl.col(f"{what}_{d}").is_not_null() for d in "xyz")).then(
+            pl.col(f"{what}_x").cast(pl.Float64) * pl.col(f"{what}_y") * pl.col(f"{what}_z")
+        )
+        for what in ("block", "grid")
+    }
+    from_launch = (
+        profile.launches.lazy()
+        .join(index, on="launch_id")
+        .select("launch_id", "_kernel", "_w", **size, **{c: pl.col(c).cast(pl.Float64) for c in FROM_LAUNCH})
+        .unpivot(index=["launch_id", "_kernel", "_w"], variable_name="metric", value_name="value")
+        .drop_nulls("value")
+        .join(  # the launch row's value only where the profile states none
+            stated.select("launch_id", pl.col("metric").cast(pl.String)).filter(
+                pl.col("metric").is_in(["block_size", "grid_size", *FROM_LAUNCH])
+            ),
+            on=["launch_id", "metric"],
+            how="anti",
+        )
+    )
+    reasons = (
+        profile.stalls.lazy()
+        .filter(pl.col("cycles_per_issue").is_finite())
+        .select("launch_id", pl.col("reason").alias("metric"), pl.col("cycles_per_issue").alias("value"))
+        .join(index, on="launch_id")
+        .unique(["launch_id", "metric"], keep="last", maintain_order=True)  # as a view keeps them
+    )
+
+    def weighted(values: pl.LazyFrame) -> pl.LazyFrame:
+        # summed per metric first: the categorical names become text on a few hundred rows
+        return (
+            values.group_by("_kernel", "metric")
+            .agg((pl.col("value") * pl.col("_w")).sum().alias("_sum"), pl.col("_w").sum())
+            .with_columns(pl.col("metric").cast(pl.String))
+        )
+
+    out: list[tuple[dict[str, float], dict[str, float]]] = [({}, {}) for _ in kernel_reps]
+    for part, frames in enumerate(((stated, from_launch), (reasons,))):
+        mean = (
+            pl.concat([weighted(f) for f in frames])
+            .group_by("_kernel", "metric")
+            .agg((pl.col("_sum").sum() / pl.col("_w").sum()).alias("mean"))
+            .sort("_kernel", pl.col("metric").replace_strict(_ORDER, default=len(_ORDER)), "metric")
+            .collect()
+        )
+        for kernel, metric, value in mean.iter_rows():
+            out[kernel][part][metric] = value
+    return out
 
 
 def finding_key(row: dict[str, Any]) -> tuple:
@@ -176,7 +240,8 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[
     owner = {lid: k for k in groups for lid in k.launch_ids}
     merged: dict[tuple, dict[str, Any]] = {}
     covered: dict[tuple, dict[str, Any]] = {}
-    rows = findings.with_row_index("_row").filter(pl.col("launch_id").is_in(list(weight)))
+    # lazy, so only the columns scanned are copied (not a long profile's texts)
+    rows = findings.lazy().with_row_index("_row").filter(pl.col("launch_id").is_in(list(weight)))
     # the scan reads a few columns as tuples (each finding's key made by Polars, as
     # ``finding_key`` makes it); only the rows that speak for a kernel are read whole: a long
     # profile has hundreds of thousands of findings and a few hundred kernels
@@ -192,7 +257,13 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[
             .fill_null([])
             .list.join("\x00")
         )
-        .otherwise(pl.col("message").fill_null("").str.replace_all(r"[0-9][0-9.,]*", "#"))
+        .otherwise(
+            # numbers blanked in Nsight Compute's messages only (not copies of warpscope's)
+            pl.when(pl.col("origin") != "warpscope")
+            .then(pl.col("message"))
+            .fill_null("")
+            .str.replace_all(r"[0-9][0-9.,]*", "#")
+        )
     )
     scan = rows.select(
         "_row",
@@ -204,7 +275,7 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[
         "covered_by",
         "estimated_speedup_pct",
         "severity",
-    )
+    ).collect()
     chosen: dict[tuple, list[Any]] = {}  # key -> [row index, launches, gain, severity]
     for (
         index,

@@ -20,7 +20,6 @@ from warpscope.analysis.text import DASH, count, num, pct, si, us, waves
 from warpscope.analysis.text import dims as _dims
 from warpscope.analysis.text import num_or_dash as _n
 from warpscope.analysis.text import pct_or_dash as _p
-from warpscope.analysis.views import LaunchView
 from warpscope.model.profile import Profile
 from warpscope.occupancy.advice import what_would_help
 from warpscope.report.budget import COMMENT_BUDGET as COMMENT_BUDGET
@@ -50,7 +49,7 @@ def _title(k: Kernel, width: int = TABLE_WIDTH) -> str:
 
 def render(
     profile: Profile,
-    views: list[LaunchView] | None = None,
+    *,
     roofline_figure: str | None = None,
     budget: int | None = None,
     launch_groups: pl.DataFrame | None = None,
@@ -62,7 +61,7 @@ def render(
     come; then the kernel table and the kernels' sections in order of time, as many as fit,
     and a last line that says what was left out and that ``--full`` gives everything.
     ``launch_groups``: the profile's ``analysis.groups.launch_groups``, where the caller has them."""
-    groups = kernels(profile, views, launch_groups)
+    groups = kernels(profile, launch_groups)
     head = (
         ["# warpscope report", ""] + _sources(profile) + _races(profile) + _fix_first(opportunities(profile))
     )
@@ -429,7 +428,7 @@ def _occupancy_line(k: Kernel) -> str:
         f"theoretical {_p(m.get('theoretical_occupancy_pct'))}, achieved "
         f"{_p(m.get('achieved_occupancy_pct'))}; limiter: {md_cell(k.limiter) or DASH}"
     )
-    occ = k.views[0].occupancy
+    occ = k.view.occupancy if k.view is not None else None
     if occ is not None and occ.occupancy_pct < 100:
         changes = what_would_help(occ)
         text += "; what would help: " + (
@@ -473,13 +472,12 @@ def _memory_line(m: dict[str, float]) -> str:
 
 
 def _stalls_line(k: Kernel) -> str:
-    view = k.views[0]
     ranked = sorted(
         ((r, c) for r, c in k.stalls.items() if r != "selected" and c > 0), key=lambda rc: (-rc[1], rc[0])
     )[:4]
     if not ranked:
         return DASH
-    cpi = k.metrics.get("warp_cycles_per_issued_instruction") or view.cycles_per_issue
+    cpi = k.metrics.get("warp_cycles_per_issued_instruction") or (k.view and k.view.cycles_per_issue)
     total = f" of {num(cpi, 1)}" if cpi else ""
     return (
         ", ".join(f"{md_code(r)} {num(c, 1)}" for r, c in ranked) + f" cycles per issued instruction{total}"
