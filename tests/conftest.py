@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -209,8 +210,18 @@ async def settle(pilot) -> None:
     """Wait until the app's background work (jobs, analysis thread) is done and painted."""
     import asyncio
 
-    await pilot.app.workers.wait_for_complete()
-    while pilot.app.analysis is not None and pilot.app.analysis.is_alive():
+    app = pilot.app
+    await app.workers.wait_for_complete()
+
+    def analysing() -> bool:
+        if app.analysis is not None:
+            return app.analysis.is_alive()
+        # the rules start after the kernel table's first frame: on a busy machine, not yet
+        workspace = getattr(app, "workspace", None)
+        return app._analyse and workspace is not None and not workspace.analysed
+
+    deadline = time.monotonic() + 120
+    while analysing() and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     await pilot.pause()
 

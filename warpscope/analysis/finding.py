@@ -145,14 +145,21 @@ def columns_table(columns: Columns) -> pa.Table:
     col = columns.__getitem__
     gains = [None if g is None else round(g, 2) for g in col("estimated_speedup_pct")]
     strings = pa.string()
+
+    def text(name: str, values: list[str | None]) -> pa.Array:
+        # the categorical columns as Arrow dictionaries: Polars reads them as categoricals
+        plain = pa.array(values, strings)
+        return plain.dictionary_encode() if name in _CATEGORICAL else plain
+
     column: dict[str, pa.Array] = {
         "launch_id": pa.array(col("launch_id"), pa.int64()),
-        "origin": pa.array(["warpscope"] * len(gains), strings),
-        **{name: pa.array(col(field), strings) for name, field in _TEXT.items()},
+        "origin": text("origin", ["warpscope"] * len(gains)),
+        **{name: text(name, col(field)) for name, field in _TEXT.items()},
         "estimated_speedup_pct": pa.array(gains, pa.float64()),
-        "speedup_type": pa.array([None if g is None else "global" for g in gains], strings),
-        "speedup_formula": pa.array(
-            [None if g is None else f for f, g in zip(col("speedup_formula"), gains, strict=True)], strings
+        "speedup_type": text("speedup_type", [None if g is None else "global" for g in gains]),
+        "speedup_formula": text(
+            "speedup_formula",
+            [None if g is None else f for f, g in zip(col("speedup_formula"), gains, strict=True)],
         ),
         "evidence": pa.ListArray.from_arrays(
             _offsets(col("evidence_len")),
@@ -186,6 +193,9 @@ _TEXT = {
 }
 
 
+_CATEGORICAL = frozenset(name for name, dtype in schema.FINDINGS.items() if dtype == pl.Categorical)
+
+
 def _offsets(lengths: list[int]) -> pa.Array:
     return pa.array([0, *accumulate(lengths)], pa.int32())
 
@@ -212,15 +222,12 @@ class Rule:
         if out is None:
             return []
         found = [out] if isinstance(out, Finding) else list(out)
-        return [
-            stamped(
-                f,
-                rule=self.id,
-                category=self.category,
-                speedup_formula=f.speedup_formula or self.speedup_formula,
-            )
-            for f in found
-        ]
+        for f in found:  # the rule's own new findings: stamped where they stand, not copied
+            fields_ = f.__dict__
+            fields_["rule"], fields_["category"] = self.id, self.category
+            if not fields_["speedup_formula"]:
+                fields_["speedup_formula"] = self.speedup_formula
+        return found
 
 
 def stamped(f: Finding, **changes: Any) -> Finding:

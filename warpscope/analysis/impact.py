@@ -161,10 +161,15 @@ def _explains(cause: Finding, symptom: Finding) -> bool:
 def fold_symptoms(found: list[Finding]) -> list[Finding]:
     """Findings that follow from another finding of the same launch become info that names it."""
     roots = {f.rule: f for f in found if f.severity != "info"}
+    if not roots:
+        return found
     out = []
     for f in found:
-        cause = next(
-            (roots[r] for r in FOLLOWS_FROM.get(_key(f), ()) if r in roots and _explains(roots[r], f)), None
+        causes = FOLLOWS_FROM.get(_key(f))
+        cause = (
+            next((roots[r] for r in causes if r in roots and _explains(roots[r], f)), None)
+            if causes
+            else None
         )
         if cause is None:
             out.append(f)
@@ -180,13 +185,6 @@ def fold_symptoms(found: list[Finding]) -> list[Finding]:
     return out
 
 
-def _floored(f: Finding, ceiling: float) -> Finding:
-    """``f`` with its estimate no larger than the launch floor leaves (``ceiling``: 0..1)."""
-    if f.estimated_speedup_pct is None or f.estimated_speedup_pct <= 100 * ceiling:
-        return f
-    return stamped(f, estimated_speedup_pct=100 * ceiling)
-
-
 def cap(severity: str, ceiling: str) -> str:
     """The milder of ``severity`` and ``ceiling``."""
     return severity if _RANK[severity] >= _RANK[ceiling] else ceiling
@@ -194,53 +192,59 @@ def cap(severity: str, ceiling: str) -> str:
 
 def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: float) -> list[Finding]:
     """``found`` (one launch's findings) graded, weighed against the program, and capped."""
-    found = [_floored(f, view.floor_ceiling) for f in fold_symptoms(found)]
+    found = fold_symptoms(found)
+    ceiling = view.floor_ceiling
+    # each estimate no larger than the launch floor leaves
+    estimates = [
+        e if e is None or e <= 100 * ceiling else 100 * ceiling
+        for e in (f.estimated_speedup_pct for f in found)
+    ]
     duration = view.get("duration_ns")
-    gains = [min(1.0, max(0.0, (f.estimated_speedup_pct or 0.0) / 100)) for f in found]
+    gains = [0.0 if e is None else min(1.0, max(0.0, e / 100)) for e in estimates]
     combined = 1.0
     for g in gains:
         combined *= 1.0 - g
-    combined = min(1.0 - combined, view.floor_ceiling)  # fixes together still leave the floor
-    scale = combined / sum(gains) if sum(gains) > 0 else 0.0
-    kernel_share = 100.0 * kernel_ns / total_ns if total_ns > 0 else None
+    combined = min(1.0 - combined, ceiling)  # fixes together still leave the floor
+    total_gain = sum(gains)
+    scale = combined / total_gain if total_gain > 0 else 0.0
+    only_medium = total_ns > 0 and 100.0 * kernel_ns / total_ns < MIN_SHARE_FOR_HIGH_PCT
+    threads = (view.grid_size or 0) * (view.block_size or 0)
+    library = view.library
     out = []
-    for f, g in zip(found, gains):
+    for f, g, estimate in zip(found, gains, estimates, strict=True):
         grades = tuple(grade(view, m) for m in f.evidence)
         conf = f.confidence or confidence(grades)
-        saved = duration * g * scale if duration is not None and f.estimated_speedup_pct is not None else None
+        saved = duration * g * scale if duration is not None and estimate is not None else None
         severity: str = f.severity
         if conf == "low":
             severity = cap(severity, "low")
-        elif conf == "medium":
+        elif conf == "medium" or only_medium:
             severity = cap(severity, "medium")
-        if kernel_share is not None and kernel_share < MIN_SHARE_FOR_HIGH_PCT:
-            severity = cap(severity, "medium")
-        if f.estimated_speedup_pct is not None:
+        if estimate is not None:
             severity = next(
                 (
                     s
                     for s in ("high", "medium")
-                    if _RANK[severity] <= _RANK[s] and f.estimated_speedup_pct >= MIN_GAIN_FOR[s]
+                    if _RANK[severity] <= _RANK[s] and estimate >= MIN_GAIN_FOR[s]
                 ),
                 cap(severity, "low"),
             )
         fix = f.fix
-        threads = (view.grid_size or 0) * (view.block_size or 0)
         if 0 < threads <= ONE_WARP and f.category in LAUNCH_CATEGORIES:
             severity = "info"
             fix = (
-                (f"This is a {view.library} kernel: " if view.library else "")
+                (f"This is a {library} kernel: " if library else "")
                 + f"{threads} thread{'s' if threads > 1 else ''} in all: bookkeeping whose time is the "
                 "launch itself. Fold it into a neighbouring kernel or capture the step in a CUDA Graph."
             )
-        elif view.library and f.category == "tensor_cores":  # its fix is the call's already
-            fix = f"This is a {view.library} kernel: {f.fix[:1].lower()}{f.fix[1:]}"
-        elif view.library and f.category in CALL_LEVEL_CATEGORIES and f.estimated_speedup_pct:
-            advice = _UNDERFILL_ADVICE.get(view.library, _CALL_ADVICE.get(view.library, _GENERIC_ADVICE))
+        elif library and f.category == "tensor_cores":  # its fix is the call's already
+            fix = f"This is a {library} kernel: {f.fix[:1].lower()}{f.fix[1:]}"
+        elif library and f.category in CALL_LEVEL_CATEGORIES and estimate:
+            advice = _UNDERFILL_ADVICE.get(library, _CALL_ADVICE.get(library, _GENERIC_ADVICE))
             severity, conf = cap(severity, "low"), "low"
-            fix = f"This is a {view.library} kernel: {advice} (What the launch shows: {f.fix})"
-        elif view.library:
-            call = f"This is a {view.library} kernel: {_CALL_ADVICE.get(view.library, _GENERIC_ADVICE)}"
+            fix = f"This is a {library} kernel: {advice} (What the launch shows: {f.fix})"
+        elif library:
+            call = f"This is a {library} kernel: {_CALL_ADVICE.get(library, _GENERIC_ADVICE)}"
             if f.category in LIBRARY_INFO_CATEGORIES:
                 severity, fix = "info", call
             else:  # what the library's code does (its access pattern...) changes only with the call
@@ -252,6 +256,7 @@ def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: f
                 fix=fix,
                 confidence=conf,
                 grades=grades,
+                estimated_speedup_pct=estimate,
                 est_saved_ns=saved,
                 program_share_pct=100.0 * saved / total_ns if saved is not None and total_ns > 0 else None,
             )

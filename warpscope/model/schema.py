@@ -61,6 +61,8 @@ STALLS: dict[str, pl.DataType] = {
 
 EVIDENCE = pl.List(pl.Struct({"metric": pl.String(), "value": pl.Float64()}))
 
+#: the long texts a rule repeats on every launch it fires on (why, fix, threshold, formula) are
+#: categorical: a long profile's hundreds of thousands of findings hold each text once
 FINDINGS: dict[str, pl.DataType] = {
     "launch_id": pl.Int64(),  # null for findings about the whole run (transfers)
     "origin": pl.String(),  # "warpscope" or "ncu"
@@ -71,12 +73,12 @@ FINDINGS: dict[str, pl.DataType] = {
     "section": pl.String(),  # ncu: the section the rule belongs to
     "title": pl.String(),  # a few words: "32-way shared bank conflicts"
     "message": pl.String(),  # what was seen, with the numbers
-    "why": pl.String(),  # why it costs time (warpscope rules)
-    "fix": pl.String(),  # the concrete change (warpscope rules)
-    "threshold": pl.String(),  # the line that was crossed, e.g. "conflicts >= 10% of wavefronts"
+    "why": pl.Categorical(),  # why it costs time (warpscope rules)
+    "fix": pl.Categorical(),  # the concrete change (warpscope rules)
+    "threshold": pl.Categorical(),  # the line that was crossed, e.g. "conflicts >= 10% of wavefronts"
     "estimated_speedup_pct": pl.Float64(),
     "speedup_type": pl.String(),  # global | local | null
-    "speedup_formula": pl.String(),  # how estimated_speedup_pct was computed
+    "speedup_formula": pl.Categorical(),  # how estimated_speedup_pct was computed
     "evidence": EVIDENCE,
     "evidence_grade": pl.List(pl.String()),  # exact | hardware | inferred, one per evidence entry
     "est_saved_ns": pl.Float64(),  # the launch's time x its share of the launch's combined gain

@@ -8,6 +8,7 @@ number of launches it fired on (the instance with the largest estimated gain spe
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,8 +143,9 @@ def _means(
         profile.metrics.lazy()
         .filter(pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value())
         .select("launch_id", "metric", "value")
+        .group_by("launch_id", "metric")  # a repeated value: the first, as a view keeps it
+        .agg(pl.col("value").first())
         .join(index, on="launch_id")
-        .unique(["launch_id", "metric"], keep="first", maintain_order=True)  # as a view keeps them
     )
     size = {
         f"{what}_size": pl.when(pl.all_horizontal(pl.col(f"{what}_{d}").is_not_null() for d in "xyz")).then(
@@ -169,29 +171,33 @@ def _means(
         profile.stalls.lazy()
         .filter(pl.col("cycles_per_issue").is_finite())
         .select("launch_id", pl.col("reason").alias("metric"), pl.col("cycles_per_issue").alias("value"))
+        .group_by("launch_id", "metric")  # a repeated reason: the last, as a view keeps it
+        .agg(pl.col("value").last())
         .join(index, on="launch_id")
-        .unique(["launch_id", "metric"], keep="last", maintain_order=True)  # as a view keeps them
     )
 
-    def weighted(values: pl.LazyFrame) -> pl.LazyFrame:
-        # summed per metric first: the categorical names become text on a few hundred rows
+    def weighted(values: pl.LazyFrame) -> pl.DataFrame:
+        # per kernel and metric its weighted values and their weight: the categorical names
+        # become text on a few thousand rows, not on every value
         return (
             values.group_by("_kernel", "metric")
-            .agg((pl.col("value") * pl.col("_w")).sum().alias("_sum"), pl.col("_w").sum())
+            .agg((pl.col("value") * pl.col("_w")).alias("_x"), pl.col("_w").sum())
             .with_columns(pl.col("metric").cast(pl.String))
+            .collect()
         )
 
     out: list[tuple[dict[str, float], dict[str, float]]] = [({}, {}) for _ in kernel_reps]
     for part, frames in enumerate(((stated, from_launch), (reasons,))):
-        mean = (
-            pl.concat([weighted(f) for f in frames])
-            .group_by("_kernel", "metric")
-            .agg((pl.col("_sum").sum() / pl.col("_w").sum()).alias("mean"))
-            .sort("_kernel", pl.col("metric").replace_strict(_ORDER, default=len(_ORDER)), "metric")
-            .collect()
-        )
-        for kernel, metric, value in mean.iter_rows():
-            out[kernel][part][metric] = value
+        sums: dict[tuple[int, str], tuple[list[float], float]] = {}
+        for frame in frames:
+            for kernel, metric, xs, w in weighted(frame).iter_rows():
+                seen, weights = sums.get((kernel, metric), ((), 0.0))
+                sums[kernel, metric] = ([*seen, *xs], weights + w)
+        for kernel, metric in sorted(sums, key=lambda km: (km[0], _ORDER.get(km[1], len(_ORDER)), km[1])):
+            xs, w = sums[kernel, metric]
+            # fsum: exact, so the mean is the same whatever order the rows arrive in (a
+            # parallel sum is not: reports of one profile must not differ by a digit)
+            out[kernel][part][metric] = math.fsum(xs) / w
     return out
 
 
