@@ -18,7 +18,6 @@ The whole page is held as a frame (about 0.2-0.9x the file's size), so only file
 
 from __future__ import annotations
 
-import mmap
 import os
 from dataclasses import replace
 
@@ -76,6 +75,7 @@ def import_direct(path: str) -> Profile | None:
         # a raw page's unmapped columns stay text (below), a details page's per-launch columns
         # are read from each launch's first line: only what is needed is parsed on every row
         columns = parsed_columns(header) if raw else [c for c in header if c not in first_rows.PER_LAUNCH]
+        text = raw_pages.Compressing(path) if raw else None  # kept as text: compressed meanwhile
         frame = _read(path, columns, raw)
     except (pl.exceptions.PolarsError, PanicException, OSError):
         return None  # not UTF-8, a malformed row...: the framed path says where
@@ -101,8 +101,8 @@ def import_direct(path: str) -> Profile | None:
         fmt, result = import_block(path, block, _numbered(frame), False, 0)
     if result.rejected or result.set_aside:
         return None
-    if raw:
-        result = _unmapped_as_text(path, result, head, units_row)
+    if text is not None:
+        result = _unmapped_as_text(text, result, head, units_row)
     return assemble_profile(path, [(result, block, fmt)], framing.Framing())
 
 
@@ -136,18 +136,15 @@ def _first_lines(path: str, count: int) -> bytes:
     return data[: end + 1]
 
 
-def _unmapped_as_text(path: str, result: PageResult, head: pl.DataFrame, units_row: bool) -> PageResult:
+def _unmapped_as_text(
+    text: raw_pages.Compressing, result: PageResult, head: pl.DataFrame, units_row: bool
+) -> PageResult:
     """The page's unmapped columns kept as its compressed text (``raw_pages``), not parsed."""
     columns = unmapped_columns(head.columns)
     units = [(head[c][0] or "") if units_row else "" for c in columns]
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as text:
-        page = raw_pages.page_row(
-            text,
-            first_launch_id=0,
-            launches=result.launches.height,
-            units_row=units_row,
-            columns=columns,
-        )
+    page = raw_pages.page_row(
+        text, first_launch_id=0, launches=result.launches.height, units_row=units_row, columns=columns
+    )
     return replace(
         result,
         raw_metrics=None,
