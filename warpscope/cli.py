@@ -234,8 +234,7 @@ def report(
 
     profile = _load(files, via_ncu)
     groups = launch_groups(profile)  # launches the rules cannot tell apart: analysed once
-    # the rules make their own views where they run (forked workers); the report's after them,
-    # so no worker inherits (and copies, page by page) views it does not need
+    # the rules make their own views where they run (forked workers); the report one per kernel
     profile = analyze(profile, groups=groups)
     figure = None
     if figures is not None:

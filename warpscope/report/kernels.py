@@ -92,9 +92,9 @@ def kernels(profile: Profile, groups: pl.DataFrame | None = None) -> list[Kernel
         .iter_rows(named=True)
     }
     rows = list(grouped.iter_rows())
-    # the first launch's view only (a long profile's kernels are a few hundred of its launches)
-    views = {v.launch_id: v for v in launch_views(profile.subset([rep_of[row[1]] for row in rows]))}
     reps_of = [list(dict.fromkeys(rep_of[i] for i in members[row[0]])) for row in rows]
+    # the first launch's view only (a long profile's kernels are a few hundred of its launches)
+    views = {v.launch_id: v for v in launch_views(profile.subset([reps[0] for reps in reps_of]))}
     means = _means(profile, reps_of, weight)
     out = []
     for (group, first, total_ns, share, worst_row), reps, (metrics, stalls) in zip(
