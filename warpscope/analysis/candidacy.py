@@ -296,27 +296,18 @@ def launch_rows(
     profile: Profile, occupancy: Mapping[int, Occupancy], library: Mapping[int, str | None]
 ) -> pl.DataFrame:
     """One row per launch (launch order): the values the predicates read, as its view has them."""
-    metrics = (
-        profile.metrics.filter(
-            pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value()
-        )
-        .select("launch_id", pl.col("metric").cast(pl.String), "value")
-        .unique(["launch_id", "metric"], keep="first", maintain_order=True)
+    metrics = profile.metrics.filter(
+        pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value()
+    ).select("launch_id", "metric", "value")
+    stalls = profile.stalls.filter(pl.col("cycles_per_issue").is_finite()).select(
+        "launch_id", ("stalls." + pl.col("reason").cast(pl.String)).alias("metric"), "cycles_per_issue"
     )
-    stalls = (
-        profile.stalls.filter(pl.col("cycles_per_issue").is_finite())
-        .select(
-            "launch_id", ("stalls." + pl.col("reason").cast(pl.String)).alias("metric"), "cycles_per_issue"
-        )
-        .unique(["launch_id", "metric"], keep="last", maintain_order=True)  # a dict keeps the last
-        .rename({"cycles_per_issue": "value"})
-    )
-    long = pl.concat([metrics, stalls])
-    wide = (
-        long.pivot(on="metric", index="launch_id", values="value")
-        if long.height
-        else long.select("launch_id")
-    )
+    # a repeated value: the first, as a view keeps it; a repeated stall reason the last (a dict's)
+    wide = metrics.select("launch_id").unique()
+    for long, values, keep in ((metrics, "value", "first"), (stalls, "cycles_per_issue", "last")):
+        if long.height:
+            part = long.pivot(on="metric", index="launch_id", values=values, aggregate_function=keep)
+            wide = wide.join(part, on="launch_id", how="full", coalesce=True)
     launches = profile.launches.select(
         "launch_id",
         pl.when(pl.all_horizontal(pl.col("block_x", "block_y", "block_z").is_not_null()))
