@@ -44,11 +44,10 @@ def launch_groups(profile: Profile) -> pl.DataFrame:
     launches = profile.launches.select("launch_id", *_LAUNCH_KEY)
     metrics = (
         profile.metrics.filter(
-            pl.col("metric").is_not_null()
-            & ~pl.col("metric").cast(pl.String).is_in(_NOT_KEY)
-            & schema.single_value()
+            pl.col("metric").is_not_null() & ~pl.col("metric").is_in(_NOT_KEY) & schema.single_value()
         )
-        .select("launch_id", pl.col("metric").cast(pl.String), "value")
+        # a name's category code stands for it (one mapping for the process): no text per value
+        .select("launch_id", pl.col("metric").to_physical(), "value")
         .sort("launch_id", "metric", "value", nulls_last=True)
         .group_by("launch_id", maintain_order=True)
         .agg(pl.struct("metric", "value").alias("_metrics"))
