@@ -133,8 +133,7 @@ def analyze(
         return impact.assess(view, findings_for(view, rules), total_ns, kernel_ns.get(view.kernel_short, 0.0))
 
     # progress in launches: a representative stands for its group
-    parts = evaluate_all(evaluated, evaluate, progress, weight, profile.launches.height, workers)
-    found = pl.concat(parts) if len(parts) > 1 else parts[0]
+    found = evaluate_all(evaluated, evaluate, progress, weight, profile.launches.height, workers)
     ncu = profile.findings.filter(pl.col("origin") != "warpscope")
     # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
     fired, roots = _fired(found) if not ncu.is_empty() else ({}, set())

@@ -29,7 +29,6 @@ import pyarrow as pa
 from warpscope.analysis.finding import (
     Finding,
     add_findings,
-    columns_frame,
     columns_table,
     new_columns,
     table_frame,
@@ -71,17 +70,19 @@ def evaluate_all(
     weight: dict[int, int] | None = None,
     total: int | None = None,
     workers: int | None = None,
-) -> list[pl.DataFrame]:
-    """The findings ``evaluate`` gives each view, in order, as ``findings`` tables (one per
-    part). ``progress(done, total)`` hears of the launches done, a view counting
+) -> pl.DataFrame:
+    """The findings ``evaluate`` gives each view, in order, as a ``findings`` table (made once
+    from every part's Arrow table). ``progress(done, total)`` hears of the launches done, a view counting
     ``weight[launch_id]`` launches (1 where not given); ``workers``: processes to use (default:
     ``default_workers``)."""
     weight = weight or {}
     total = len(views) if total is None else total
     workers = default_workers() if workers is None else workers
     if workers > 1 and len(views) >= PARALLEL_FROM:
-        return _forked(views, evaluate, progress, weight, total, workers)
-    return _here(views, evaluate, progress, weight, total)
+        parts = _forked(views, evaluate, progress, weight, total, workers)
+    else:
+        parts = _here(views, evaluate, progress, weight, total)
+    return table_frame(pa.concat_tables(parts))
 
 
 def _here(
@@ -90,8 +91,8 @@ def _here(
     progress: Progress | None = None,
     weight: dict[int, int] | None = None,
     total: int | None = None,
-) -> list[pl.DataFrame]:
-    """``evaluate_all`` in this process."""
+) -> list[pa.Table]:
+    """``evaluate_all`` in this process, as Arrow tables."""
     weight = weight or {}
     total = len(views) if total is None else total
     parts = []
@@ -103,8 +104,8 @@ def _here(
                 progress(done, total)
             done += weight.get(view.launch_id, 1)
             add_findings(columns, view.launch_id, evaluate(view))
-        parts.append(columns_frame(columns))
-    return parts or [columns_frame(new_columns())]
+        parts.append(columns_table(columns))
+    return parts or [columns_table(new_columns())]
 
 
 class Part(Sequence[LaunchView]):
@@ -147,11 +148,11 @@ def _forked(
     weight: dict[int, int],
     total: int,
     workers: int,
-) -> list[pl.DataFrame]:
+) -> list[pa.Table]:
     size = max(MIN_CHUNK, -(-len(views) // (workers * CHUNKS_PER_WORKER)))
     chunks = [Part(views, i, min(i + size, len(views))) for i in range(0, len(views), size)]
     running: list[tuple[int, int]] = []  # (pid, read end), oldest first
-    parts: list[pl.DataFrame] = []
+    parts: list[pa.Table] = []
     done = 0
     next_chunk = 0
     try:
@@ -219,7 +220,7 @@ def _quiet_signals() -> None:
                 signal.signal(getattr(signal, name), handler)
 
 
-def _result(pid: int, read: int) -> list[pl.DataFrame] | None:
+def _result(pid: int, read: int) -> list[pa.Table] | None:
     """A worker's findings; None if it failed, died, or wrote nothing for ``STALL_S`` seconds (a
     rule that waits on something a fork does not have, a lock or a thread pool, is stopped)."""
     found = []
@@ -230,7 +231,7 @@ def _result(pid: int, read: int) -> list[pl.DataFrame] | None:
             frame = _read(read, int.from_bytes(head, "little"))
             if frame is None:
                 raise EOFError("a worker's frame cut short")
-            found.append(table_frame(pa.ipc.open_stream(frame).read_all()))  # our own fork wrote it
+            found.append(pa.ipc.open_stream(frame).read_all())  # our own fork wrote it
     except (OSError, EOFError, TimeoutError, pa.ArrowInvalid):
         ok = False
         with contextlib.suppress(OSError):
