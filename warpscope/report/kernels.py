@@ -143,8 +143,12 @@ def _means(
         profile.metrics.lazy()
         .filter(pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value())
         .select("launch_id", "metric", "value")
-        .group_by("launch_id", "metric")  # a repeated value: the first, as a view keeps it
-        .agg(pl.col("value").first())
+        # a repeated value: the first, as a view keeps it (keyed by the name's category code)
+        .filter(
+            (
+                pl.col("launch_id") * (1 << 32) + pl.col("metric").to_physical().cast(pl.Int64)
+            ).is_first_distinct()
+        )
         .join(index, on="launch_id")
     )
     size = {
@@ -243,7 +247,6 @@ def _one_per_ncu_rule(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[int, int]) -> None:
     """Each kernel's findings, one per problem, with the number of launches it fired on; only
     the representatives' rows are read (a group's members have the same findings)."""
-    owner = {lid: k for k in groups for lid in k.launch_ids}
     merged: dict[tuple, dict[str, Any]] = {}
     covered: dict[tuple, dict[str, Any]] = {}
     # lazy, so only the columns scanned are copied (not a long profile's texts)
@@ -282,33 +285,31 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[
         "estimated_speedup_pct",
         "severity",
     ).collect()
-    chosen: dict[tuple, list[Any]] = {}  # key -> [row index, launches, gain, severity]
-    for (
-        index,
-        launch_id,
-        origin,
-        rule_id,
-        category,
-        key_detail,
-        covered_by,
-        gain,
-        severity,
-    ) in scan.iter_rows():
-        k = owner.get(launch_id)
-        if k is None:
-            continue
-        key: tuple = (id(k), origin, rule_id, category, key_detail, covered_by or None)
-        seen = chosen.get(key)
-        launches = weight[launch_id]
-        if seen is None:
-            chosen[key] = [index, launches, gain, severity, k]
-            continue
-        seen[1] += launches
-        if (gain or 0) > (seen[2] or 0) or SEVERITY_RANK.get(severity, 9) < SEVERITY_RANK.get(seen[3], 9):
-            seen[0], seen[2], seen[3] = index, gain, severity
-    for key, (index, launches, _, _, k) in chosen.items():
-        row = {**findings.row(index, named=True), "launches": launches, "kernel": k}
-        (covered if key[-1] else merged)[key] = row
+    kernel_of = pl.DataFrame(
+        {
+            "launch_id": [i for k in groups for i in k.launch_ids],
+            "_kernel": [n for n, k in enumerate(groups) for _ in k.launch_ids],
+        },
+        schema={"launch_id": pl.Int64, "_kernel": pl.Int64},
+    )
+    # one row per kernel and problem (in the order the problems first appear), its rows in order
+    problems = (
+        scan.join(kernel_of, on="launch_id", maintain_order="left")
+        .with_columns(
+            pl.col("launch_id").replace_strict(weight, return_dtype=pl.Int64).alias("_launches"),
+            pl.when(pl.col("covered_by") != "").then(pl.col("covered_by")).alias("_covered"),
+        )
+        .group_by("_kernel", "origin", "rule_id", "category", "_detail", "_covered", maintain_order=True)
+        .agg(pl.col("_launches").sum(), "_row", "estimated_speedup_pct", "severity")
+    )
+    for *key, launches, indices, gains, severities in problems.iter_rows():
+        # the instance that speaks: a later one with a larger gain or a worse severity takes over
+        index, gain, severity = indices[0], gains[0], severities[0]
+        for i, g, s in zip(indices, gains, severities, strict=True):
+            if (g or 0) > (gain or 0) or SEVERITY_RANK.get(s, 9) < SEVERITY_RANK.get(severity, 9):
+                index, gain, severity = i, g, s
+        row = {**findings.row(index, named=True), "launches": launches, "kernel": groups[key[0]]}
+        (covered if key[-1] else merged)[tuple(key)] = row
     for f in _one_per_ncu_rule(list(merged.values())):
         f.pop("kernel").findings.append(f)
     for f in covered.values():
