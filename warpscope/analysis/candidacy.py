@@ -14,6 +14,7 @@ every launch. ``tests/test_candidacy.py`` compares the prefiltered engine with t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Literal
 
 import polars as pl
 
@@ -304,7 +305,11 @@ def launch_rows(
     )
     # a repeated value: the first, as a view keeps it; a repeated stall reason the last (a dict's)
     wide = metrics.select("launch_id").unique()
-    for long, values, keep in ((metrics, "value", "first"), (stalls, "cycles_per_issue", "last")):
+    pivots: tuple[tuple[pl.DataFrame, str, Literal["first", "last"]], ...] = (
+        (metrics, "value", "first"),
+        (stalls, "cycles_per_issue", "last"),
+    )
+    for long, values, keep in pivots:
         if long.height:
             part = long.pivot(on="metric", index="launch_id", values=values, aggregate_function=keep)
             wide = wide.join(part, on="launch_id", how="full", coalesce=True)

@@ -24,15 +24,24 @@ def canonical_values(profile: Profile, ordered: bool = True) -> dict[int, dict[s
 
 def canonical_lists(profile: Profile, ordered: bool = True) -> pl.DataFrame:
     """``canonical_values`` as a table: launch_id, its metrics and their values (lists)."""
-    rows = profile.metrics.filter(
-        pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value()
-    ).select("launch_id", pl.col("metric").cast(pl.String), "value")
-    if ordered:  # sorting here (stable: the first of repeated values wins) beats a sort per launch
-        rows = rows.sort(pl.col("metric").replace_strict(_ORDER, default=len(_ORDER)), maintain_order=True)
+    rows = (
+        profile.metrics.lazy()
+        .filter(pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value())
+        .select("launch_id", "metric", "value")
+        # the first of repeated values, keyed by one integer (the name's category code)
+        .filter(
+            (
+                pl.col("launch_id") * (1 << 32) + pl.col("metric").to_physical().cast(pl.Int64)
+            ).is_first_distinct()
+        )
+    )
+    if ordered:  # sorting here (stable) beats a sort per launch
+        order = pl.col("metric").cast(pl.String).replace_strict(_ORDER, default=len(_ORDER))
+        rows = rows.sort(order, maintain_order=True)
     return (
-        rows.unique(["launch_id", "metric"], keep="first", maintain_order=True)
-        .group_by("launch_id", maintain_order=True)
-        .agg("metric", "value")
+        rows.group_by("launch_id", maintain_order=True)
+        .agg(pl.col("metric").cast(pl.String), "value")
+        .collect()
     )
 
 
