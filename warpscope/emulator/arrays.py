@@ -545,8 +545,13 @@ def _count(
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
             addresses = array.byte_offsets(index) + array.base  # type: ignore[attr-defined]
-            rows = _rows(addresses, mask)
-            sectors, nbytes = memory.global_access(rows, array.itemsize, array.naturally_aligned)
+            aligned = array.naturally_aligned
+            key = (id(site), store, array.itemsize, aligned)
+            counted = _repeated(key, site, addresses, mask)
+            if counted is None:
+                counted = memory.global_access(_rows(addresses, mask), array.itemsize, aligned)
+                _remember(key, site, addresses, mask, counted)
+            sectors, nbytes = counted
         if store:
             site.global_store_requests += warps
             site.global_store_sectors += sectors
@@ -572,6 +577,48 @@ def _count(
         site.shared_load_wavefronts += wavefronts
         site.shared_load_ideal_wavefronts += ideal
     return offsets
+
+
+#: accesses of at least this many lanes are remembered by ``_remember`` (below it, counting
+#: costs less than comparing)
+PATTERN_LANES = 4096
+#: per (site, load or store, element size, alignment): by the first lane's address modulo a
+#: sector, the last such access's mask, addresses relative to that lane, and what it counted
+_PATTERNS: dict[tuple[Any, ...], dict[int, tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]]] = {}
+
+
+def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask) -> tuple[int, int] | None:
+    """The (sectors, bytes) an earlier global access at the same site counted, where this
+    one's active lanes are the same (the same mask object) and its addresses are that
+    access's moved by whole sectors, which changes neither count: a loop stepping through an
+    array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
+    fraction of sorting. None: count it."""
+    if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
+        return None
+    seen = _PATTERNS.get(key)
+    if seen is None:
+        return None
+    first = int(addresses[0])
+    hit = seen.get(first % memory.SECTOR_BYTES)
+    if hit is None or hit[0] is not site or hit[1] is not mask.arr:
+        return None
+    if not np.array_equal(addresses - first, hit[2]):
+        return None
+    return hit[3]
+
+
+def _remember(
+    key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask, counted: tuple[int, int]
+) -> None:
+    if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
+        return
+    first = int(addresses[0])
+    _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (site, mask.arr, addresses - first, counted)
+
+
+def forget_patterns() -> None:
+    """Drop ``_repeated``'s memory (a launch's end: its sites and masks are gone)."""
+    _PATTERNS.clear()
 
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:
