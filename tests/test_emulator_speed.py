@@ -150,3 +150,45 @@ def test_the_emulator_imports_without_numba_and_gives_numba_type_names_when_aske
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_global_access_repeated_by_whole_sectors_counts_what_counting_it_again_gives(monkeypatch):
+    """A loop's global accesses reuse their site's earlier counts where the addresses moved by
+    whole sectors under the same mask (``arrays._repeated``): every counter equals a run that
+    counts each access afresh, on patterns that repeat, move by part of a sector, or change."""
+    from warpscope.emulator import arrays, cuda
+    from warpscope.emulator.kernel import using
+
+    @cuda.jit
+    def walk(a, out, n, stride):
+        i = cuda.grid(1)
+        if i < n:
+            s = a[0] * 0
+            for k in range(20):
+                s += a[i * stride + k]  # moves by one element: 8 phases of a sector
+                s += a[i * stride + 8 * k]  # by a whole sector: the same counts each time
+                s += a[(i * (k % 3 + 1)) % n]  # another pattern every iteration, repeating
+                s += a[(i * stride + 8 * k) % n]  # by a whole sector but where it wraps
+            out[i] = s
+
+    reused = []
+    repeated = arrays._repeated
+    monkeypatch.setattr(arrays, "_repeated", lambda *a: reused.append(repeated(*a)) or reused[-1])
+
+    def counters(lanes: int) -> list[object]:
+        monkeypatch.setattr(arrays, "PATTERN_LANES", lanes)
+        got = []
+        for stride, n in ((1, 8192), (3, 8192), (1, 8000)):
+            a = np.arange(n * stride + 160, dtype=np.float32)
+            out = np.zeros(n, np.float32)
+            with using(Settings(timing=False)):
+                launch = walk[n // 256 + 1, 256](a, out, n, stride)
+            got.append((sorted((k, dataclasses.asdict(v)) for k, v in launch.counters.sites.items()), out))
+        return got
+
+    remembered = counters(4096)
+    assert sum(r is not None for r in reused) > 60  # most of the loop reused its counts
+    afresh = counters(1 << 40)
+    for (sites, out), (want_sites, want_out) in zip(remembered, afresh):
+        assert sites == want_sites and np.array_equal(out, want_out)
+    assert not arrays._PATTERNS  # forgotten at the launch's end

@@ -312,7 +312,8 @@ def checked_index(
     out = []
     bad_axes: list[tuple[int, Any]] = []  # (axis, its out-of-bounds lanes)
     for axis, (i, dim) in enumerate(zip(index, array.shape)):
-        if not np.issubdtype(np.asarray(i).dtype, np.integer):
+        kind = i.dtype.kind if isinstance(i, (np.ndarray, np.generic)) else np.asarray(i).dtype.kind
+        if kind not in "iu":
             raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
         i = _int64(i)  # a uint8 index plus the dimension must not wrap
         if np.ndim(i) and i.size and i.min() >= 0 and i.max() < dim:

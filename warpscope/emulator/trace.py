@@ -262,6 +262,8 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     """Each row's distinct sector ids (sorted, -1 = inactive dropped) and distinct 128-byte
     lines, for all rows at once: one sort of the whole (warps, lanes) array instead of a
     ``np.unique`` per warp."""
+    if sectors.shape[0] <= memory.FEW_WARPS:
+        return _few_per_warp(sectors.tolist(), keep_ids)
     ordered = np.sort(sectors, axis=1)
     valid = ordered >= 0
     new = valid.copy()
@@ -273,3 +275,13 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     if not keep_ids:
         return Accesses(lines)
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
+
+
+def _few_per_warp(rows: list[list[int]], keep_ids: bool) -> Accesses:
+    """``_per_warp`` of a few warps' sector ids, as lists (numpy's calls cost more)."""
+    distinct = [sorted({s for s in row if s >= 0}) for row in rows]
+    lines = np.array([len({s // LINE_SECTORS for s in d}) for d in distinct], dtype=np.int64)
+    if not keep_ids:
+        return Accesses(lines)
+    counts = np.array([len(d) for d in distinct], dtype=np.int64)
+    return Accesses(lines, counts, np.array([s for d in distinct for s in d], dtype=np.int64))
