@@ -18,7 +18,7 @@ import numpy as np
 
 WARP = 32
 SECTOR_BYTES = 32
-_SECTOR_SHIFT = SECTOR_BYTES.bit_length() - 1  # address >> this = its sector
+SECTOR_SHIFT = SECTOR_BYTES.bit_length() - 1  # address >> this = its sector
 BANKS = 32
 BANK_BYTES = 4
 PHASE_BYTES = BANKS * BANK_BYTES  # one shared wavefront serves 128 bytes
@@ -45,7 +45,7 @@ def global_access(addresses: np.ndarray, itemsize: int, aligned: bool = False) -
     ordered = np.sort(addresses, axis=1)
     if not aligned and np.any((ordered >= 0) & (ordered % itemsize != 0)):
         return global_sectors(addresses, itemsize), unique_bytes(addresses, itemsize)
-    return _distinct_sorted(ordered >> _SECTOR_SHIFT), _distinct_sorted(ordered) * itemsize
+    return _distinct_sorted(ordered >> SECTOR_SHIFT), _distinct_sorted(ordered) * itemsize
 
 
 #: up to this many warps, counting in Python sets costs less than numpy's calls
@@ -61,7 +61,7 @@ def _few_global(rows: list[list[int]], itemsize: int, aligned: bool) -> tuple[in
         if not aligned and any(a % itemsize for a in named):
             return None
         elements += len(named)
-        sectors += len({a >> _SECTOR_SHIFT for a in named})
+        sectors += len({a >> SECTOR_SHIFT for a in named})
     return sectors, elements * itemsize
 
 

@@ -232,6 +232,8 @@ class Trace:
     ) -> Accesses | None:
         """What each active sampled warp's access touched, in ``record``'s order; marks the
         grid's touched sectors for global arrays (every chunk, sampled or not)."""
+        if mask.arr.size <= memory.FEW_WARPS * WARP:
+            return self._few_accesses(kind, array, byte_addresses, itemsize, mask, store)
         if kind == "global":
             self._mark(array, byte_addresses, mask, store)
         if self._sel is None or kind == "const":
@@ -244,13 +246,40 @@ class Trace:
             return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
         return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
 
+    def _few_accesses(
+        self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
+    ) -> Accesses | None:
+        """``accesses`` of a chunk of a few warps, on lists (numpy's calls cost more there)."""
+        lanes = mask.arr.tolist()
+        addresses = np.broadcast_to(byte_addresses, mask.arr.shape).tolist()
+        if kind == "global":
+            touched = [a for a, on in zip(addresses, lanes) if on]
+            self._mark_sectors(array, np.array(touched, dtype=np.int64), store)
+        if self._sel is None or kind == "const":
+            return None
+        rows = []
+        for w in self._sel.tolist():
+            on = lanes[w * WARP : (w + 1) * WARP]
+            if any(on):
+                rows.append([a if o else -1 for a, o in zip(addresses[w * WARP : (w + 1) * WARP], on)])
+        table = np.array(rows, np.int64).reshape(-1, WARP)
+        if kind == "shared":
+            return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
+        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
+        if within and not any(a % itemsize for row in rows for a in row if a >= 0):  # none straddles
+            sectors = [[a >> memory.SECTOR_SHIFT if a >= 0 else -1 for a in row] for row in rows]
+            return _few_per_warp(sectors, kind == "global")
+        return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
+
     def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
+        self._mark_sectors(array, np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr], store)
+
+    def _mark_sectors(self, array: Any, addr: np.ndarray, store: bool) -> None:
         alloc = array.alloc  # views (slices, record fields) mark their allocation's sectors
         entry = self.touched.get(alloc.key)
         if entry is None:
             n = alloc.nbytes // memory.SECTOR_BYTES + 2
             entry = self.touched[alloc.key] = (array, np.zeros(n, bool), np.zeros(n, bool))
-        addr = np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr]
         entry[2 if store else 1][(addr - alloc.base) // memory.SECTOR_BYTES] = True
 
     def grid_sectors(self, store: bool) -> int:
