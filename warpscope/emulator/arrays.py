@@ -52,20 +52,25 @@ class ArrayRef:
             self._lead_flat = self.lead(None)[0] * int(np.prod(self.data.shape[1:]))
         return self._lead_flat if lanes is None else self._lead_flat[lanes]
 
+    _aligned: bool | None = None
+
     @property
     def naturally_aligned(self) -> bool:
         """Every element starts at a multiple of its size (numpy lays arrays out so; a record
         field or a view at a byte offset may not)."""
-        start = getattr(self, "base", getattr(self, "offset", 0))
-        return start % self.itemsize == 0 and all(s % self.itemsize == 0 for s in self.strides)
+        if self._aligned is None:
+            start = getattr(self, "base", getattr(self, "offset", 0))
+            self._aligned = start % self.itemsize == 0 and all(s % self.itemsize == 0 for s in self.strides)
+        return self._aligned
 
     def byte_offsets(self, index: tuple[Any, ...]) -> Any:
         """Byte offset of each lane's element from the array's start (64-bit: an int32 index
         times a stride must not wrap)."""
-        off: Any = 0
+        off: Any = None
         for i, stride in zip(index, self.strides):
-            off = off + _int64(i) * stride
-        return off
+            term = _int64(i) * stride
+            off = term if off is None else off + term
+        return 0 if off is None else off
 
     def derive(self, data: np.ndarray, name: str) -> ArrayRef:
         """A view of this array (a slice, a record field) as an array of the same memory."""

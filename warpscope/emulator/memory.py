@@ -49,7 +49,7 @@ def global_access(addresses: np.ndarray, itemsize: int, aligned: bool = False) -
 
 
 #: up to this many warps, counting in Python sets costs less than numpy's calls
-FEW_WARPS = 4
+FEW_WARPS = 2
 
 
 def _few_global(rows: list[list[int]], itemsize: int, aligned: bool) -> tuple[int, int] | None:
