@@ -320,9 +320,14 @@ def checked_index(
         kind = i.dtype.kind if isinstance(i, (np.ndarray, np.generic)) else np.asarray(i).dtype.kind
         if kind not in "iu":
             raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
-        i = _int64(i)  # a uint8 index plus the dimension must not wrap
-        if np.ndim(i) and i.size and i.min() >= 0 and i.max() < dim:
-            pass  # every lane (active or not) in bounds: nothing to wrap or check
+        inside = False  # every lane (active or not) in bounds: nothing to wrap or check
+        if np.ndim(i) and i.size:
+            i, low, high = _index_range(i)  # int64: a uint8 index plus the dimension must not wrap
+            inside = low >= 0 and high < dim
+        else:
+            i = _int64(i)
+        if inside:
+            pass
         elif np.ndim(i):
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
@@ -348,6 +353,69 @@ def checked_index(
         axis = next(a for a, b in bad_axes if b[lane])
         raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
+
+
+#: per launch, the last index arrays seen (by identity): the array, it as int64, its smallest
+#: and largest value (a loop indexes with the same thread index every iteration)
+_RANGES: dict[int, tuple[np.ndarray, np.ndarray, int, int]] = {}
+#: per launch, the last sums of index arrays times weights (``_weighted``), by the arrays' identity
+_SUMS: dict[tuple[Any, ...], tuple[list[Any], np.ndarray]] = {}
+#: per launch, what shared accesses counted, by site and the remembered offsets they moved
+_SHIFTED: dict[tuple[Any, ...], tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]] = {}
+_KEPT = 16  # entries of each, at most (each may hold a chunk-sized array)
+
+
+def _index_range(i: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """``i`` as int64, its smallest and largest value; remembered for large arrays."""
+    hit = _RANGES.get(id(i))
+    if hit is not None and hit[0] is i:
+        return hit[1], hit[2], hit[3]
+    wide = _int64(i)
+    low, high = int(wide.min()), int(wide.max())
+    if i.size >= PATTERN_LANES:
+        _keep(_RANGES, id(i), (i, wide, low, high))
+    return wide, low, high
+
+
+def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    memo[key] = value
+    if len(memo) > _KEPT:
+        del memo[next(iter(memo))]  # the oldest
+
+
+def _weighted(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> Any:
+    """``start + sum(index[k] * weights[k])`` in int64 (exact in any order); see
+    ``_weighted_parts``. The result may be a remembered array, read-only."""
+    part, scalar, _ = _weighted_parts(index, weights, start)
+    if part is None:
+        return np.int64(scalar)
+    return part if scalar == 0 else part + scalar
+
+
+def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> tuple[Any, Any, bool]:
+    """(the per-lane arrays' terms summed, or None; ``start`` plus the scalar terms; whether
+    the sum is remembered): the sum is kept for large arrays, so where the same arrays come
+    again (``tile[ty, i]`` in a loop over ``i``) only the scalars are added."""
+    arrays = [(i, w) for i, w in zip(index, weights) if np.ndim(i)]
+    scalar: Any = start
+    for i, w in zip(index, weights):
+        if not np.ndim(i):
+            scalar = scalar + _int64(i) * w
+    if not arrays:
+        return None, scalar, False
+    key = tuple((id(i), w) for i, w in arrays)
+    hit = _SUMS.get(key)
+    if hit is not None and all(a is i for a, (i, _) in zip(hit[0], arrays)):
+        return hit[1], scalar, True
+    part: Any = None
+    for i, w in arrays:
+        term = _int64(i) * w if w != 1 else _int64(i)
+        part = term if part is None else part + term
+    if part is arrays[0][0] or part.size < PATTERN_LANES:  # the index itself, or small
+        return part + 0, scalar, False
+    part.flags.writeable = False
+    _keep(_SUMS, key, ([i for i, _ in arrays], part))
+    return part, scalar, True
 
 
 def _just_past_end(array: ArrayRef, index: list[Any], faulted: np.ndarray) -> np.ndarray | None:
@@ -474,13 +542,12 @@ def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = No
     C-contiguous: one gather instead of numpy's slower fancy indexing on several axes."""
     if not data.flags.c_contiguous or (lead is None and len(index) < 2):
         return None
-    flat: Any = lead
-    step = 1
-    for i, dim in zip(reversed(index), reversed(data.shape[1:] if lead is not None else data.shape)):
-        term = i * step if step != 1 else i
-        flat = term if flat is None else flat + term
-        step *= dim
-    return np.asarray(flat, dtype=np.int64)
+    steps = [1]
+    for dim in reversed(data.shape[2 if lead is not None else 1 :]):
+        steps.append(steps[-1] * dim)
+    if lead is None:
+        return np.asarray(_weighted(index, tuple(reversed(steps)), 0), dtype=np.int64)
+    return np.asarray(_weighted((lead, *index), (1, *reversed(steps)), 0), dtype=np.int64)
 
 
 def store(
@@ -550,7 +617,7 @@ def _count(
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            addresses = array.byte_offsets(index) + array.base  # type: ignore[attr-defined]
+            addresses = _weighted(index, array.strides, array.base)  # type: ignore[attr-defined]
             aligned = array.naturally_aligned
             key = (id(site), store, array.itemsize, aligned)
             counted = _repeated(key, site, addresses, mask)
@@ -567,13 +634,23 @@ def _count(
             site.global_load_sectors += sectors
             site.global_load_bytes += nbytes
         return addresses
-    offsets = array.byte_offsets(index) + array.offset  # type: ignore[attr-defined]
+    part, scalar, kept = _weighted_parts(index, array.strides, array.offset)  # type: ignore[attr-defined]
+    offsets = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
         wavefronts = ideal = warps * max(1, -(-array.itemsize // memory.PHASE_BYTES))
     else:
         blocks = array.data.shape[0] if array.data.ndim else 1
-        wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize, blocks)
+        # the same remembered lanes' offsets under the same mask, moved by whole words: the
+        # banks rotate, and no bank gets more or fewer distinct words
+        moved = (id(site), store, array.itemsize, blocks, id(part), int(scalar) % memory.BANK_BYTES)
+        seen = _SHIFTED.get(moved) if kept else None
+        if seen is not None and seen[0] is site and seen[1] is part and seen[2] is mask.arr:
+            wavefronts, ideal = seen[3]
+        else:
+            wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize, blocks)
+            if kept:
+                _keep(_SHIFTED, moved, (site, part, mask.arr, (wavefronts, ideal)))
     if store:
         site.shared_store_requests += warps
         site.shared_store_wavefronts += wavefronts
@@ -623,8 +700,11 @@ def _remember(
 
 
 def forget_patterns() -> None:
-    """Drop ``_repeated``'s memory (a launch's end: its sites and masks are gone)."""
+    """Drop what accesses remembered (a launch's end: its sites, masks and indices are gone)."""
     _PATTERNS.clear()
+    _RANGES.clear()
+    _SUMS.clear()
+    _SHIFTED.clear()
 
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:
