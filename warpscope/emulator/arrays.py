@@ -8,6 +8,7 @@ line the way Nsight Compute counts the SASS instruction (``memory``).
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -355,25 +356,28 @@ def checked_index(
     return tuple(out)
 
 
-#: per launch, the last index arrays seen (by identity): the array, it as int64, its smallest
-#: and largest value (a loop indexes with the same thread index every iteration)
-_RANGES: dict[int, tuple[np.ndarray, np.ndarray, int, int]] = {}
-#: per launch, the last sums of index arrays times weights (``_weighted``), by the arrays' identity
+#: per launch, the last index arrays seen (by identity, held weakly): the array, it as int64
+#: where it was not (else None), its smallest and largest value (a loop indexes with the same
+#: thread index every iteration)
+_RANGES: dict[int, tuple[Any, np.ndarray | None, int, int]] = {}
+#: per launch, the last sums of index arrays times weights (``_weighted``), by the arrays'
+#: identity (held weakly: a sum is used only while its arrays live)
 _SUMS: dict[tuple[Any, ...], tuple[list[Any], np.ndarray]] = {}
 #: per launch, what shared accesses counted, by site and the remembered offsets they moved
 _SHIFTED: dict[tuple[Any, ...], tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]] = {}
-_KEPT = 16  # entries of each, at most (each may hold a chunk-sized array)
+_KEPT = 4  # entries of each, at most (each may hold a chunk-sized array: memory kept live
+# slows every other allocation of a launch)
 
 
 def _index_range(i: np.ndarray) -> tuple[np.ndarray, int, int]:
     """``i`` as int64, its smallest and largest value; remembered for large arrays."""
     hit = _RANGES.get(id(i))
-    if hit is not None and hit[0] is i:
-        return hit[1], hit[2], hit[3]
+    if hit is not None and hit[0]() is i:
+        return i if hit[1] is None else hit[1], hit[2], hit[3]
     wide = _int64(i)
     low, high = int(wide.min()), int(wide.max())
     if i.size >= PATTERN_LANES:
-        _keep(_RANGES, id(i), (i, wide, low, high))
+        _keep(_RANGES, id(i), (weakref.ref(i), None if wide is i else wide, low, high))
     return wide, low, high
 
 
@@ -405,7 +409,7 @@ def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int
         return None, scalar, False
     key = tuple((id(i), w) for i, w in arrays)
     hit = _SUMS.get(key)
-    if hit is not None and all(a is i for a, (i, _) in zip(hit[0], arrays)):
+    if hit is not None and all(a() is i for a, (i, _) in zip(hit[0], arrays)):
         return hit[1], scalar, True
     part: Any = None
     for i, w in arrays:
@@ -414,7 +418,7 @@ def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int
     if part is arrays[0][0] or part.size < PATTERN_LANES:  # the index itself, or small
         return part + 0, scalar, False
     part.flags.writeable = False
-    _keep(_SUMS, key, ([i for i, _ in arrays], part))
+    _keep(_SUMS, key, ([weakref.ref(i) for i, _ in arrays], part))
     return part, scalar, True
 
 
@@ -668,6 +672,7 @@ PATTERN_LANES = 4096
 #: per (site, load or store, element size, alignment): by the first lane's address modulo a
 #: sector, the last such access's mask, addresses relative to that lane, and what it counted
 _PATTERNS: dict[tuple[Any, ...], dict[int, tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]]] = {}
+_VISITS: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}  # per key: the last access's site and mask
 
 
 def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask) -> tuple[int, int] | None:
@@ -695,6 +700,10 @@ def _remember(
 ) -> None:
     if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
         return
+    last = _VISITS.get(key)
+    _VISITS[key] = (site, mask.arr)
+    if last is None or last[0] is not site or last[1] is not mask.arr:
+        return  # kept from the site's second access under one mask on (a loop), not before
     first = int(addresses[0])
     _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (site, mask.arr, addresses - first, counted)
 
@@ -702,6 +711,7 @@ def _remember(
 def forget_patterns() -> None:
     """Drop what accesses remembered (a launch's end: its sites, masks and indices are gone)."""
     _PATTERNS.clear()
+    _VISITS.clear()
     _RANGES.clear()
     _SUMS.clear()
     _SHIFTED.clear()
