@@ -360,7 +360,7 @@ def checked_index(
 #: where it was not (else None), its smallest and largest value (a loop indexes with the same
 #: thread index every iteration)
 _RANGES: dict[int, tuple[Any, np.ndarray | None, int, int]] = {}
-#: per launch, the last sums of index arrays times weights (``_weighted``), by the arrays'
+#: per launch, the last sums of index arrays times weights (``weighted``), by the arrays'
 #: identity (held weakly: a sum is used only while its arrays live)
 _SUMS: dict[tuple[Any, ...], tuple[list[Any], np.ndarray]] = {}
 #: per launch, what shared accesses counted, by site and the remembered offsets they moved
@@ -387,7 +387,7 @@ def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:
         del memo[next(iter(memo))]  # the oldest
 
 
-def _weighted(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> Any:
+def weighted(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> Any:
     """``start + sum(index[k] * weights[k])`` in int64 (exact in any order); see
     ``_weighted_parts``. The result may be a remembered array, read-only."""
     part, scalar, _ = _weighted_parts(index, weights, start)
@@ -550,8 +550,8 @@ def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = No
     for dim in reversed(data.shape[2 if lead is not None else 1 :]):
         steps.append(steps[-1] * dim)
     if lead is None:
-        return np.asarray(_weighted(index, tuple(reversed(steps)), 0), dtype=np.int64)
-    return np.asarray(_weighted((lead, *index), (1, *reversed(steps)), 0), dtype=np.int64)
+        return np.asarray(weighted(index, tuple(reversed(steps)), 0), dtype=np.int64)
+    return np.asarray(weighted((lead, *index), (1, *reversed(steps)), 0), dtype=np.int64)
 
 
 def store(
@@ -621,7 +621,7 @@ def _count(
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            addresses = _weighted(index, array.strides, array.base)  # type: ignore[attr-defined]
+            addresses = weighted(index, array.strides, array.base)  # type: ignore[attr-defined]
             aligned = array.naturally_aligned
             key = (id(site), store, array.itemsize, aligned)
             counted = _repeated(key, site, addresses, mask)

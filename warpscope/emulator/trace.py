@@ -272,7 +272,10 @@ class Trace:
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
 
     def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
-        self._mark_sectors(array, np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr], store)
+        if mask.threads == mask.arr.size and np.shape(byte_addresses) == mask.arr.shape:
+            self._mark_sectors(array, byte_addresses, store)  # every lane: none to pick out
+        else:
+            self._mark_sectors(array, np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr], store)
 
     def _mark_sectors(self, array: Any, addr: np.ndarray, store: bool) -> None:
         alloc = array.alloc  # views (slices, record fields) mark their allocation's sectors
@@ -280,7 +283,7 @@ class Trace:
         if entry is None:
             n = alloc.nbytes // memory.SECTOR_BYTES + 2
             entry = self.touched[alloc.key] = (array, np.zeros(n, bool), np.zeros(n, bool))
-        entry[2 if store else 1][(addr - alloc.base) // memory.SECTOR_BYTES] = True
+        entry[2 if store else 1][(addr - alloc.base) >> memory.SECTOR_SHIFT] = True
 
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
