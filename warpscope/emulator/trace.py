@@ -142,7 +142,12 @@ class Trace:
         """Append an instruction to the streams of the sampled warps active in ``mask``."""
         if self._sel is None:
             return
-        ids = self._ids[mask.warp_any[self._sel]]  # type: ignore[index]
+        known = mask.traced  # the same mask recorded before in this chunk: the same warps
+        if known is not None and known[0] is self._sel:
+            ids = known[1]
+        else:
+            ids = self._ids[mask.warp_any[self._sel]]  # type: ignore[index]
+            mask.traced = (self._sel, ids)
         if ids.size:
             self._ids_of.append(ids)
             self._inst_of.append(inst.id)
@@ -215,16 +220,25 @@ class Trace:
         )
         put(self._inst_of)
         put(self._op_of)
+        # every event's warps, then what each access touched, end to end, with the lengths
+        # (and which parts each access has) that cut them apart again
+        kinds: list[int] = []
+        parts: list[Any] = []
+        lengths: list[int] = []
         for ids, a in zip(self._ids_of, self._acc_of):
-            put(ids)
+            parts.append(ids)
+            lengths.append(ids.size)
             if a is None:
-                h.update(b"n")
+                kinds.append(0)
                 continue
-            h.update(b"a" if a.counts is None or a.sectors is None else b"s")
-            put(a.units)
-            if a.counts is not None and a.sectors is not None:
-                put(a.counts)
-                put(a.sectors)
+            full = a.counts is not None and a.sectors is not None
+            kinds.append(2 if full else 1)
+            for part in (a.units, a.counts, a.sectors) if full else (a.units,):
+                parts.append(part)
+                lengths.append(np.size(part))
+        put(kinds)
+        put(lengths)
+        put(np.concatenate(parts) if parts else [])
         return h.digest()
 
     def accesses(
