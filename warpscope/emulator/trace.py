@@ -231,11 +231,10 @@ class Trace:
             if a is None:
                 kinds.append(0)
                 continue
-            full = a.counts is not None and a.sectors is not None
-            kinds.append(2 if full else 1)
-            for part in (a.units, a.counts, a.sectors) if full else (a.units,):
-                parts.append(part)
-                lengths.append(np.size(part))
+            pieces = [a.units] if a.counts is None or a.sectors is None else [a.units, a.counts, a.sectors]
+            kinds.append(len(pieces))
+            parts += pieces
+            lengths += [p.size for p in pieces]
         put(kinds)
         put(lengths)
         put(np.concatenate(parts) if parts else [])
