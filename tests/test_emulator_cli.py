@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -250,3 +251,25 @@ def test_the_numba_cuda_stand_in_is_put_back():
         assert numba.cuda is cuda and sys.modules["numba.cuda"] is cuda
     assert sys.modules.get("numba.cuda") is before
     assert getattr(numba, "cuda", None) is not cuda
+
+
+def test_show_source_writes_each_kernels_generated_code_and_reports_the_same(tmp_path, monkeypatch):
+    from warpscope.emulator.compiler.codegen import SOURCE_ENV
+
+    monkeypatch.setenv("WARPSCOPE_CACHE", str(tmp_path / "cache"))
+    plain = run_cli("emulate", str(DATA / "emulate_saxpy.py"), "--format", "json")
+    shown = run_cli(
+        "emulate",
+        str(DATA / "emulate_saxpy.py"),
+        "--format",
+        "json",
+        "--show-source",
+        str(tmp_path / "source"),
+    )
+    assert plain.returncode == shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout) == json.loads(plain.stdout)
+    written = sorted(p.name for p in (tmp_path / "source").glob("*.py"))
+    assert written == ["emulate_saxpy.gather.py", "emulate_saxpy.saxpy.py"]
+    text = (tmp_path / "source" / "emulate_saxpy.saxpy.py").read_text()
+    assert text.startswith("# saxpy in ") and "def body_0(run, frame, mask):" in text
+    assert SOURCE_ENV not in os.environ  # only for that run

@@ -150,3 +150,84 @@ def test_the_emulator_imports_without_numba_and_gives_numba_type_names_when_aske
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_global_access_repeated_by_whole_sectors_counts_what_counting_it_again_gives(monkeypatch):
+    """A loop's global accesses reuse their site's earlier counts where the addresses moved by
+    whole sectors under the same mask (``arrays._repeated``): every counter equals a run that
+    counts each access afresh, on patterns that repeat, move by part of a sector, or change."""
+    from warpscope.emulator import arrays, cuda
+    from warpscope.emulator.kernel import using
+
+    @cuda.jit
+    def walk(a, out, n, stride):
+        i = cuda.grid(1)
+        if i < n:
+            s = a[0] * 0
+            for k in range(20):
+                s += a[i * stride + k]  # moves by one element: 8 phases of a sector
+                s += a[i * stride + 8 * k]  # by a whole sector: the same counts each time
+                s += a[(i * (k % 3 + 1)) % n]  # another pattern every iteration, repeating
+                s += a[(i * stride + 8 * k) % n]  # by a whole sector but where it wraps
+            out[i] = s
+
+    reused = []
+    repeated = arrays._repeated
+    monkeypatch.setattr(arrays, "_repeated", lambda *a: reused.append(repeated(*a)) or reused[-1])
+
+    def counters(lanes: int) -> list[object]:
+        monkeypatch.setattr(arrays, "PATTERN_LANES", lanes)
+        got = []
+        for stride, n in ((1, 8192), (3, 8192), (1, 8000)):
+            a = np.arange(n * stride + 160, dtype=np.float32)
+            out = np.zeros(n, np.float32)
+            with using(Settings(timing=False)):
+                launch = walk[n // 256 + 1, 256](a, out, n, stride)
+            got.append((sorted((k, dataclasses.asdict(v)) for k, v in launch.counters.sites.items()), out))
+        return got
+
+    remembered = counters(4096)
+    assert sum(r is not None for r in reused) > 60  # most of the loop reused its counts
+    afresh = counters(1 << 40)
+    for (sites, out), (want_sites, want_out) in zip(remembered, afresh):
+        assert sites == want_sites and np.array_equal(out, want_out)
+    assert not arrays._PATTERNS  # forgotten at the launch's end
+
+
+def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
+    """``Trace.accesses`` on lists for a chunk of a few warps gives what its numpy path gives:
+    global (aligned or straddling sectors), local and shared, some lanes inactive, some warps
+    not sampled."""
+    from warpscope.emulator import memory
+    from warpscope.emulator.arrays import Allocation
+    from warpscope.emulator.simt import Mask, chunk_for
+    from warpscope.emulator.trace import Trace
+
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        warps = int(rng.integers(1, 5))
+        kind = str(rng.choice(["global", "local", "shared"]))
+        itemsize = int(rng.choice([1, 2, 4, 8, 16] + ([12, 64] if kind != "shared" else [])))
+        step = itemsize if trial % 4 else 1  # misaligned now and then
+        addresses = (1 << 20) + rng.integers(0, 64, size=warps * 32) * step
+        mask = Mask(rng.random(warps * 32) < 0.7)
+        array = type("A", (), {"alloc": Allocation(1, 1 << 20, 64 * 64)})()
+        block = int(rng.integers(0, 40))
+        got = []
+        for few in (memory.FEW_WARPS, 0):
+            monkeypatch.setattr(memory, "FEW_WARPS", few)
+            trace = Trace(40, warps, 132)  # 40 blocks of this chunk's warps: some not sampled
+            trace.start_chunk(chunk_for((40, 1, 1), (warps * 32, 1, 1), block, 1))
+            a = trace.accesses(kind, array, addresses, itemsize, mask, bool(trial % 2))
+            got.append((a, {k: (v[1].copy(), v[2].copy()) for k, v in trace.touched.items()}))
+        (few_access, few_touched), (many_access, many_touched) = got
+        assert (few_access is None) == (many_access is None)
+        if few_access is not None:
+            for name in ("units", "counts", "sectors"):
+                x, y = getattr(few_access, name), getattr(many_access, name)
+                assert (x is None) == (y is None) and (
+                    x is None or (x.dtype == y.dtype and np.array_equal(x, y))
+                )
+        assert few_touched.keys() == many_touched.keys()
+        for k in few_touched:
+            assert all(np.array_equal(x, y) for x, y in zip(few_touched[k], many_touched[k]))

@@ -97,6 +97,8 @@ def test_many_small_launches_load_the_model_once_the_reference_spent_as_long(mon
     assert not compiled.repaid()
     compiled.spent_in_reference(compiled.LOAD_S, compiled.RENT_MIN)
     assert compiled.repaid()
+    # loaded at the first launch the model times faster, not at a tiny one
+    assert not compiled.use_compiled(compiled.RENT_MIN - 1) and compiled.use_compiled(compiled.RENT_MIN)
 
 
 SCRIPT = """

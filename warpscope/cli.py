@@ -330,6 +330,13 @@ def emulate(
             help="Report shared-memory (and in-block global) races between barriers, as compute-sanitizer's racecheck.",
         ),
     ] = True,
+    show_source: Annotated[
+        Path | None,
+        typer.Option(
+            "--show-source",
+            help="Run kernels as generated Python source and write it to this folder, one file per kernel.",
+        ),
+    ] = None,
 ) -> None:
     """Run kernels on the SIMT emulator and report them like a profile (counters are source-level;
     durations and stalls come from the timing model)."""
@@ -356,11 +363,12 @@ def emulate(
     settings = Settings(
         arch=arch, registers=registers, budget=budget, timing=timing, policy=policy, racecheck=racecheck
     )
+    from warpscope.emulator.compiler.codegen import showing_source
     from warpscope.emulator.kernel import recording
 
     started = time.perf_counter()
     try:
-        with recording() as launches:
+        with showing_source(show_source), recording() as launches:
             profile = (
                 emulate_file(file, settings, _emulate_progress)
                 if file is not None

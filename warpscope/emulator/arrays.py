@@ -8,6 +8,7 @@ line the way Nsight Compute counts the SASS instruction (``memory``).
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -52,20 +53,25 @@ class ArrayRef:
             self._lead_flat = self.lead(None)[0] * int(np.prod(self.data.shape[1:]))
         return self._lead_flat if lanes is None else self._lead_flat[lanes]
 
+    _aligned: bool | None = None
+
     @property
     def naturally_aligned(self) -> bool:
         """Every element starts at a multiple of its size (numpy lays arrays out so; a record
         field or a view at a byte offset may not)."""
-        start = getattr(self, "base", getattr(self, "offset", 0))
-        return start % self.itemsize == 0 and all(s % self.itemsize == 0 for s in self.strides)
+        if self._aligned is None:
+            start = getattr(self, "base", getattr(self, "offset", 0))
+            self._aligned = start % self.itemsize == 0 and all(s % self.itemsize == 0 for s in self.strides)
+        return self._aligned
 
     def byte_offsets(self, index: tuple[Any, ...]) -> Any:
         """Byte offset of each lane's element from the array's start (64-bit: an int32 index
         times a stride must not wrap)."""
-        off: Any = 0
+        off: Any = None
         for i, stride in zip(index, self.strides):
-            off = off + _int64(i) * stride
-        return off
+            term = _int64(i) * stride
+            off = term if off is None else off + term
+        return 0 if off is None else off
 
     def derive(self, data: np.ndarray, name: str) -> ArrayRef:
         """A view of this array (a slice, a record field) as an array of the same memory."""
@@ -312,11 +318,17 @@ def checked_index(
     out = []
     bad_axes: list[tuple[int, Any]] = []  # (axis, its out-of-bounds lanes)
     for axis, (i, dim) in enumerate(zip(index, array.shape)):
-        if not np.issubdtype(np.asarray(i).dtype, np.integer):
+        kind = i.dtype.kind if isinstance(i, (np.ndarray, np.generic)) else np.asarray(i).dtype.kind
+        if kind not in "iu":
             raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
-        i = _int64(i)  # a uint8 index plus the dimension must not wrap
-        if np.ndim(i) and i.size and i.min() >= 0 and i.max() < dim:
-            pass  # every lane (active or not) in bounds: nothing to wrap or check
+        inside = False  # every lane (active or not) in bounds: nothing to wrap or check
+        if np.ndim(i) and i.size:
+            i, low, high = _index_range(i)  # int64: a uint8 index plus the dimension must not wrap
+            inside = low >= 0 and high < dim
+        else:
+            i = _int64(i)
+        if inside:
+            pass
         elif np.ndim(i):
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
@@ -342,6 +354,72 @@ def checked_index(
         axis = next(a for a, b in bad_axes if b[lane])
         raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
+
+
+#: per launch, the last index arrays seen (by identity, held weakly): the array, it as int64
+#: where it was not (else None), its smallest and largest value (a loop indexes with the same
+#: thread index every iteration)
+_RANGES: dict[int, tuple[Any, np.ndarray | None, int, int]] = {}
+#: per launch, the last sums of index arrays times weights (``weighted``), by the arrays'
+#: identity (held weakly: a sum is used only while its arrays live)
+_SUMS: dict[tuple[Any, ...], tuple[list[Any], np.ndarray]] = {}
+#: per launch, what shared accesses counted, by site and the remembered offsets they moved
+_SHIFTED: dict[tuple[Any, ...], tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]] = {}
+_KEPT = 4  # entries of each, at most (each may hold a chunk-sized array: memory kept live
+# slows every other allocation of a launch)
+
+
+def _index_range(i: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """``i`` as int64, its smallest and largest value; remembered for large arrays."""
+    hit = _RANGES.get(id(i))
+    if hit is not None and hit[0]() is i:
+        return i if hit[1] is None else hit[1], hit[2], hit[3]
+    wide = _int64(i)
+    low, high = int(wide.min()), int(wide.max())
+    if i.size >= PATTERN_LANES:
+        _keep(_RANGES, id(i), (weakref.ref(i), None if wide is i else wide, low, high))
+    return wide, low, high
+
+
+def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    memo[key] = value
+    if len(memo) > _KEPT:
+        del memo[next(iter(memo))]  # the oldest
+
+
+def weighted(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> Any:
+    """``start + sum(index[k] * weights[k])`` in int64 (exact in any order); see
+    ``_weighted_parts``. The result may be a remembered array, read-only."""
+    part, scalar, _ = _weighted_parts(index, weights, start)
+    if part is None:
+        return np.int64(scalar)
+    return part if scalar == 0 else part + scalar
+
+
+def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> tuple[Any, Any, bool]:
+    """(the per-lane arrays' terms summed, or None; ``start`` plus the scalar terms; whether
+    the sum is remembered): the sum is kept for large arrays, so where the same arrays come
+    again (``tile[ty, i]`` in a loop over ``i``) only the scalars are added."""
+    arrays = [(i, w) for i, w in zip(index, weights) if np.ndim(i)]
+    scalar: Any = start
+    for i, w in zip(index, weights):
+        if not np.ndim(i):
+            scalar = scalar + _int64(i) * w
+    if not arrays:
+        return None, scalar, False
+    key = tuple((id(i), w) for i, w in arrays)
+    hit = _SUMS.get(key)
+    if hit is not None and all(a() is i for a, (i, _) in zip(hit[0], arrays)):
+        return hit[1], scalar, True
+    part: Any = None
+    for i, w in arrays:
+        term = _int64(i) * w if w != 1 else _int64(i)
+        part = term if part is None else part + term
+    if part is arrays[0][0] or part.size < PATTERN_LANES:  # the index itself, or small
+        return part + 0, scalar, False
+    part.flags.writeable = False
+    _keep(_SUMS, key, ([weakref.ref(i) for i, _ in arrays], part))
+    return part, scalar, True
 
 
 def _just_past_end(array: ArrayRef, index: list[Any], faulted: np.ndarray) -> np.ndarray | None:
@@ -468,13 +546,12 @@ def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = No
     C-contiguous: one gather instead of numpy's slower fancy indexing on several axes."""
     if not data.flags.c_contiguous or (lead is None and len(index) < 2):
         return None
-    flat: Any = lead
-    step = 1
-    for i, dim in zip(reversed(index), reversed(data.shape[1:] if lead is not None else data.shape)):
-        term = i * step if step != 1 else i
-        flat = term if flat is None else flat + term
-        step *= dim
-    return np.asarray(flat, dtype=np.int64)
+    steps = [1]
+    for dim in reversed(data.shape[2 if lead is not None else 1 :]):
+        steps.append(steps[-1] * dim)
+    if lead is None:
+        return np.asarray(weighted(index, tuple(reversed(steps)), 0), dtype=np.int64)
+    return np.asarray(weighted((lead, *index), (1, *reversed(steps)), 0), dtype=np.int64)
 
 
 def store(
@@ -544,9 +621,14 @@ def _count(
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            addresses = array.byte_offsets(index) + array.base  # type: ignore[attr-defined]
-            rows = _rows(addresses, mask)
-            sectors, nbytes = memory.global_access(rows, array.itemsize, array.naturally_aligned)
+            addresses = weighted(index, array.strides, array.base)  # type: ignore[attr-defined]
+            aligned = array.naturally_aligned
+            key = (id(site), store, array.itemsize, aligned)
+            counted = _repeated(key, site, addresses, mask)
+            if counted is None:
+                counted = memory.global_access(_rows(addresses, mask), array.itemsize, aligned)
+                _remember(key, site, addresses, mask, counted)
+            sectors, nbytes = counted
         if store:
             site.global_store_requests += warps
             site.global_store_sectors += sectors
@@ -556,13 +638,23 @@ def _count(
             site.global_load_sectors += sectors
             site.global_load_bytes += nbytes
         return addresses
-    offsets = array.byte_offsets(index) + array.offset  # type: ignore[attr-defined]
+    part, scalar, kept = _weighted_parts(index, array.strides, array.offset)  # type: ignore[attr-defined]
+    offsets = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
         wavefronts = ideal = warps * max(1, -(-array.itemsize // memory.PHASE_BYTES))
     else:
         blocks = array.data.shape[0] if array.data.ndim else 1
-        wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize, blocks)
+        # the same remembered lanes' offsets under the same mask, moved by whole words: the
+        # banks rotate, and no bank gets more or fewer distinct words
+        moved = (id(site), store, array.itemsize, blocks, id(part), int(scalar) % memory.BANK_BYTES)
+        seen = _SHIFTED.get(moved) if kept else None
+        if seen is not None and seen[0] is site and seen[1] is part and seen[2] is mask.arr:
+            wavefronts, ideal = seen[3]
+        else:
+            wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize, blocks)
+            if kept:
+                _keep(_SHIFTED, moved, (site, part, mask.arr, (wavefronts, ideal)))
     if store:
         site.shared_store_requests += warps
         site.shared_store_wavefronts += wavefronts
@@ -572,6 +664,57 @@ def _count(
         site.shared_load_wavefronts += wavefronts
         site.shared_load_ideal_wavefronts += ideal
     return offsets
+
+
+#: accesses of at least this many lanes are remembered by ``_remember`` (below it, counting
+#: costs less than comparing)
+PATTERN_LANES = 4096
+#: per (site, load or store, element size, alignment): by the first lane's address modulo a
+#: sector, the last such access's mask, addresses relative to that lane, and what it counted
+_PATTERNS: dict[tuple[Any, ...], dict[int, tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]]] = {}
+_VISITS: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}  # per key: the last access's site and mask
+
+
+def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask) -> tuple[int, int] | None:
+    """The (sectors, bytes) an earlier global access at the same site counted, where this
+    one's active lanes are the same (the same mask object) and its addresses are that
+    access's moved by whole sectors, which changes neither count: a loop stepping through an
+    array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
+    fraction of sorting. None: count it."""
+    if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
+        return None
+    seen = _PATTERNS.get(key)
+    if seen is None:
+        return None
+    first = int(addresses[0])
+    hit = seen.get(first % memory.SECTOR_BYTES)
+    if hit is None or hit[0] is not site or hit[1] is not mask.arr:
+        return None
+    if not np.array_equal(addresses - first, hit[2]):
+        return None
+    return hit[3]
+
+
+def _remember(
+    key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask, counted: tuple[int, int]
+) -> None:
+    if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
+        return
+    last = _VISITS.get(key)
+    _VISITS[key] = (site, mask.arr)
+    if last is None or last[0] is not site or last[1] is not mask.arr:
+        return  # kept from the site's second access under one mask on (a loop), not before
+    first = int(addresses[0])
+    _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (site, mask.arr, addresses - first, counted)
+
+
+def forget_patterns() -> None:
+    """Drop what accesses remembered (a launch's end: its sites, masks and indices are gone)."""
+    _PATTERNS.clear()
+    _VISITS.clear()
+    _RANGES.clear()
+    _SUMS.clear()
+    _SHIFTED.clear()
 
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:

@@ -4,8 +4,7 @@
 H100): most of a minute and more on a small machine, for a result that depends only on
 warpscope's code, the settings and the scale. So the result is saved in the user's cache
 under a key made of exactly those, and a later demo loads it in a fraction of a second;
-any change to warpscope's code makes a new key. ``WARPSCOPE_CACHE`` overrides the folder
-(default ``$XDG_CACHE_HOME/warpscope``, else ``~/.cache/warpscope``).
+any change to warpscope's code makes a new key. The folder is ``cachedir.cache_dir()``.
 """
 
 from __future__ import annotations
@@ -15,19 +14,13 @@ import hashlib
 import os
 from pathlib import Path
 
+from warpscope.emulator.cachedir import cache_dir
 from warpscope.emulator.errors import EmulatorError
 from warpscope.emulator.kernel import Settings
 from warpscope.emulator.runner import Progress, emulate_workload
 from warpscope.model.profile import Profile
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # warpscope/
-
-
-def cache_dir() -> Path:
-    if folder := os.environ.get("WARPSCOPE_CACHE"):
-        return Path(folder)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "warpscope"
 
 
 def cached_workload(

@@ -76,7 +76,12 @@ def run_expr(node: Node) -> Expr:
     """A closure for a node, constants included."""
     if isinstance(node, Const):
         value = node.value
-        return lambda run, frame, mask: value
+
+        def constant(run: Run, frame: Frame, mask: Mask) -> Any:
+            return value
+
+        constant.gen = lambda g: g.ref(value)  # type: ignore[attr-defined]  # compiler.codegen
+        return constant
     return node
 
 
@@ -140,17 +145,32 @@ def at_line(line: int, fn: Expr, construct: str | ast.AST = "", file: str = "") 
             return fn(run, frame, mask)
         except EmulatorError:
             raise
-        except arrays.OutOfBounds as e:
-            raise run.out_of_bounds(line, e) from None
-        except KernelMistake as e:
-            raise run.fault(line, f"{e.kind}: {e}", mask) from None
-        except NotEmulated as e:
-            raise UnsupportedError(file or run.file, line, f"in {run.kernel}: {e}") from None
         except Exception as e:
-            text = construct if isinstance(construct, str) else described(construct)
-            raise InternalError(file or run.file, line, text or "this line", e) from e
+            raise fault_at(run, mask, e, line, construct, file)  # noqa: B904 (fault_at chains it)
 
+    at_line.inner = fn  # type: ignore[attr-defined]  # what generated code runs under its own guard
+    at_line.at = (line, construct, file)  # type: ignore[attr-defined]
     return at_line
+
+
+def fault_at(
+    run: Run, mask: Mask, e: Exception, line: int, construct: str | ast.AST = "", file: str = ""
+) -> BaseException:
+    """The error ``at_line`` raises for ``e`` (not an ``EmulatorError``), chained as it chains
+    it; generated code (``compiler.codegen``) raises the same for the statement it was at."""
+    if isinstance(e, arrays.OutOfBounds):
+        error: BaseException = run.out_of_bounds(line, e)
+    elif isinstance(e, KernelMistake):
+        error = run.fault(line, f"{e.kind}: {e}", mask)
+    elif isinstance(e, NotEmulated):
+        error = UnsupportedError(file or run.file, line, f"in {run.kernel}: {e}")
+    else:
+        text = construct if isinstance(construct, str) else described(construct)
+        error = InternalError(file or run.file, line, text or "this line", e)
+    # as ``raise error from e`` for warpscope's own error, ``from None`` for the kernel's
+    error.__cause__ = e if isinstance(error, InternalError) else None
+    error.__suppress_context__ = True
+    return error
 
 
 def described(node: ast.AST) -> str:

@@ -216,7 +216,10 @@ class Kernel(JitFunction):
         dynamic_shared: int = 0,
     ) -> Launch:
         with _collector_paused():
-            return self._launch(grid, block, args, dynamic_shared)
+            try:
+                return self._launch(grid, block, args, dynamic_shared)
+            finally:
+                arrays.forget_patterns()
 
     def _launch(
         self,

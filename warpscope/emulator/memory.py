@@ -18,7 +18,7 @@ import numpy as np
 
 WARP = 32
 SECTOR_BYTES = 32
-_SECTOR_SHIFT = SECTOR_BYTES.bit_length() - 1  # address >> this = its sector
+SECTOR_SHIFT = SECTOR_BYTES.bit_length() - 1  # address >> this = its sector
 BANKS = 32
 BANK_BYTES = 4
 PHASE_BYTES = BANKS * BANK_BYTES  # one shared wavefront serves 128 bytes
@@ -38,10 +38,31 @@ def global_access(addresses: np.ndarray, itemsize: int, aligned: bool = False) -
         return 0, 0
     if itemsize > SECTOR_BYTES or SECTOR_BYTES % itemsize:
         return global_sectors(addresses, itemsize), unique_bytes(addresses, itemsize)
+    if addresses.shape[0] <= FEW_WARPS:
+        counted = _few_global(addresses.tolist(), itemsize, aligned)
+        if counted is not None:
+            return counted
     ordered = np.sort(addresses, axis=1)
     if not aligned and np.any((ordered >= 0) & (ordered % itemsize != 0)):
         return global_sectors(addresses, itemsize), unique_bytes(addresses, itemsize)
-    return _distinct_sorted(ordered >> _SECTOR_SHIFT), _distinct_sorted(ordered) * itemsize
+    return _distinct_sorted(ordered >> SECTOR_SHIFT), _distinct_sorted(ordered) * itemsize
+
+
+#: up to this many warps, counting in Python sets costs less than numpy's calls
+FEW_WARPS = 2
+
+
+def _few_global(rows: list[list[int]], itemsize: int, aligned: bool) -> tuple[int, int] | None:
+    """``global_access`` of a few warps' addresses, as lists; None where an element may
+    straddle a sector (misaligned)."""
+    sectors = elements = 0
+    for row in rows:
+        named = {a for a in row if a >= 0}
+        if not aligned and any(a % itemsize for a in named):
+            return None
+        elements += len(named)
+        sectors += len({a >> SECTOR_SHIFT for a in named})
+    return sectors, elements * itemsize
 
 
 def unique_bytes(addresses: np.ndarray, itemsize: int) -> int:
@@ -100,6 +121,14 @@ def wavefronts_per_warp(offsets: np.ndarray, itemsize: int) -> np.ndarray:
 
 def _busiest_bank(words: np.ndarray) -> np.ndarray:
     """Per row, the largest number of distinct words any one bank is asked for."""
+    if words.shape[0] <= FEW_WARPS:
+        busiest = []
+        for row in words.tolist():
+            per_bank = [0] * BANKS
+            for w in {w for w in row if w >= 0}:
+                per_bank[w % BANKS] += 1
+            busiest.append(max(per_bank))
+        return np.array(busiest, dtype=np.int64)
     words = np.sort(words, axis=1)
     valid = words >= 0
     first = valid.copy()

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator.arrays import LocalArray, SharedArray
+from warpscope.emulator.arrays import LocalArray, SharedArray, weighted
 from warpscope.emulator.errors import KernelFault
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.race import RaceCheck
@@ -172,14 +172,13 @@ class Run:
         trace = self.trace
         if trace is None or array.kind == "const" or (array.kind != "global" and not trace.sampling):
             return None
-        offsets = array.byte_offsets(index)
         if array.kind == "global":
-            addresses = offsets + array.base
+            addresses = weighted(index, array.strides, array.base)
         elif array.kind == "shared":
-            addresses = offsets + array.offset
+            addresses = weighted(index, array.strides, array.offset)
         else:  # local memory is interleaved: element i of the 32 lanes is one 128-byte row
             size = array.itemsize
-            addresses = offsets // size * (WARP * size) + self.chunk.lane_id * size
+            addresses = weighted(index, array.strides, 0) // size * (WARP * size) + self.chunk.lane_id * size
         return trace.accesses(array.kind, array, addresses, array.itemsize, mask, store)
 
     def check_budget(self, line: int, mask: Mask) -> None:

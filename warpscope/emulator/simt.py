@@ -19,7 +19,7 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 class Mask:
     """The lanes executing an instruction; warp and thread counts computed once per mask."""
 
-    __slots__ = ("_selects", "_threads", "_warp_any", "_warps", "arr")
+    __slots__ = ("_selects", "_threads", "_warp_any", "_warps", "arr", "traced")
 
     def __init__(self, arr: np.ndarray) -> None:
         self.arr = arr
@@ -27,6 +27,8 @@ class Mask:
         self._warps = -1
         self._threads = -1
         self._selects: dict[int, np.ndarray] = {}
+        # the trace's sampled warps active here, for the chunk's selection (``Trace.record``)
+        self.traced: tuple[np.ndarray, np.ndarray] | None = None
 
     def select(self, itemsize: int) -> np.ndarray:
         """All-ones bits on active lanes, zeros elsewhere, as unsigned integers of ``itemsize``

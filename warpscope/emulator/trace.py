@@ -142,7 +142,12 @@ class Trace:
         """Append an instruction to the streams of the sampled warps active in ``mask``."""
         if self._sel is None:
             return
-        ids = self._ids[mask.warp_any[self._sel]]  # type: ignore[index]
+        known = mask.traced  # the same mask recorded before in this chunk: the same warps
+        if known is not None and known[0] is self._sel:
+            ids = known[1]
+        else:
+            ids = self._ids[mask.warp_any[self._sel]]  # type: ignore[index]
+            mask.traced = (self._sel, ids)
         if ids.size:
             self._ids_of.append(ids)
             self._inst_of.append(inst.id)
@@ -215,16 +220,24 @@ class Trace:
         )
         put(self._inst_of)
         put(self._op_of)
+        # every event's warps, then what each access touched, end to end, with the lengths
+        # (and which parts each access has) that cut them apart again
+        kinds: list[int] = []
+        parts: list[Any] = []
+        lengths: list[int] = []
         for ids, a in zip(self._ids_of, self._acc_of):
-            put(ids)
+            parts.append(ids)
+            lengths.append(ids.size)
             if a is None:
-                h.update(b"n")
+                kinds.append(0)
                 continue
-            h.update(b"a" if a.counts is None or a.sectors is None else b"s")
-            put(a.units)
-            if a.counts is not None and a.sectors is not None:
-                put(a.counts)
-                put(a.sectors)
+            pieces = [a.units] if a.counts is None or a.sectors is None else [a.units, a.counts, a.sectors]
+            kinds.append(len(pieces))
+            parts += pieces
+            lengths += [p.size for p in pieces]
+        put(kinds)
+        put(lengths)
+        put(np.concatenate(parts) if parts else [])
         return h.digest()
 
     def accesses(
@@ -232,6 +245,8 @@ class Trace:
     ) -> Accesses | None:
         """What each active sampled warp's access touched, in ``record``'s order; marks the
         grid's touched sectors for global arrays (every chunk, sampled or not)."""
+        if mask.arr.size <= memory.FEW_WARPS * WARP:
+            return self._few_accesses(kind, array, byte_addresses, itemsize, mask, store)
         if kind == "global":
             self._mark(array, byte_addresses, mask, store)
         if self._sel is None or kind == "const":
@@ -244,14 +259,44 @@ class Trace:
             return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
         return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
 
+    def _few_accesses(
+        self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
+    ) -> Accesses | None:
+        """``accesses`` of a chunk of a few warps, on lists (numpy's calls cost more there)."""
+        lanes = mask.arr.tolist()
+        addresses = np.broadcast_to(byte_addresses, mask.arr.shape).tolist()
+        if kind == "global":
+            touched = [a for a, on in zip(addresses, lanes) if on]
+            self._mark_sectors(array, np.array(touched, dtype=np.int64), store)
+        if self._sel is None or kind == "const":
+            return None
+        rows = []
+        for w in self._sel.tolist():
+            on = lanes[w * WARP : (w + 1) * WARP]
+            if any(on):
+                rows.append([a if o else -1 for a, o in zip(addresses[w * WARP : (w + 1) * WARP], on)])
+        table = np.array(rows, np.int64).reshape(-1, WARP)
+        if kind == "shared":
+            return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
+        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
+        if within and not any(a % itemsize for row in rows for a in row if a >= 0):  # none straddles
+            sectors = [[a >> memory.SECTOR_SHIFT if a >= 0 else -1 for a in row] for row in rows]
+            return _few_per_warp(sectors, kind == "global")
+        return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
+
     def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
+        if mask.threads == mask.arr.size and np.shape(byte_addresses) == mask.arr.shape:
+            self._mark_sectors(array, byte_addresses, store)  # every lane: none to pick out
+        else:
+            self._mark_sectors(array, np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr], store)
+
+    def _mark_sectors(self, array: Any, addr: np.ndarray, store: bool) -> None:
         alloc = array.alloc  # views (slices, record fields) mark their allocation's sectors
         entry = self.touched.get(alloc.key)
         if entry is None:
             n = alloc.nbytes // memory.SECTOR_BYTES + 2
             entry = self.touched[alloc.key] = (array, np.zeros(n, bool), np.zeros(n, bool))
-        addr = np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr]
-        entry[2 if store else 1][(addr - alloc.base) // memory.SECTOR_BYTES] = True
+        entry[2 if store else 1][(addr - alloc.base) >> memory.SECTOR_SHIFT] = True
 
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
@@ -262,6 +307,8 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     """Each row's distinct sector ids (sorted, -1 = inactive dropped) and distinct 128-byte
     lines, for all rows at once: one sort of the whole (warps, lanes) array instead of a
     ``np.unique`` per warp."""
+    if sectors.shape[0] <= memory.FEW_WARPS:
+        return _few_per_warp(sectors.tolist(), keep_ids)
     ordered = np.sort(sectors, axis=1)
     valid = ordered >= 0
     new = valid.copy()
@@ -273,3 +320,13 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     if not keep_ids:
         return Accesses(lines)
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
+
+
+def _few_per_warp(rows: list[list[int]], keep_ids: bool) -> Accesses:
+    """``_per_warp`` of a few warps' sector ids, as lists (numpy's calls cost more)."""
+    distinct = [sorted({s for s in row if s >= 0}) for row in rows]
+    lines = np.array([len({s // LINE_SECTORS for s in d}) for d in distinct], dtype=np.int64)
+    if not keep_ids:
+        return Accesses(lines)
+    counts = np.array([len(d) for d in distinct], dtype=np.int64)
+    return Accesses(lines, counts, np.array([s for d in distinct for s in d], dtype=np.int64))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import weakref
 
+from warpscope.emulator.compiler import codegen
 from warpscope.emulator.compiler.loops import Loops
 from warpscope.emulator.ir import Function
 
@@ -31,6 +32,8 @@ class Compiler(Loops):
             p: t for p, t in zip(params, self.arg_types) if p not in assigned and t is not None
         }
         body = self.block(tree.body)
+        if codegen.enabled():
+            body = [codegen.generate(self.src.name, self.file, body)]
         return Function(
             self.src.name,
             self.file,

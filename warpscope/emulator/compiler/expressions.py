@@ -15,6 +15,7 @@ import numpy as np
 from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
 from warpscope.emulator.compiler import reductions
 from warpscope.emulator.compiler.base import CompilerBase
+from warpscope.emulator.compiler.codegen import Gen, gen_of
 from warpscope.emulator.compiler.ops import LOAD_OP, STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import Dim3Index, Namespace
 from warpscope.emulator.errors import KernelMistake, UsedBeforeAssigned
@@ -59,14 +60,20 @@ class Expressions(CompilerBase):
         if name in self.constants:
             return Const(self.constants[name])
         if name in self.locals:
+            unset = f"'{name}' is used before it is assigned"
 
             def get(run: Run, frame: Frame, mask: Mask) -> Any:
                 try:
                     return frame.vars[name]
                 except KeyError:
-                    raise UsedBeforeAssigned(f"'{name}' is used before it is assigned") from None
+                    raise UsedBeforeAssigned(unset) from None
 
-            return with_deps(get, {self.var(name)})
+            def gen(g: Gen) -> str:
+                t = g.temp()
+                g.line(f"{t} = frame.vars[{name!r}] if {name!r} in frame.vars else _unset({name!r})")
+                return t
+
+            return with_deps(gen_of(get, gen), {self.var(name)})
         if name in self.env:
             return _lane_id_or(Const(self.global_value(node, name, self.env[name])))
         if hasattr(builtins, name):
@@ -151,13 +158,13 @@ class Expressions(CompilerBase):
         flop = isinstance(node.op, FLOP_OPS)
 
         def binop(run: Run, frame: Frame, mask: Mask) -> Any:
-            v = op(lf(run, frame, mask), rf(run, frame, mask))
-            run.issue(inst, mask, arith_op(v, divide))
-            if flop:
-                run.count_flop(inst, mask, v)
-            return v
+            return binary_value(run, mask, inst, op, divide, flop, lf(run, frame, mask), rf(run, frame, mask))
 
-        return with_deps(binop, {inst.dst})
+        def gen(g: Gen) -> str:
+            a, b = g.expr(left), g.expr(right)
+            return g.call(binary_value, inst, op, divide, flop, a=a, b=b)
+
+        return with_deps(gen_of(binop, gen), {inst.dst})
 
     def product(self, node: ast.BinOp) -> Node:
         """``a * b`` as a closure returning (a, b, the product's dtype): the add it feeds
@@ -170,12 +177,13 @@ class Expressions(CompilerBase):
         inst = self.inst(node, None, deps(a) | deps(b))
 
         def product(run: Run, frame: Frame, mask: Mask) -> Any:
-            p = Product(af(run, frame, mask), bf(run, frame, mask))
-            run.issue(inst, mask, arith_op(p, False))
-            run.count_flop(inst, mask, p)
-            return p
+            return product_value(run, mask, inst, af(run, frame, mask), bf(run, frame, mask))
 
-        return with_deps(product, {inst.dst})
+        def gen(g: Gen) -> str:
+            x, y = g.expr(a), g.expr(b)
+            return g.call(product_value, inst, a=x, b=y)
+
+        return with_deps(gen_of(product, gen), {inst.dst})
 
     def multiply_add(self, node: ast.BinOp, op: Callable[[Any, Any], Any]) -> Node:
         """``a * b ± c`` and ``c ± a * b``: one rounding where both are of one float type, as
@@ -194,19 +202,13 @@ class Expressions(CompilerBase):
 
         def multiply_add(run: Run, frame: Frame, mask: Mask) -> Any:
             lv, rv = lf(run, frame, mask), rf(run, frame, mask)
-            p, c = (lv, rv) if product_left else (rv, lv)
-            if fma.contracts(p.dtype, c):
-                if product_left:
-                    v = fma.fused(p.a, p.b, -c if subtract else c, p.dtype)
-                else:
-                    v = fma.fused(-p.a if subtract else p.a, p.b, c, p.dtype)
-            else:
-                v = op(p.rounded(), c) if product_left else op(c, p.rounded())
-            run.issue(inst, mask, arith_op(v, False))
-            run.count_flop(inst, mask, v)
-            return v
+            return multiply_add_value(run, mask, inst, op, product_left, subtract, lv, rv)
 
-        return with_deps(multiply_add, {inst.dst})
+        def gen(g: Gen) -> str:
+            lv, rv = g.expr(left), g.expr(right)
+            return g.call(multiply_add_value, inst, op, product_left, subtract, a=lv, b=rv)
+
+        return with_deps(gen_of(multiply_add, gen), {inst.dst})
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Node:
         op = numba_unary(type(node.op), UNARY[type(node.op)])
@@ -216,11 +218,12 @@ class Expressions(CompilerBase):
         inst = self.inst(node, None, deps(operand))
 
         def unop(run: Run, frame: Frame, mask: Mask) -> Any:
-            v = op(operand(run, frame, mask))
-            run.issue(inst, mask, arith_op(v, False))
-            return v
+            return unary_value(run, mask, inst, op, operand(run, frame, mask))
 
-        return with_deps(unop, {inst.dst})
+        def gen(g: Gen) -> str:
+            return g.call(unary_value, inst, op, a=g.expr(operand))
+
+        return with_deps(gen_of(unop, gen), {inst.dst})
 
     def expr_Compare(self, node: ast.Compare) -> Node:
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
@@ -239,14 +242,13 @@ class Expressions(CompilerBase):
         inst = self.inst(node, Op.ALU, frozenset().union(*(deps(p) for p in parts)), n=len(ops))
 
         def compare(run: Run, frame: Frame, mask: Mask) -> Any:
-            vals = [f(run, frame, mask) for f in fns]
-            result = ops[0](vals[0], vals[1])
-            for op, a, b in zip(ops[1:], vals[1:], vals[2:]):
-                result = result & op(a, b)
-            run.issue(inst, mask)
-            return result
+            return compare_value(run, mask, inst, ops, [f(run, frame, mask) for f in fns])
 
-        return with_deps(compare, {inst.dst})
+        def gen(g: Gen) -> str:
+            vals = ", ".join(g.expr(p) for p in parts)
+            return g.call(compare_value, inst, ops, a=f"[{vals}]")
+
+        return with_deps(gen_of(compare, gen), {inst.dst})
 
     def identity(self, node: ast.Compare) -> Node:
         """``x is None`` / ``x is not None``: numba decides it from the types when it compiles
@@ -312,7 +314,7 @@ class Expressions(CompilerBase):
             return Const(tuple(p.value for p in parts))
         fns = [run_expr(p) for p in parts]
         return with_deps(
-            lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns),
+            gen_of(lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns), _tuple_gen(parts)),
             frozenset().union(*(deps(p) for p in parts)),
         )
 
@@ -330,7 +332,14 @@ class Expressions(CompilerBase):
         def subscript(run: Run, frame: Frame, mask: Mask) -> Any:
             return load_element(run, mask, basef(run, frame, mask), index(run, frame, mask), line, load)
 
-        return with_deps(subscript, {load.dst})
+        def gen(g: Gen) -> str:
+            b = g.expr(base)
+            i = g.expr(index)
+            t = g.temp()
+            g.line(f"{t} = {g.ref(load_element)}(run, mask, {b}, {i}, {line}, {g.ref(load)})")
+            return t
+
+        return with_deps(gen_of(subscript, gen), {load.dst})
 
     def slice_view(self, node: ast.Subscript, base: Node, parts: list[ast.expr]) -> Node:
         """``a[lo:hi:step]``, ``m[i, :]``: a view of the array (numba's array slicing); where
@@ -359,8 +368,8 @@ class Expressions(CompilerBase):
     def index(self, node: ast.expr) -> Expr:
         parts = node.elts if isinstance(node, ast.Tuple) else [node]
         if len(parts) == 1 and isinstance(parts[0], ast.Constant) and isinstance(parts[0].value, str):
-            field = parts[0].value  # a record's field by name: rec["x"]
-            return lambda run, frame, mask: (field,)
+            field = (parts[0].value,)  # a record's field by name: rec["x"]
+            return gen_of(lambda run, frame, mask: field, lambda g: g.ref(field))
         nodes = [self.expr(p) for p in parts]
         fns = [run_expr(p) for p in nodes]
         if len(fns) == 1:  # one value: a number, or a tuple of them (``a[gid]``, gid = cuda.grid(2))
@@ -370,9 +379,15 @@ class Expressions(CompilerBase):
                 v = one(run, frame, mask)
                 return v if isinstance(v, tuple) else (v,)
 
-            return with_deps(single, deps(nodes[0]))
+            def gen(g: Gen) -> str:
+                v = g.expr(nodes[0])
+                t = g.temp()
+                g.line(f"{t} = {v} if isinstance({v}, tuple) else ({v},)")
+                return t
+
+            return with_deps(gen_of(single, gen), deps(nodes[0]))
         return with_deps(
-            lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns),
+            gen_of(lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns), _tuple_gen(nodes)),
             frozenset().union(*(deps(p) for p in nodes)),
         )
 
@@ -607,6 +622,66 @@ class Product:
 
     def rounded(self) -> Any:
         return MULTIPLY(self.a, self.b) if self._value is None else self._value
+
+
+def binary_value(run: Run, mask: Mask, inst: Any, op: Any, divide: bool, flop: bool, a: Any, b: Any) -> Any:
+    """``a op b`` for the active lanes, issued (and its flops counted)."""
+    v = op(a, b)
+    run.issue(inst, mask, arith_op(v, divide))
+    if flop:
+        run.count_flop(inst, mask, v)
+    return v
+
+
+def product_value(run: Run, mask: Mask, inst: Any, a: Any, b: Any) -> Product:
+    """``a * b`` left for the add it feeds (``Product``), issued and counted as a multiply."""
+    p = Product(a, b)
+    run.issue(inst, mask, arith_op(p, False))
+    run.count_flop(inst, mask, p)
+    return p
+
+
+def multiply_add_value(
+    run: Run, mask: Mask, inst: Any, op: Any, product_left: bool, subtract: bool, lv: Any, rv: Any
+) -> Any:
+    """``a * b ± c`` or ``c ± a * b`` (the product's side a ``Product``), fused where both are
+    of one float type (``fma``), issued and counted."""
+    p, c = (lv, rv) if product_left else (rv, lv)
+    if fma.contracts(p.dtype, c):
+        if product_left:
+            v = fma.fused(p.a, p.b, -c if subtract else c, p.dtype)
+        else:
+            v = fma.fused(-p.a if subtract else p.a, p.b, c, p.dtype)
+    else:
+        v = op(p.rounded(), c) if product_left else op(c, p.rounded())
+    run.issue(inst, mask, arith_op(v, False))
+    run.count_flop(inst, mask, v)
+    return v
+
+
+def unary_value(run: Run, mask: Mask, inst: Any, op: Any, a: Any) -> Any:
+    v = op(a)
+    run.issue(inst, mask, arith_op(v, False))
+    return v
+
+
+def compare_value(run: Run, mask: Mask, inst: Any, ops: list[Any], vals: list[Any]) -> Any:
+    """A chained comparison (``a < b <= c``): every pair's result and-ed, one issue."""
+    result = ops[0](vals[0], vals[1])
+    for op, a, b in zip(ops[1:], vals[1:], vals[2:]):
+        result = result & op(a, b)
+    run.issue(inst, mask)
+    return result
+
+
+def _tuple_gen(parts: list[Any]) -> Any:
+    def gen(g: Gen) -> str:
+        items = [g.expr(p) for p in parts]
+        t = g.temp()
+        g.line(f"{t} = ({', '.join(items)},)" if items else f"{t} = ()")
+        return t
+
+    return gen
 
 
 def is_product(node: ast.expr) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays
+from warpscope.emulator.compiler.codegen import Gen, gen_of
 from warpscope.emulator.compiler.expressions import load_element
 from warpscope.emulator.compiler.statements import Statements
 from warpscope.emulator.errors import KernelMistake, NotEmulated
@@ -45,29 +46,24 @@ class Loops(Statements):
         body = self.block(node.body)
         orelse = self.block(node.orelse)
 
+        insts = (first, test_inst, step_inst)
+
         def run_for(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             values = [b(run, frame, mask) for b in bounds]
-            start, stop = (np.int64(0), values[0]) if len(values) == 1 else (values[0], values[1])
-            step = values[2] if len(values) == 3 else np.int64(1)
-            counter = [start]
-            up = not np.ndim(step) and step > 0
-            run.issue(first, mask)  # the counter's first value
+            return range_loop(run, frame, mask, values, insts, target, body, orelse)
 
-            def test(live: Mask) -> Any:
-                c = counter[0]
-                if up:
-                    return c < stop
-                return np.where(step > 0, c < stop, c > stop) if np.ndim(step) else c > stop
+        def gen(g: Gen) -> None:
+            values = ", ".join([g.guarded(b) for b in bounds])
+            g.line("_at = 0")
+            blocks = [g.block(body, "loop")] + ([g.block(orelse, "loop_else")] if orelse else [])
+            g.line(
+                f"mask = {g.ref(range_loop)}(run, frame, mask, [{values}], {g.ref(insts)}, {g.ref(target)}, "
+                f"[{blocks[0]}], [{', '.join(blocks[1:])}])"
+            )
+            g.line("if mask is None:")
+            g.line("    return None")
 
-            def enter(live: Mask) -> None:
-                target(run, frame, live, counter[0])
-
-            def advance() -> None:
-                counter[0] = counter[0] + step
-
-            return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst, orelse)
-
-        return run_for
+        return gen_of(run_for, gen)
 
     def for_each(self, node: ast.For, line: int) -> Stmt:
         """``for x in t`` over a tuple, an array (its rows or elements, each read from memory),
@@ -169,20 +165,18 @@ class Loops(Statements):
         orelse = self.block(node.orelse)
 
         def run_while(run: Run, frame: Frame, mask: Mask) -> Mask | None:
-            return run_loop(
-                run,
-                frame,
-                mask,
-                body,
-                lambda live: test(run, frame, live),
-                lambda live: None,
-                lambda: None,
-                test_inst,
-                None,
-                orelse,
-            )
+            return while_loop(run, frame, mask, test, test_inst, body, orelse)
 
-        return run_while
+        def gen(g: Gen) -> None:
+            blocks = [g.block(body, "loop")] + ([g.block(orelse, "loop_else")] if orelse else [])
+            g.line(
+                f"mask = {g.ref(while_loop)}(run, frame, mask, {g.ref(test)}, {g.ref(test_inst)}, "
+                f"[{blocks[0]}], [{', '.join(blocks[1:])}])"
+            )
+            g.line("if mask is None:")
+            g.line("    return None")
+
+        return gen_of(run_while, gen)
 
     def stmt_Break(self, node: ast.Break) -> Stmt:
         def run_break(run: Run, frame: Frame, mask: Mask) -> Mask | None:
@@ -199,6 +193,58 @@ class Loops(Statements):
             return None
 
         return run_continue
+
+
+def range_loop(
+    run: Run,
+    frame: Frame,
+    mask: Mask,
+    values: list[Any],
+    insts: tuple[Inst, Inst, Inst],
+    target: Callable[[Run, Frame, Mask, Any], None],
+    body: list[Stmt],
+    orelse: list[Stmt],
+) -> Mask | None:
+    """``for name in range(*values)``: the counter set (``insts``: its first value, the loop
+    test, the step), then ``run_loop``."""
+    first, test_inst, step_inst = insts
+    start, stop = (np.int64(0), values[0]) if len(values) == 1 else (values[0], values[1])
+    step = values[2] if len(values) == 3 else np.int64(1)
+    counter = [start]
+    up = not np.ndim(step) and step > 0
+    run.issue(first, mask)  # the counter's first value
+
+    def test(live: Mask) -> Any:
+        c = counter[0]
+        if up:
+            return c < stop
+        return np.where(step > 0, c < stop, c > stop) if np.ndim(step) else c > stop
+
+    def enter(live: Mask) -> None:
+        target(run, frame, live, counter[0])
+
+    def advance() -> None:
+        counter[0] = counter[0] + step
+
+    return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst, orelse)
+
+
+def while_loop(
+    run: Run, frame: Frame, mask: Mask, test: Any, test_inst: Inst, body: list[Stmt], orelse: list[Stmt]
+) -> Mask | None:
+    """``while test:``, ``run_loop`` with nothing to set or step."""
+    return run_loop(
+        run,
+        frame,
+        mask,
+        body,
+        lambda live: test(run, frame, live),
+        lambda live: None,
+        lambda: None,
+        test_inst,
+        None,
+        orelse,
+    )
 
 
 def run_loop(

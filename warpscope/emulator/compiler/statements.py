@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 from collections import ChainMap
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays, fma
+from warpscope.emulator.compiler.codegen import Gen, gen_of
 from warpscope.emulator.compiler.expressions import BINARY, FLOP_OPS, Expressions, is_product
 from warpscope.emulator.compiler.ops import STORE_OP, arith_op, memory_op
 from warpscope.emulator.device_api import GridGroup
@@ -38,12 +40,12 @@ class Statements(Expressions):
             value(run, frame, mask)
             return mask
 
-        return run_expr_stmt
+        return gen_of(run_expr_stmt, lambda g: g.expr(value))
 
     def stmt_Assert(self, node: ast.Assert) -> Stmt:
         """numba-cuda checks ``assert`` only in a kernel compiled with ``debug=True`` and
         ``opt=False``; otherwise it compiles to nothing, as here."""
-        return lambda run, frame, mask: mask
+        return nothing()
 
     def stmt_Assign(self, node: ast.Assign) -> Stmt:
         if isinstance(node.value, ast.Call) and isinstance(node.targets[0], ast.Name):
@@ -61,7 +63,7 @@ class Statements(Expressions):
             # g = cuda.cg.this_grid(), f = cuda.const.array_like(F): the name stands for the
             # object itself, so g.sync() and f.size are known when the kernel is compiled
             self.constants[target.id] = value_node.value
-            return lambda run, frame, mask: mask
+            return nothing()
         if isinstance(value_node, Const) or isinstance(node.value, ast.Name):
             move = self.inst(node, Op.ALU, deps(value_node))  # a register move (or an immediate)
             targets = [self.target(t, frozenset({move.dst})) for t in node.targets]
@@ -73,7 +75,13 @@ class Statements(Expressions):
                     t(run, frame, mask, v)
                 return mask
 
-            return run_move
+            def gen_move(g: Gen) -> None:
+                g.line(f"run.issue({g.ref(move)}, mask)")
+                v = g.expr(value_node)
+                for t in targets:
+                    g.target(t, v)
+
+            return gen_of(run_move, gen_move)
         targets = [self.target(t, deps(value_node)) for t in node.targets]
 
         def run_assign(run: Run, frame: Frame, mask: Mask) -> Mask | None:
@@ -82,11 +90,16 @@ class Statements(Expressions):
                 t(run, frame, mask, v)
             return mask
 
-        return run_assign
+        def gen_assign(g: Gen) -> None:
+            v = g.expr(value_node)
+            for t in targets:
+                g.target(t, v)
+
+        return gen_of(run_assign, gen_assign)
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> Stmt:
         if node.value is None:
-            return lambda run, frame, mask: mask
+            return nothing()
         return self.stmt_Assign(ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno))
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> Stmt:
@@ -106,21 +119,16 @@ class Statements(Expressions):
 
         def run_aug(run: Run, frame: Frame, mask: Mask) -> Mask | None:
             c = current(run, frame, mask)
-            if fuse:  # acc += a * b: one FFMA where acc and the product are one float type
-                p = value(run, frame, mask)
-                if fma.contracts(p.dtype, c):
-                    v = fma.fused(-p.a if subtract else p.a, p.b, c, p.dtype)
-                else:
-                    v = op(c, p.rounded())
-            else:
-                v = op(c, value(run, frame, mask))
-            run.issue(inst, mask, arith_op(v, divide))
-            if flop:
-                run.count_flop(inst, mask, v)
+            v = augmented(run, mask, inst, op, fuse, subtract, divide, flop, c, value(run, frame, mask))
             target(run, frame, mask, v)
             return mask
 
-        return run_aug
+        def gen(g: Gen) -> None:
+            c = g.expr(current_node)
+            v = g.expr(value_node)
+            g.target(target, g.call(augmented, inst, op, fuse, subtract, divide, flop, c=c, v=v))
+
+        return gen_of(run_aug, gen)
 
     def target(self, node: ast.expr, srcs: frozenset[int] | None) -> Callable[[Run, Frame, Mask, Any], None]:
         """A closure that stores a value into an assignment target; the value waits on ``srcs``
@@ -132,14 +140,21 @@ class Statements(Expressions):
                 def set_name(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                     frame.assign(name, value, mask)
 
-                return set_name
+                def gen_name(g: Gen, v: str) -> None:
+                    g.line(f"frame.assign({name!r}, {v}, mask)")
+
+                return gen_of(set_name, gen_name)
             define = self.inst(node, Op.DEF, srcs, n=0, dst=self.var(name))
 
             def set_defined(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 frame.assign(name, value, mask)
                 run.define(define, mask)
 
-            return set_defined
+            def gen_defined(g: Gen, v: str) -> None:
+                g.line(f"frame.assign({name!r}, {v}, mask)")
+                g.line(f"run.define({g.ref(define)}, mask)")
+
+            return gen_of(set_defined, gen_defined)
         if isinstance(node, (ast.Tuple, ast.List)):
             parts = [self.target(e, srcs) for e in node.elts]
 
@@ -187,30 +202,22 @@ class Statements(Expressions):
     def stmt_If(self, node: ast.If) -> Stmt:
         line = self.line(node)
         test = self.guarded_expr(node.test, line)
-        branch = self.inst(node, Op.BRA, deps(test))
+        inst = self.inst(node, Op.BRA, deps(test))
         then, orelse = self.block(node.body), self.block(node.orelse)
+        run_then, run_else = functools.partial(exec_block, then), functools.partial(exec_block, orelse)
 
         def run_if(run: Run, frame: Frame, mask: Mask) -> Mask | None:
-            cond = test(run, frame, mask)
-            site = run.counters.site(line)
-            run.issue(branch, mask)
-            site.branches += mask.warps
-            if not np.ndim(cond):
-                return exec_block(then if cond else orelse, run, frame, mask)
-            cond = cond.astype(bool, copy=False)
-            m_then, m_else = Mask(mask.arr & cond), Mask(mask.arr & ~cond)
-            site.divergent_branches += int(np.count_nonzero(m_then.warp_any & m_else.warp_any))
-            if not m_else:
-                return exec_block(then, run, frame, mask)
-            if not m_then:
-                return exec_block(orelse, run, frame, mask)
-            out_then = exec_block(then, run, frame, m_then)
-            out_else = exec_block(orelse, run, frame, m_else)
-            if out_then is m_then and out_else is m_else:
-                return mask  # everyone reconverges: keep the mask (and its counts)
-            return union(out_then, out_else)
+            return branch(run, frame, mask, test(run, frame, mask), line, inst, run_then, run_else)
 
-        return run_if
+        def gen(g: Gen) -> None:
+            cond = g.guarded(test)
+            g.line("_at = 0")
+            blocks = g.ref(inst), g.block(then, "then"), g.block(orelse, "orelse")
+            g.line(f"mask = {g.ref(branch)}(run, frame, mask, {cond}, {line}, {', '.join(blocks)})")
+            g.line("if mask is None:")
+            g.line("    return None")
+
+        return gen_of(run_if, gen)
 
     def stmt_Return(self, node: ast.Return) -> Stmt:
         line = self.line(node)
@@ -267,7 +274,7 @@ class Statements(Expressions):
             ChainMap(dict(self.constants), self.env),
         )
         self.constants[node.name] = InnerFunction(source, captured)
-        return lambda run, frame, mask: mask
+        return nothing()
 
     def stmt_Raise(self, node: ast.Raise) -> Stmt:
         """numba-cuda acts on ``raise`` only in a kernel compiled with ``debug=True``; otherwise
@@ -275,6 +282,69 @@ class Statements(Expressions):
         if not self.kernel:
             raise self.unsupported(node, "raise is supported in kernels only, not in device functions")
         return self.stmt_Return(ast.copy_location(ast.Return(value=None), node))
+
+
+def nothing() -> Stmt:
+    """A statement that does nothing when it runs (an assert, a name for a compile-time object)."""
+    return gen_of(lambda run, frame, mask: mask, lambda g: None)
+
+
+def augmented(
+    run: Run,
+    mask: Mask,
+    inst: Any,
+    op: Any,
+    fuse: bool,
+    subtract: bool,
+    divide: bool,
+    flop: bool,
+    current: Any,
+    value: Any,
+) -> Any:
+    """``current op= value`` for the active lanes, issued and counted; ``fuse``: ``value`` is a
+    ``Product`` (``acc += a * b``), one FFMA where both are of one float type."""
+    if fuse:
+        if fma.contracts(value.dtype, current):
+            v = fma.fused(-value.a if subtract else value.a, value.b, current, value.dtype)
+        else:
+            v = op(current, value.rounded())
+    else:
+        v = op(current, value)
+    run.issue(inst, mask, arith_op(v, divide))
+    if flop:
+        run.count_flop(inst, mask, v)
+    return v
+
+
+def branch(
+    run: Run,
+    frame: Frame,
+    mask: Mask,
+    cond: Any,
+    line: int,
+    inst: Any,
+    then: Callable[[Run, Frame, Mask], Mask | None],
+    orelse: Callable[[Run, Frame, Mask], Mask | None],
+) -> Mask | None:
+    """An ``if`` whose test gave ``cond``: each side runs under its lanes (a side none take
+    is skipped), counted as a branch, divergent in warps that take both; the lanes that go on."""
+    site = run.counters.site(line)
+    run.issue(inst, mask)
+    site.branches += mask.warps
+    if not np.ndim(cond):
+        return then(run, frame, mask) if cond else orelse(run, frame, mask)
+    cond = cond.astype(bool, copy=False)
+    m_then, m_else = Mask(mask.arr & cond), Mask(mask.arr & ~cond)
+    site.divergent_branches += int(np.count_nonzero(m_then.warp_any & m_else.warp_any))
+    if not m_else:
+        return then(run, frame, mask)
+    if not m_then:
+        return orelse(run, frame, mask)
+    out_then = then(run, frame, m_then)
+    out_else = orelse(run, frame, m_else)
+    if out_then is m_then and out_else is m_else:
+        return mask  # everyone reconverges: keep the mask (and its counts)
+    return union(out_then, out_else)
 
 
 def _as_load(node: ast.expr) -> ast.expr:

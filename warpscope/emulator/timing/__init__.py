@@ -82,7 +82,7 @@ def simulate(
     A small launch whose trace, kernel and configuration equal an earlier one's (``_MEMO``)
     gets that launch's result without simulating again: the model is deterministic."""
     if jit is None:
-        jit = compiled.worth_it(trace.traced) or compiled.repaid()
+        jit = compiled.use_compiled(trace.traced)
     if trace.traced > MEMO_MAX_TRACED:
         return _simulate(
             trace, table, arch, block_threads, registers, static_shared, dynamic_shared, barriers, policy, jit

@@ -57,6 +57,14 @@ def repaid() -> bool:
     return _reference_s >= LOAD_S and _run_sm is None and numba_available()
 
 
+def use_compiled(traced: int) -> bool:
+    """Whether to time a launch of ``traced`` warp instructions with the compiled model: where
+    ``worth_it`` says so, or the reference has ``repaid`` the load and this launch is one the
+    model times faster (``RENT_MIN``): loading it for a launch it would not speed up only moves
+    the load's cost onto that launch."""
+    return worth_it(traced) or (traced >= RENT_MIN and repaid())
+
+
 def numba_available() -> bool:
     """Whether numba is installed (and not switched off by ``WARPSCOPE_JIT=0``)."""
     if os.environ.get("WARPSCOPE_JIT", "") == "0":
