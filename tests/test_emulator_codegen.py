@@ -80,7 +80,7 @@ def test_the_seed_workload_runs_the_same_generated(monkeypatch, tmp_path):
     def fresh() -> dict[str, np.ndarray]:
         for k in kernels:
             k._compiled.clear()  # compiled again, the way the switch now says
-        seed.main(64)
+        seed.main(256)  # every kernel and launch shape, at a quarter of the quick size
         return {}
 
     with using(Settings(timing=True)):

@@ -108,7 +108,7 @@ from warpscope.emulator.kernel import recording
 from warpscope.emulator.timing import compiled
 from warpscope.emulator.workloads import seed
 with recording() as launches:
-    seed.main(64)
+    seed.main(256)
 assert not compiled.numba_available() and compiled._run_sm is None
 print(json.dumps([[l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
                   for l in launches]))
@@ -118,7 +118,7 @@ print(json.dumps([[l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()}
 def test_without_numba_the_reference_gives_the_same_results(monkeypatch):
     out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True).stdout
     plain = json.loads(out)
-    fast = _timed(monkeypatch, "1", lambda: seed.main(64))
+    fast = _timed(monkeypatch, "1", lambda: seed.main(256))  # every kernel, a quarter of the quick size
     assert [
         [l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
         for l in fast
