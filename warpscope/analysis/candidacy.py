@@ -20,8 +20,8 @@ import polars as pl
 
 from warpscope.analysis import atomics, divergence, ilp, launch_config, tensor_cores
 from warpscope.analysis.views import FROM_LAUNCH
-from warpscope.model import schema
 from warpscope.model.profile import Profile
+from warpscope.model.values import stated_values
 from warpscope.occupancy.calculator import Occupancy
 
 #: a relative margin on every threshold a predicate compares against a ratio it recomputes
@@ -297,9 +297,7 @@ def launch_rows(
     profile: Profile, occupancy: Mapping[int, Occupancy], library: Mapping[int, str | None]
 ) -> pl.DataFrame:
     """One row per launch (launch order): the values the predicates read, as its view has them."""
-    metrics = profile.metrics.filter(
-        pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value()
-    ).select("launch_id", "metric", "value")
+    metrics = stated_values(profile).collect()
     stalls = profile.stalls.filter(pl.col("cycles_per_issue").is_finite()).select(
         "launch_id", ("stalls." + pl.col("reason").cast(pl.String)).alias("metric"), "cycles_per_issue"
     )

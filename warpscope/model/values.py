@@ -22,19 +22,25 @@ def canonical_values(profile: Profile, ordered: bool = True) -> dict[int, dict[s
     }
 
 
-def canonical_lists(profile: Profile, ordered: bool = True) -> pl.DataFrame:
-    """``canonical_values`` as a table: launch_id, its metrics and their values (lists)."""
-    rows = (
+def stated_values(profile: Profile) -> pl.LazyFrame:
+    """Every launch's canonical values as rows (launch_id, metric, value; the metric
+    categorical): single values (or averages) only, finite, the first of repeated ones."""
+    return (
         profile.metrics.lazy()
         .filter(pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value())
         .select("launch_id", "metric", "value")
-        # the first of repeated values, keyed by one integer (the name's category code)
+        # repeated values keyed by one integer (the name's category code), not the name as text
         .filter(
             (
                 pl.col("launch_id") * (1 << 32) + pl.col("metric").to_physical().cast(pl.Int64)
             ).is_first_distinct()
         )
     )
+
+
+def canonical_lists(profile: Profile, ordered: bool = True) -> pl.DataFrame:
+    """``canonical_values`` as a table: launch_id, its metrics and their values (lists)."""
+    rows = stated_values(profile)
     if ordered:  # sorting here (stable) beats a sort per launch
         order = pl.col("metric").cast(pl.String).replace_strict(_ORDER, default=len(_ORDER))
         rows = rows.sort(order, maintain_order=True)

@@ -18,9 +18,9 @@ import polars as pl
 from warpscope.analysis import SEVERITY_RANK
 from warpscope.analysis.groups import launch_groups, representatives
 from warpscope.analysis.views import FROM_LAUNCH, LaunchView, launch_views
-from warpscope.model import schema
 from warpscope.model.catalog import CATALOG
 from warpscope.model.profile import Profile
+from warpscope.model.values import stated_values
 from warpscope.occupancy import occupancy_limiter
 from warpscope.report.kernel_groups import group_kernels, launch_frame, with_worst_findings
 
@@ -139,18 +139,7 @@ def _means(
         },
         schema={"launch_id": pl.Int64, "_kernel": pl.Int64, "_w": pl.Float64},
     )
-    stated = (
-        profile.metrics.lazy()
-        .filter(pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value())
-        .select("launch_id", "metric", "value")
-        # a repeated value: the first, as a view keeps it (keyed by the name's category code)
-        .filter(
-            (
-                pl.col("launch_id") * (1 << 32) + pl.col("metric").to_physical().cast(pl.Int64)
-            ).is_first_distinct()
-        )
-        .join(index, on="launch_id")
-    )
+    stated = stated_values(profile).join(index, on="launch_id")
     size = {
         f"{what}_size": pl.when(pl.all_horizontal(pl.col(f"{what}_{d}").is_not_null() for d in "xyz")).then(
             pl.col(f"{what}_x").cast(pl.Float64) * pl.col(f"{what}_y") * pl.col(f"{what}_z")
