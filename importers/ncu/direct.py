@@ -63,6 +63,15 @@ def _ends_whole(path: str, size: int) -> bool:
 
 def import_direct(path: str) -> Profile | None:
     """The page's Profile, or None when the file needs the framed path."""
+    started: list[raw_pages.Compressing] = []
+    try:
+        return _import_direct(path, started)
+    finally:
+        for thread in started:  # never left running: a fork (the rules' workers) must not copy it mid-call
+            thread.join()
+
+
+def _import_direct(path: str, started: list[raw_pages.Compressing]) -> Profile | None:
     try:
         first_lines = _first_lines(path, 2)
         if first_lines.split(b"\n", 1)[0].count(b",") >= MAX_COLUMNS:
@@ -75,7 +84,10 @@ def import_direct(path: str) -> Profile | None:
         # a raw page's unmapped columns stay text (below), a details page's per-launch columns
         # are read from each launch's first line: only what is needed is parsed on every row
         columns = parsed_columns(header) if raw else [c for c in header if c not in first_rows.PER_LAUNCH]
-        text = raw_pages.Compressing(path) if raw else None  # kept as text: compressed meanwhile
+        text = None
+        if raw:  # its unmapped columns kept as text: compressed meanwhile
+            text = raw_pages.Compressing(path)
+            started.append(text)
         frame = _read(path, columns, raw)
     except (pl.exceptions.PolarsError, PanicException, OSError):
         return None  # not UTF-8, a malformed row...: the framed path says where
