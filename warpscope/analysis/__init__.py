@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 import polars as pl
+import pyarrow as pa
 
 from warpscope.analysis import (  # noqa: F401  (register rules)
     atomics,
@@ -28,6 +29,7 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     tensor_cores,
     transfers,
 )
+from warpscope.analysis import columnar as columnar_engine
 from warpscope.analysis.candidacy import candidates, launch_rows
 from warpscope.analysis.finding import (
     CATEGORIES,
@@ -36,6 +38,7 @@ from warpscope.analysis.finding import (
     Finding,
     Rule,
     findings_frame,
+    table_frame,
 )
 from warpscope.analysis.groups import launch_groups, representatives
 from warpscope.analysis.views import LaunchView, LazyViews, run_views
@@ -83,6 +86,7 @@ def analyze(
     groups: pl.DataFrame | None = None,
     workers: int | None = None,
     prefilter: bool = True,
+    columnar: bool = True,
 ) -> Profile:
     """The profile with warpscope's findings added (earlier warpscope findings replaced).
 
@@ -112,9 +116,19 @@ def analyze(
     seen = profile if reps is None or len(reps) == profile.launches.height else profile.subset(sorted(reps))
     occupancies = launch_occupancies(seen.launches, seen.metrics)
     rules_of: dict[int, tuple[Rule, ...]] | None = None
+    rows = None
     if prefilter:
-        rules_of = _candidates(seen, occupancies, libraries, launch_rules)
+        rows = launch_rows(seen, occupancies, libraries)
+        rules_of = _candidates(rows, launch_rules)
         weight = _skipped_counted(profile, weight, reps, rules_of)
+    kernel_ns = _kernel_time(profile)
+    total_ns = sum(kernel_ns.values())
+    by_columns = None
+    if rows is not None and rules_of is not None and columnar:
+        # launches whose candidate rules all have a columnar form: evaluated at once
+        by_columns, rules_of, progress = _columnar(
+            rows, rules_of, occupancies, weight, progress, total_ns, kernel_ns, workers
+        )
     keep = reps if rules_of is None else rules_of.keys()
     evaluated: Sequence[LaunchView]
     if views is None:  # made where they are evaluated (forked workers make their own)
@@ -123,8 +137,6 @@ def analyze(
         evaluated = [v for v in views if v.launch_id in keep]
     else:
         evaluated = views
-    kernel_ns = _kernel_time(profile)
-    total_ns = sum(kernel_ns.values())
 
     def evaluate(view: LaunchView) -> list[Finding]:
         rules = launch_rules if rules_of is None else rules_of.get(view.launch_id, ())
@@ -134,6 +146,8 @@ def analyze(
 
     # progress in launches: a representative stands for its group
     found = evaluate_all(evaluated, evaluate, progress, weight, profile.launches.height, workers)
+    if by_columns is not None:
+        found = pl.concat([by_columns, found]).sort("launch_id", maintain_order=True)
     ncu = profile.findings.filter(pl.col("origin") != "warpscope")
     # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
     fired, roots = _fired(found) if not ncu.is_empty() else ({}, set())
@@ -162,12 +176,9 @@ def _fired(found: pl.DataFrame) -> tuple[dict[tuple[int, str], list[tuple[str, s
     return fired, roots
 
 
-def _candidates(
-    profile: Profile, occupancies: dict[int, Occupancy], libraries: dict[int, str], rules: list[Rule]
-) -> dict[int, tuple[Rule, ...]]:
-    """launch_id -> the launch rules that may fire on it (``profile``: the launches evaluated);
-    launches no rule may fire on are left out."""
-    rows = launch_rows(profile, occupancies, libraries)
+def _candidates(rows: pl.DataFrame, rules: list[Rule]) -> dict[int, tuple[Rule, ...]]:
+    """launch_id -> the launch rules that may fire on it (``rows``: ``launch_rows`` of the
+    launches evaluated); launches no rule may fire on are left out."""
     by_id = {r.id: r for r in rules}
     named: dict[tuple[str, ...], tuple[Rule, ...]] = {}
     out = {}
@@ -176,6 +187,49 @@ def _candidates(
             named[ids] = tuple(by_id[i] for i in ids)
         out[launch_id] = named[ids]
     return out
+
+
+def _columnar(
+    rows: pl.DataFrame,
+    rules_of: dict[int, tuple[Rule, ...]],
+    occupancies: dict[int, Occupancy],
+    weight: dict[int, int],
+    progress: Callable[[int, int], None] | None,
+    total_ns: float,
+    kernel_ns: dict[str, float],
+    workers: int | None,
+) -> tuple[pl.DataFrame, dict[int, tuple[Rule, ...]], Callable[[int, int], None] | None]:
+    """The findings of the launches ``columnar`` can evaluate (all their candidate rules have a
+    columnar form and their values read as a view's), the candidate rules of the others, and the
+    progress callback for those (counting on from the launches done here)."""
+    # the candidate sets are shared tuples (one per distinct set): keyed by identity, not by value
+    sets = {id(rules): rules for rules in rules_of.values()}
+    whole = {key: all(r.id in columnar_engine.COLUMNAR for r in rules) for key, rules in sets.items()}
+    wanted = pl.Series(
+        [(rules := rules_of.get(i)) is not None and whole[id(rules)] for i in rows["launch_id"].to_list()],
+        dtype=pl.Boolean,
+    )
+    chosen = rows.filter(wanted & columnar_engine.routable(rows))
+    if chosen.is_empty():
+        return findings_frame(()), rules_of, progress
+    ids = set(chosen["launch_id"].to_list())
+    names = sorted({c for c in chosen.columns if not c.startswith(("_", "occ."))})
+    launches = columnar_engine.from_rows(chosen, occupancies, names)
+    total = sum(weight.get(i, 1) for i in ids)
+    found = table_frame(
+        pa.concat_tables(
+            columnar_engine.evaluate_forked(launches, total_ns, kernel_ns, workers, progress, total)
+        )
+    )
+    rest = {i: r for i, r in rules_of.items() if i not in ids}
+    if progress is None:
+        return found, rest, None
+    outer = progress
+
+    def counted_on(done: int, all_: int) -> None:
+        outer(total + done, all_)
+
+    return found, rest, counted_on
 
 
 def _skipped_counted(

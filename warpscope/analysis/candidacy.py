@@ -333,6 +333,19 @@ def launch_rows(
         ),
         pl.Series("_library", [library.get(i) for i in ids], pl.String),
     )
+    # what the columnar rules read besides the values (``analysis.columnar``)
+    launches = launches.join(
+        profile.launches.select(
+            "launch_id",
+            pl.col("kernel_short").fill_null("").alias("_kernel_short"),
+            pl.col("block_x").alias("_block_x"),
+            pl.col("block_y").alias("_block_y"),
+            pl.col("source_format").alias("_format"),
+        ),
+        on="launch_id",
+        how="left",
+        maintain_order="left",
+    )
     # a launch column that is not a finite number (a damaged file) reads differently in Python:
     # such a launch is a candidate for every rule
     odd = ~pl.all_horizontal([pl.col(f"_{c}").is_finite().fill_null(True) for c in FROM_LAUNCH])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Generic, TypeVar, overload
 
@@ -384,7 +384,12 @@ class LazyViews(Sequence[LaunchView]):
     ) -> None:
         launches = profile.launches.select(*_ROW, *FROM_LAUNCH).sort("launch_id")
         if ids is not None and len(ids) < launches.height:
-            launches = launches.filter(pl.col("launch_id").is_in(ids))
+            keep = pl.col("launch_id").is_in(ids)
+            launches = launches.filter(keep)
+            # the values of these launches only (the rest may be many: evaluated elsewhere)
+            profile = replace(
+                profile, metrics=profile.metrics.filter(keep), stalls=profile.stalls.filter(keep)
+            )
         values = canonical_lists(profile).rename({"metric": "_metrics", "value": "_values"})
         stalls = stall_lists(profile).rename({"reason": "_reasons", "cycles_per_issue": "_cycles"})
         table = launches.join(values, on="launch_id", how="left", maintain_order="left").join(

@@ -20,7 +20,7 @@ import os
 import select
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
 import polars as pl
@@ -151,23 +151,49 @@ def _forked(
 ) -> list[pa.Table]:
     size = max(MIN_CHUNK, -(-len(views) // (workers * CHUNKS_PER_WORKER)))
     chunks = [Part(views, i, min(i + size, len(views))) for i in range(0, len(views), size)]
+    jobs = [Job(_evaluating(chunk, evaluate), _done(chunk, weight)) for chunk in chunks]
+    return run_forked(jobs, workers, progress, total)
+
+
+def _evaluating(chunk: Part, evaluate: Evaluate) -> Callable[[], Iterator[pa.Table]]:
+    return lambda: _evaluated(chunk, evaluate)
+
+
+class Job:
+    """Work for a forked worker: ``make`` yields Arrow tables (with pyarrow alone: Polars' thread
+    pool does not survive a fork), the same in this process if the worker fails; ``weight``: the
+    launches it counts for progress."""
+
+    def __init__(self, make: Callable[[], Iterator[pa.Table]], weight: int) -> None:
+        self.make, self.weight = make, weight
+
+
+def run_forked(
+    jobs: Sequence[Job],
+    workers: int,
+    progress: Progress | None = None,
+    total: int | None = None,
+    done: int = 0,
+) -> list[pa.Table]:
+    """Every job's tables, in job order, at most ``workers`` forked processes at a time;
+    ``progress(done, total)`` hears of the launches done (counting on from ``done``)."""
+    total = sum(j.weight for j in jobs) if total is None else total
     running: list[tuple[int, int]] = []  # (pid, read end), oldest first
     parts: list[pa.Table] = []
-    done = 0
-    next_chunk = 0
+    next_job = 0
     try:
-        for chunk in chunks:
-            while len(running) < workers and next_chunk < len(chunks):
-                running.append(_start(chunks[next_chunk], evaluate))
-                next_chunk += 1
+        for job in jobs:
+            while len(running) < workers and next_job < len(jobs):
+                running.append(_start(jobs[next_job].make))
+                next_job += 1
             if progress is not None:
                 progress(done, total)
             pid, read = running.pop(0)
             found = _result(pid, read)
-            if found is None:  # the worker failed: this chunk here, where an error shows as itself
-                found = _here(chunk, evaluate)
+            if found is None:  # the worker failed: this job here, where an error shows as itself
+                found = list(job.make())
             parts.extend(found)
-            done += _done(chunk, weight)
+            done += job.weight
     finally:
         for pid, read in running:  # abandoned (an error, or the caller stopped): stop them
             with contextlib.suppress(OSError):
@@ -176,8 +202,17 @@ def _forked(
     return parts
 
 
-def _start(chunk: Part, evaluate: Evaluate) -> tuple[int, int]:
-    """Fork a worker for ``chunk``: (its pid, the read end of its pipe)."""
+def _evaluated(chunk: Part, evaluate: Evaluate) -> Iterator[pa.Table]:
+    """The findings of ``chunk``'s views, a table every ``WRITE_EVERY`` launches."""
+    for i in range(0, len(chunk), WRITE_EVERY):
+        columns = new_columns()
+        for view in chunk[i : i + WRITE_EVERY]:
+            add_findings(columns, view.launch_id, evaluate(view))
+        yield columns_table(columns)
+
+
+def _start(make: Callable[[], Iterator[pa.Table]]) -> tuple[int, int]:
+    """Fork a worker that writes the tables ``make`` yields: (its pid, the read end of its pipe)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker: evaluate, write, and leave without running anything of the parent's
@@ -190,12 +225,7 @@ def _start(chunk: Part, evaluate: Evaluate) -> tuple[int, int]:
             os.close(read)
             _quiet_signals()
             with open(write, "wb") as out:
-                for i in range(0, len(chunk), WRITE_EVERY):
-                    columns = new_columns()
-                    for view in chunk[i : i + WRITE_EVERY]:
-                        add_findings(columns, view.launch_id, evaluate(view))
-                    # pyarrow only: Polars' thread pool does not survive a fork
-                    table = columns_table(columns)
+                for table in make():
                     sink = pa.BufferOutputStream()
                     with pa.ipc.new_stream(sink, table.schema) as stream:
                         stream.write_table(table)

@@ -1,0 +1,380 @@
+"""Grading the columnar rules' findings (``impact.assess`` over arrays) and their table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from warpscope.analysis import impact
+from warpscope.analysis.columnar.launches import Launches
+from warpscope.analysis.columnar.rules import COLUMNAR, Found
+from warpscope.analysis.evidence import _EXACT, EXACT, HARDWARE, INFERRED
+from warpscope.analysis.finding import _CATEGORICAL, _TEXT, RULES, SEVERITIES, columns_table, new_columns
+from warpscope.occupancy.advice import what_would_help
+
+_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+#: the fewest launches a forked worker evaluates, and slices per worker (progress is heard per slice)
+MIN_SLICE = 5000
+SLICES_PER_WORKER = 2
+Progress = Callable[[int, int], None]
+_COUNT_COLUMNS = ("block_size", "grid_size", "sm_count")
+
+
+def routable(rows: pl.DataFrame) -> pl.Series:
+    """Which launches of ``rows`` (``candidacy.launch_rows``) the arrays read as their views do:
+    counts that are whole numbers, launch columns that are finite, stated values (not the
+    emulator's modelled ones), and a stated CPI wherever there are stall reasons (a CPI summed
+    from them depends on their order)."""
+    whole = [
+        (pl.col(c).is_null() | (pl.col(c) < 1) | (pl.col(c) >= 2.0**53) | (pl.col(c) == pl.col(c).floor()))
+        for c in _COUNT_COLUMNS
+        if c in rows.columns
+    ]
+    stalls = [c for c in rows.columns if c.startswith("stalls.")]
+    cpi_ok = (
+        pl.lit(True)
+        if not stalls
+        else pl.col("warp_cycles_per_issued_instruction").is_not_null()
+        | pl.all_horizontal(pl.col(stalls).is_null())
+        if "warp_cycles_per_issued_instruction" in rows.columns
+        else pl.all_horizontal(pl.col(stalls).is_null())
+    )
+    return rows.select(
+        (
+            pl.all_horizontal(*whole, cpi_ok)
+            & ~pl.col("_odd")
+            & (pl.col("_format").fill_null("") != "emulator")
+        )
+        .fill_null(False)
+        .alias("routable")
+    ).to_series()
+
+
+def _grade(metric: str) -> str:
+    """``evidence.grade`` of an evidence value the columnar rules cite, on a profile that is not
+    the emulator's: the launch row's values are all exact, any other the profile states."""
+    if metric in _EXACT:
+        return EXACT
+    return INFERRED if metric.startswith("stalls.") else HARDWARE
+
+
+def evaluate(L: Launches, total_ns: float, kernel_ns: dict[str, float]) -> pa.Table:
+    """The graded findings of the launches of ``L`` (each rule of ``COLUMNAR`` on all of them),
+    as ``finding.columns_table`` makes them: launch order, each launch's best first."""
+    found = [rule(L) for rule in COLUMNAR.values()]
+    found = [f for f in found if len(f.rows)]
+    if not found:
+        return columns_table(new_columns())
+    return _table(L, _graded(L, _ordered(found), total_ns, kernel_ns))
+
+
+def evaluate_forked(
+    L: Launches,
+    total_ns: float,
+    kernel_ns: dict[str, float],
+    workers: int | None = None,
+    progress: Progress | None = None,
+    total: int | None = None,
+) -> list[pa.Table]:
+    """``evaluate`` of ``L`` in slices, by forked workers where the profile is long (their
+    tables in launch order: the same findings as one call)."""
+    from warpscope.analysis.workers import PARALLEL_FROM, Job, default_workers, run_forked
+
+    workers = default_workers() if workers is None else workers
+    for occ in L.configs:  # what the fixes ask of each configuration: once, before the fork
+        what_would_help(occ)
+    if workers <= 1 or L.n < PARALLEL_FROM:
+        if progress is not None:
+            progress(0, L.n if total is None else total)
+        return [evaluate(L, total_ns, kernel_ns)]
+    size = max(MIN_SLICE, -(-L.n // (workers * SLICES_PER_WORKER)))
+
+    def part(start: int) -> Callable[[], Iterator[pa.Table]]:
+        return lambda: iter([evaluate(L.take(slice(start, start + size)), total_ns, kernel_ns)])
+
+    jobs = [Job(part(start), min(size, L.n - start)) for start in range(0, L.n, size)]
+    return run_forked(jobs, workers, progress, total)
+
+
+def _texts(value: list[str] | str, n: int) -> list[str]:
+    return value if isinstance(value, list) else [value] * n
+
+
+class _Rows:
+    """Every finding of every rule, one entry each, as arrays and lists."""
+
+    def __init__(self, found: list[Found]) -> None:
+        sizes = [len(f.rows) for f in found]
+        self.pos = np.concatenate([f.rows for f in found])
+        self.rule = np.concatenate(
+            [np.full(n, list(COLUMNAR).index(f.rule)) for f, n in zip(found, sizes, strict=True)]
+        )
+        self.severity = [s for f in found for s in f.severity]
+        self.estimate = np.concatenate([f.estimate for f in found])
+        self.title = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.title, n)]
+        self.message = [t for f in found for t in f.message]
+        self.why = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.why, n)]
+        self.fix = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.fix, n)]
+        self.threshold = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.threshold, n)]
+        # evidence: one entry per value present, (finding, slot, metric, value)
+        starts = np.cumsum([0, *sizes])[:-1]
+        self.metrics: list[str] = []
+        finding, slot, code, value = [], [], [], []
+        for f, start in zip(found, starts.tolist(), strict=True):
+            for s, (metric, values, present) in enumerate(f.evidence):
+                if metric not in self.metrics:
+                    self.metrics.append(metric)
+                where = np.flatnonzero(present)
+                finding.append(where + start)
+                slot.append(np.full(len(where), s))
+                code.append(np.full(len(where), self.metrics.index(metric)))
+                value.append(values[where].astype(np.float64))
+        self.ev_finding = np.concatenate(finding)
+        self.ev_slot = np.concatenate(slot)
+        self.ev_code = np.concatenate(code)
+        self.ev_value = np.concatenate(value)
+
+    def reorder(self, order: np.ndarray) -> None:
+        """Put the findings in ``order`` (a permutation)."""
+        self.pos, self.rule, self.estimate = self.pos[order], self.rule[order], self.estimate[order]
+        pick = order.tolist()
+        for name in ("severity", "title", "message", "why", "fix", "threshold"):
+            column = getattr(self, name)
+            setattr(self, name, [column[i] for i in pick])
+        new_place = np.empty(len(order), dtype=np.int64)
+        new_place[order] = np.arange(len(order))
+        self.ev_finding = new_place[self.ev_finding]
+        ev = np.lexsort((self.ev_slot, self.ev_finding))
+        self.ev_finding, self.ev_slot = self.ev_finding[ev], self.ev_slot[ev]
+        self.ev_code, self.ev_value = self.ev_code[ev], self.ev_value[ev]
+
+
+def _ordered(found: list[Found]) -> _Rows:
+    """The findings in launch order, each launch's as ``findings_for`` sorts them (``rank_key``)."""
+    rows = _Rows(found)
+    severity = np.array([_RANK[s] for s in rows.severity])
+    by_name = np.argsort(np.argsort(np.array(list(COLUMNAR))))  # rule index -> place in name order
+    gain = np.where(np.isnan(rows.estimate), 0.0, rows.estimate)
+    rows.reorder(np.lexsort((by_name[rows.rule], -gain, severity, rows.pos)))
+    return rows
+
+
+def _folded(rows: _Rows, n_launches: int) -> np.ndarray:
+    """``impact.fold_symptoms``: for each finding, the index of the finding (same launch) that
+    explains it, or -1. Only the columnar rules fire on these launches, and none of them has a
+    fix of its own (``impact.OWN_FIX``): any cause explains."""
+    names = list(COLUMNAR)
+    at = np.full((n_launches, len(names)), -1, dtype=np.int64)
+    is_root = np.array([s != "info" for s in rows.severity], dtype=bool)
+    at[rows.pos[is_root], rows.rule[is_root]] = np.flatnonzero(is_root)
+    cause = np.full(len(rows.pos), -1, dtype=np.int64)
+    for index, name in enumerate(names):
+        mine = np.flatnonzero(rows.rule == index)
+        for r in impact.FOLLOWS_FROM.get(name, ()):
+            if r not in names or not len(mine):
+                continue
+            candidate = at[rows.pos[mine], names.index(r)]
+            take = (cause[mine] < 0) & (candidate >= 0)
+            cause[mine[take]] = candidate[take]
+    return cause
+
+
+class _Graded:
+    def __init__(self, rows: _Rows, n: int) -> None:
+        self.rows = rows
+        self.n = n
+        self.severity: list[str] = []
+        self.confidence: list[str] = []
+        self.fix: list[str] = []
+        self.message: list[str] = []
+        self.estimate = np.empty(0)
+        self.saved = np.empty(0)
+        self.share = np.empty(0)
+
+
+def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, float]) -> _Graded:
+    """``impact.assess`` of every launch's findings."""
+    n = len(rows.pos)
+    cause = _folded(rows, L.n)
+    folded = cause >= 0
+    severity = [("info" if c >= 0 else s) for s, c in zip(rows.severity, cause.tolist(), strict=True)]
+    message = [
+        m if c < 0 else f"Follows from “{rows.title[c]}” (fix that first). {m}"
+        for m, c in zip(rows.message, cause.tolist(), strict=True)
+    ]
+    estimate = np.where(folded, np.nan, rows.estimate)
+    ceiling = L.floor_ceiling[rows.pos]
+    estimate = np.where(np.isnan(estimate) | (estimate <= 100 * ceiling), estimate, 100 * ceiling)
+    gains = np.where(np.isnan(estimate), 0.0, np.minimum(1.0, np.maximum(0.0, estimate / 100)))
+    # the launch's gains combined in its findings' order, as the per-launch loop does
+    product = np.ones(L.n)
+    total = np.zeros(L.n)
+    place = np.arange(n) - np.searchsorted(rows.pos, rows.pos)  # place within its launch
+    for k in range(int(place.max()) + 1 if n else 0):
+        layer = np.flatnonzero(place == k)
+        product[rows.pos[layer]] *= 1.0 - gains[layer]
+        total[rows.pos[layer]] += gains[layer]
+    combined = np.minimum(1.0 - product, L.floor_ceiling)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(total > 0, combined / total, 0.0)
+    duration = L.get("duration_ns")[rows.pos]
+    saved = np.where(np.isnan(duration) | np.isnan(estimate), np.nan, duration * gains * scale[rows.pos])
+    share = 100.0 * saved / total_ns if total_ns > 0 else np.full(n, np.nan)
+    # severity caps: confidence, the kernel's share of the profile, the estimate, the library
+    grades = [_grade(m) for m in rows.metrics]
+    exact_code = np.array([g == EXACT for g in grades])
+    not_exact = np.zeros(n, dtype=bool)
+    np.logical_or.at(not_exact, rows.ev_finding, ~exact_code[rows.ev_code])
+    has_evidence = np.bincount(rows.ev_finding, minlength=n) > 0
+    confidence = np.where(has_evidence & ~not_exact, "high", "medium").tolist()
+    # severity: capped by confidence and the kernel's share, then graded by the estimate
+    rank = np.array([_RANK[s] for s in severity], dtype=np.int64)
+    share_low = {
+        k: total_ns > 0 and 100.0 * ns / total_ns < impact.MIN_SHARE_FOR_HIGH_PCT
+        for k, ns in kernel_ns.items()
+    }
+    launch_share_low = np.array([share_low.get(k, False) for k in L.kernel_short], dtype=bool)
+    medium = np.array(confidence) == "medium"
+    rank = np.where(medium | launch_share_low[rows.pos], np.maximum(rank, 1), rank)
+    has = ~np.isnan(estimate)
+    with np.errstate(invalid="ignore"):
+        high = has & (rank <= 0) & (estimate >= impact.MIN_GAIN_FOR["high"])
+        med = has & ~high & (rank <= 1) & (estimate >= impact.MIN_GAIN_FOR["medium"])
+    rank = np.where(high, 0, np.where(med, 1, np.where(has, np.maximum(rank, 2), rank)))
+    # a bookkeeping launch, and advice about a library's kernel: about the call
+    categories = [RULES[name].category for name in COLUMNAR]
+    in_category = {
+        name: np.array([c in group for c in categories])[rows.rule]
+        for name, group in (
+            ("launch", impact.LAUNCH_CATEGORIES),
+            ("call", impact.CALL_LEVEL_CATEGORIES),
+            ("info", impact.LIBRARY_INFO_CATEGORIES),
+        )
+    }
+    threads = (np.nan_to_num(L.grid_size) * np.nan_to_num(L.block_size)).astype(np.int64)[rows.pos]
+    library = np.array([x is not None for x in L.library], dtype=bool)[rows.pos]
+    bookkeeping = (threads > 0) & (threads <= impact.ONE_WARP) & in_category["launch"]
+    with np.errstate(invalid="ignore"):
+        call_level = ~bookkeeping & library & in_category["call"] & has & (estimate != 0)
+    library_info = ~bookkeeping & ~call_level & library & in_category["info"]
+    library_other = ~bookkeeping & ~call_level & library & ~in_category["info"]
+    rank = np.where(bookkeeping | library_info, _RANK["info"], rank)
+    rank = np.where(call_level, np.maximum(rank, _RANK["low"]), rank)
+    rank = np.where(library_other, np.maximum(rank, _RANK["medium"]), rank)
+    for i in np.flatnonzero(call_level).tolist():
+        confidence[i] = "low"
+    fixes = list(rows.fix)
+    _call_fixes(fixes, rows, L, threads, bookkeeping, call_level, library_info, library_other)
+    severity = [SEVERITIES[r] for r in rank.tolist()]
+    graded = _Graded(rows, n)
+    graded.severity, graded.confidence, graded.fix, graded.message = severity, confidence, fixes, message
+    graded.estimate, graded.saved, graded.share = estimate, saved, share
+    graded.grades = grades  # type: ignore[attr-defined]
+    return graded
+
+
+def _call_fixes(
+    fixes: list[str],
+    rows: _Rows,
+    L: Launches,
+    threads: np.ndarray,
+    bookkeeping: np.ndarray,
+    call_level: np.ndarray,
+    library_info: np.ndarray,
+    library_other: np.ndarray,
+) -> None:
+    """``impact.assess``'s fixes for bookkeeping launches and library kernels, each text made once."""
+    made: dict[tuple[str | int | None, ...], str] = {}
+    libraries = L.library
+    for i in np.flatnonzero(bookkeeping).tolist():
+        library, t = libraries[rows.pos[i]], int(threads[i])
+        key: tuple[str | int | None, ...] = ("bookkeeping", library, t)
+        if key not in made:
+            made[key] = (
+                (f"This is a {library} kernel: " if library else "")
+                + f"{t} thread{'s' if t > 1 else ''} in all: bookkeeping whose time is the "
+                "launch itself. Fold it into a neighbouring kernel or capture the step in a CUDA Graph."
+            )
+        fixes[i] = made[key]
+    for mask, kind in ((call_level, "call"), (library_info, "info"), (library_other, "other")):
+        for i in np.flatnonzero(mask).tolist():
+            library, fix = libraries[rows.pos[i]], fixes[i]
+            key = (kind, library, fix)
+            if key not in made:
+                call = impact._CALL_ADVICE.get(library or "", impact._GENERIC_ADVICE)
+                if kind == "call":
+                    advice = impact._UNDERFILL_ADVICE.get(library or "", call)
+                    made[key] = f"This is a {library} kernel: {advice} (What the launch shows: {fix})"
+                elif kind == "info":
+                    made[key] = f"This is a {library} kernel: {call}"
+                else:
+                    made[key] = f"This is a {library} kernel: {call} (What the kernel does: {fix})"
+            fixes[i] = made[key]
+
+
+def _text(name: str, values: list[str | None]) -> pa.Array:
+    """A text column: each distinct text once (a long profile's texts repeat: the same fix, the
+    same rounded numbers), a dictionary where the table keeps it categorical."""
+    distinct = list(dict.fromkeys(values))
+    index = {v: i for i, v in enumerate(distinct)}
+    codes = pa.array(np.fromiter(map(index.__getitem__, values), np.int32, len(values)))
+    uniques = pa.array(distinct, pa.string())
+    if name in _CATEGORICAL:
+        return pa.DictionaryArray.from_arrays(codes, uniques)
+    return pc.take(uniques, codes)
+
+
+def _table(L: Launches, g: _Graded) -> pa.Table:
+    """The findings as ``finding.columns_table`` writes them (same columns, types and values)."""
+    rows = g.rows
+    n = g.n
+    names = list(COLUMNAR)
+    rule_ids = [names[r] for r in rows.rule.tolist()]
+    estimates = [None if e != e else round(e, 2) for e in g.estimate.tolist()]
+    formulas = [RULES[name].speedup_formula for name in names]
+    per_rule = {
+        "rule": rule_ids,
+        "category": [RULES[r].category for r in rule_ids],
+        "severity": g.severity,
+        "confidence": g.confidence,
+        "title": rows.title,
+        "message": g.message,
+        "why": rows.why,
+        "fix": g.fix,
+        "threshold": rows.threshold,
+    }
+    offsets = pa.array(
+        np.concatenate([[0], np.cumsum(np.bincount(rows.ev_finding, minlength=n))]).astype(np.int32)
+    )
+    metric_names = pa.array(rows.metrics, pa.string())
+    codes = pa.array(rows.ev_code.astype(np.int32))
+    grade_names = pa.array(g.grades, pa.string())  # type: ignore[attr-defined]
+    lengths = np.bincount(rows.ev_finding, minlength=n)
+    column = {
+        "launch_id": pa.array(L.launch_id[rows.pos].astype(np.int64)),
+        "origin": _text("origin", ["warpscope"] * n),
+        **{name: _text(name, per_rule[field]) for name, field in _TEXT.items()},
+        "estimated_speedup_pct": pa.array(estimates, pa.float64()),
+        "speedup_type": _text("speedup_type", [None if e is None else "global" for e in estimates]),
+        "speedup_formula": _text(
+            "speedup_formula",
+            [None if e is None else formulas[r] for e, r in zip(estimates, rows.rule.tolist(), strict=True)],
+        ),
+        "evidence": pa.ListArray.from_arrays(
+            offsets,
+            pa.StructArray.from_arrays(
+                [pc.take(metric_names, codes), pa.array(rows.ev_value, pa.float64())],
+                names=["metric", "value"],
+            ),
+        ),
+        "evidence_grade": pa.ListArray.from_arrays(
+            offsets, pc.take(grade_names, codes), mask=pa.array(lengths == 0)
+        ),
+        "est_saved_ns": pa.array(g.saved, pa.float64(), from_pandas=True),
+        "program_share_pct": pa.array(g.share, pa.float64(), from_pandas=True),
+    }
+    return pa.table(column)
