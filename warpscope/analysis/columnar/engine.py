@@ -54,12 +54,26 @@ def routable(rows: pl.DataFrame) -> pl.Series:
     ).to_series()
 
 
-def _grade(metric: str) -> str:
-    """``evidence.grade`` of an evidence value the columnar rules cite, on a profile that is not
-    the emulator's: the launch row's values are all exact, any other the profile states."""
-    if metric in _EXACT:
-        return EXACT
-    return INFERRED if metric.startswith("stalls.") else HARDWARE
+#: evidence grades, in the order of their codes here
+GRADES = (EXACT, HARDWARE, INFERRED)
+
+
+def _grades(L: Launches, rows: _Rows) -> np.ndarray:
+    """``evidence.grade`` of each evidence value (a code into ``GRADES``), on a profile that is
+    not the emulator's: the launch row's values and the exact counters exact, a stall reason's
+    cycles inferred (no canonical value), any other value hardware where the profile states it
+    and inferred where the rule worked it out."""
+    grade = np.empty(len(rows.ev_code), dtype=np.int64)
+    for code, metric in enumerate(rows.metrics):
+        where = rows.ev_code == code
+        if metric in _EXACT:
+            grade[where] = 0
+        elif metric.startswith("stalls."):
+            grade[where] = 2
+        else:
+            stated = ~np.isnan(L.get(metric))[rows.pos[rows.ev_finding[where]]]
+            grade[where] = np.where(stated, 1, 2)
+    return grade
 
 
 def evaluate(L: Launches, total_ns: float, kernel_ns: dict[str, float]) -> pa.Table:
@@ -194,6 +208,7 @@ class _Graded:
         self.estimate = np.empty(0)
         self.saved = np.empty(0)
         self.share = np.empty(0)
+        self.grades = np.empty(0, dtype=np.int64)
 
 
 def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, float]) -> _Graded:
@@ -225,10 +240,8 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
     saved = np.where(np.isnan(duration) | np.isnan(estimate), np.nan, duration * gains * scale[rows.pos])
     share = 100.0 * saved / total_ns if total_ns > 0 else np.full(n, np.nan)
     # severity caps: confidence, the kernel's share of the profile, the estimate, the library
-    grades = [_grade(m) for m in rows.metrics]
-    exact_code = np.array([g == EXACT for g in grades])
-    not_exact = np.zeros(n, dtype=bool)
-    np.logical_or.at(not_exact, rows.ev_finding, ~exact_code[rows.ev_code])
+    grades = _grades(L, rows)
+    not_exact = np.bincount(rows.ev_finding, weights=grades != 0, minlength=n) > 0
     has_evidence = np.bincount(rows.ev_finding, minlength=n) > 0
     confidence = np.where(has_evidence & ~not_exact, "high", "medium").tolist()
     # severity: capped by confidence and the kernel's share, then graded by the estimate
@@ -273,7 +286,7 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
     graded = _Graded(rows, n)
     graded.severity, graded.confidence, graded.fix, graded.message = severity, confidence, fixes, message
     graded.estimate, graded.saved, graded.share = estimate, saved, share
-    graded.grades = grades  # type: ignore[attr-defined]
+    graded.grades = grades
     return graded
 
 
@@ -352,7 +365,7 @@ def _table(L: Launches, g: _Graded) -> pa.Table:
     )
     metric_names = pa.array(rows.metrics, pa.string())
     codes = pa.array(rows.ev_code.astype(np.int32))
-    grade_names = pa.array(g.grades, pa.string())  # type: ignore[attr-defined]
+    grade_names = pa.array(GRADES, pa.string())
     lengths = np.bincount(rows.ev_finding, minlength=n)
     column = {
         "launch_id": pa.array(L.launch_id[rows.pos].astype(np.int64)),
@@ -372,7 +385,7 @@ def _table(L: Launches, g: _Graded) -> pa.Table:
             ),
         ),
         "evidence_grade": pa.ListArray.from_arrays(
-            offsets, pc.take(grade_names, codes), mask=pa.array(lengths == 0)
+            offsets, pc.take(grade_names, pa.array(g.grades)), mask=pa.array(lengths == 0)
         ),
         "est_saved_ns": pa.array(g.saved, pa.float64(), from_pandas=True),
         "program_share_pct": pa.array(g.share, pa.float64(), from_pandas=True),

@@ -596,6 +596,71 @@ def block_size_outside_128_256(L: Launches) -> Found:
     )
 
 
+def tail_effect(L: Launches) -> Found:
+    stated = L.get("waves_per_sm")
+    grid, sms = L.grid_size, L.sm_count
+    resident = L.occ_attr("active_blocks_per_sm")
+    by_grid = ~np.isnan(grid) & ~np.isnan(sms) & ~np.isnan(resident) & (resident != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        waves = np.where(by_grid, grid / (sms * resident), stated)  # exactly, from the grid
+    whole = np.floor(waves)
+    part = waves - whole
+    gain = 100.0 * (1.0 - part) / (whole + 1)
+    active, elapsed = L.get("sm_active_cycles"), L.get("elapsed_cycles")
+    measured = ~np.isnan(active) & ~np.isnan(elapsed) & (elapsed != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        idle = 100.0 * np.maximum(0.0, 1.0 - active / elapsed)
+    gain = np.where(measured, np.minimum(gain, idle), gain)
+    rows = np.flatnonzero((waves >= 1) & (part >= 1e-6) & (gain >= 5))
+    waves, whole, part, gain = waves[rows], whole[rows], part[rows], gain[rows]
+    grid, sms, resident = grid[rows], sms[rows], resident[rows]
+    shaped = ~np.isnan(grid) & ~np.isnan(sms) & (L.occ[rows] >= 0)
+    fill = pcts((100 * part).tolist(), 0)
+    fixes = []
+    for has, g, s, r, w, f in zip(
+        shaped.tolist(),
+        np.nan_to_num(grid).astype(np.int64).tolist(),
+        np.nan_to_num(sms).astype(np.int64).tolist(),
+        np.nan_to_num(resident).astype(np.int64).tolist(),
+        whole.astype(np.int64).tolist(),
+        fill,
+        strict=True,
+    ):
+        if not has:
+            fixes.append(
+                "Size the grid to whole waves, or make more, shorter waves (more blocks with less work each)."
+            )
+            continue
+        per_wave = s * r
+        fixes.append(
+            f"One wave is {per_wave} blocks ({s} SMs × {r} resident): {g} blocks = {w} full waves + {f} of one. "
+            f"Use {w * per_wave} or {(w + 1) * per_wave} blocks (a grid-stride loop lets any grid cover the data), "
+            "or many more waves so the tail matters less."
+        )
+    with_cycles = measured[rows]
+    return Found(
+        "tail_effect",
+        rows,
+        ["medium" if x >= 15 else "low" for x in gain.tolist()],
+        "partial last wave (tail effect)",
+        [
+            f"{w} waves per SM: the last wave fills {f} of the GPU."
+            for w, f in zip(nums(waves.tolist(), 2), fill, strict=True)
+        ],
+        "Blocks run in waves of what the SMs hold at once; during the last, partial wave most SMs sit idle.",
+        fixes,
+        "partial last wave costing ≥ 5% of the kernel time",
+        [
+            _always("waves_per_sm", waves),
+            ("sm_active_cycles", L.get("sm_active_cycles")[rows], with_cycles),
+            ("elapsed_cycles", L.get("elapsed_cycles")[rows], with_cycles),
+            ("grid_size", grid, shaped),
+            ("sm_count", sms, shaped),
+        ],
+        gain,
+    )
+
+
 #: rule id -> its columnar form
 COLUMNAR: dict[str, Callable[[Launches], Found]] = {
     "latency_bound": latency_bound,
@@ -605,4 +670,5 @@ COLUMNAR: dict[str, Callable[[Launches], Found]] = {
     "grid_smaller_than_sms": grid_smaller_than_sms,
     "grid_few_blocks_per_sm": grid_few_blocks_per_sm,
     "block_size_outside_128_256": block_size_outside_128_256,
+    "tail_effect": tail_effect,
 }
