@@ -59,8 +59,8 @@ def test_a_failing_worker_leaves_the_launches_to_this_process(forked, monkeypatc
     profile = warpscope.load(CNN_FILES)
     reference = analyze(profile, workers=1).findings
 
-    def dies(make):
-        pid, read = start(make)
+    def dies(make, spool):
+        pid, read = start(make, spool)
         import os
         import signal
 

@@ -42,10 +42,24 @@ _NOT_KEY = ("start_ns",)
 def launch_groups(profile: Profile) -> pl.DataFrame:
     """``launch_id`` and ``rep`` (the first launch of its group), one row per launch."""
     launches = profile.launches.select("launch_id", *_LAUNCH_KEY)
+    # a launch whose own row (kernel, configuration, duration) no other launch shares is a group
+    # of one: only the others' values are compared (a real profile's durations all differ)
+    shared = launches.filter(pl.len().over(_LAUNCH_KEY) > 1)
+    alone = launches.filter(~pl.col("launch_id").is_in(shared["launch_id"].implode())).select(
+        "launch_id", pl.col("launch_id").alias("rep")
+    )
+    if shared.is_empty():
+        return alone.sort("launch_id")
+    grouped = _compared(profile, shared)
+    return pl.concat([alone, grouped]).sort("launch_id")
+
+
+def _compared(profile: Profile, launches: pl.DataFrame) -> pl.DataFrame:
+    """``launch_groups`` of ``launches`` (their launch rows), their values compared."""
+    ids = launches["launch_id"].implode()
     metrics = (
-        profile.metrics.filter(
-            pl.col("metric").is_not_null() & ~pl.col("metric").is_in(_NOT_KEY) & schema.single_value()
-        )
+        profile.metrics.filter(pl.col("launch_id").is_in(ids))
+        .filter(pl.col("metric").is_not_null() & ~pl.col("metric").is_in(_NOT_KEY) & schema.single_value())
         # a name's category code stands for it (one mapping for the process): no text per value
         .select("launch_id", pl.col("metric").to_physical(), "value")
         .sort("launch_id", "metric", "value", nulls_last=True)
@@ -53,14 +67,15 @@ def launch_groups(profile: Profile) -> pl.DataFrame:
         .agg(pl.struct("metric", "value").alias("_metrics"))
     )
     stalls = (
-        profile.stalls.select("launch_id", "reason", "cycles_per_issue")
+        profile.stalls.filter(pl.col("launch_id").is_in(ids))
+        .select("launch_id", "reason", "cycles_per_issue")
         .sort("launch_id", "reason", "cycles_per_issue", nulls_last=True)
         .group_by("launch_id", maintain_order=True)
         .agg(pl.struct("reason", "cycles_per_issue").alias("_stalls"))
     )
     rules = (
         profile.findings.filter(pl.col("origin") != "warpscope")
-        .filter(pl.col("launch_id").is_not_null())
+        .filter(pl.col("launch_id").is_in(ids))
         .select("launch_id", "rule_id", "category", "severity", "estimated_speedup_pct", "message", "section")
         .with_row_index("_order")
         .group_by("launch_id", maintain_order=True)
@@ -74,7 +89,7 @@ def launch_groups(profile: Profile) -> pl.DataFrame:
     key = [c for c in keyed.columns if c != "launch_id"]
     return keyed.select(
         "launch_id", pl.col("launch_id").min().over(key, mapping_strategy="group_to_rows").alias("rep")
-    ).sort("launch_id")
+    )
 
 
 def representatives(groups: pl.DataFrame) -> dict[int, int]:

@@ -4,8 +4,8 @@ The rules are plain Python over plain views, so a long profile whose launches al
 CPU work for every core, and work that never holds the GIL of the process that asked for it
 (a UI stays responsive while they run). Each worker is a fork of this process (the views and
 the rules are inherited, nothing is sent to it) that evaluates one contiguous chunk of launches
-and writes back its findings as tables (Arrow IPC, a few hundred launches each: the parent reads
-them without making an object per finding); results are read in launch order, so the findings
+and writes back its findings as tables (Arrow files in memory, /dev/shm where there is one,
+named through a pipe: the parent maps them without making an object per finding); results are read in launch order, so the findings
 are the ones, in the order, the rules give in one process.
 
 Where fork is not available (not Linux), for short profiles, or when a worker fails, the
@@ -18,8 +18,10 @@ import contextlib
 import gc
 import os
 import select
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
@@ -181,10 +183,11 @@ def run_forked(
     running: list[tuple[int, int]] = []  # (pid, read end), oldest first
     parts: list[pa.Table] = []
     next_job = 0
+    spool = tempfile.mkdtemp(prefix="warpscope-", dir=_spool_root())
     try:
         for job in jobs:
             while len(running) < workers and next_job < len(jobs):
-                running.append(_start(jobs[next_job].make))
+                running.append(_start(jobs[next_job].make, spool))
                 next_job += 1
             if progress is not None:
                 progress(done, total)
@@ -199,7 +202,13 @@ def run_forked(
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             _result(pid, read)
+        shutil.rmtree(spool, ignore_errors=True)
     return parts
+
+
+def _spool_root() -> str | None:
+    """Where workers leave their tables: memory (/dev/shm) where there is one."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
 
 def _evaluated(chunk: Part, evaluate: Evaluate) -> Iterator[pa.Table]:
@@ -211,8 +220,10 @@ def _evaluated(chunk: Part, evaluate: Evaluate) -> Iterator[pa.Table]:
         yield columns_table(columns)
 
 
-def _start(make: Callable[[], Iterator[pa.Table]]) -> tuple[int, int]:
-    """Fork a worker that writes the tables ``make`` yields: (its pid, the read end of its pipe)."""
+def _start(make: Callable[[], Iterator[pa.Table]], spool: str) -> tuple[int, int]:
+    """Fork a worker that writes the tables ``make`` yields: (its pid, the read end of its pipe).
+    Each table is an Arrow file in ``spool`` that the parent maps (a pipe copied tens of
+    megabytes of a long profile's texts 64 kB at a time); the pipe carries its name."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker: evaluate, write, and leave without running anything of the parent's
@@ -226,10 +237,10 @@ def _start(make: Callable[[], Iterator[pa.Table]]) -> tuple[int, int]:
             _quiet_signals()
             with open(write, "wb") as out:
                 for table in make():
-                    sink = pa.BufferOutputStream()
-                    with pa.ipc.new_stream(sink, table.schema) as stream:
-                        stream.write_table(table)
-                    frame = sink.getvalue().to_pybytes()
+                    handle, path = tempfile.mkstemp(suffix=".arrow", dir=spool)
+                    with os.fdopen(handle, "wb") as file, pa.ipc.new_file(file, table.schema) as writer:
+                        writer.write_table(table)
+                    frame = path.encode()
                     out.write(len(frame).to_bytes(8, "little") + frame)
                     out.flush()
             code = 0
@@ -261,7 +272,11 @@ def _result(pid: int, read: int) -> list[pa.Table] | None:
             frame = _read(read, int.from_bytes(head, "little"))
             if frame is None:
                 raise EOFError("a worker's frame cut short")
-            found.append(pa.ipc.open_stream(frame).read_all())  # our own fork wrote it
+            path = frame.decode()
+            try:  # our own fork wrote it; mapped, not copied (the name goes, the mapping stays)
+                found.append(pa.ipc.open_file(pa.memory_map(path)).read_all())
+            finally:
+                os.unlink(path)
     except (OSError, EOFError, TimeoutError, pa.ArrowInvalid):
         ok = False
         with contextlib.suppress(OSError):
