@@ -30,7 +30,8 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     transfers,
 )
 from warpscope.analysis import columnar as columnar_engine
-from warpscope.analysis.candidacy import candidates, launch_rows
+from warpscope.analysis.candidacy import candidate_flags, flagged, launch_rows
+from warpscope.analysis.columnar import COLUMNAR
 from warpscope.analysis.finding import (
     CATEGORIES,
     RULES,
@@ -116,19 +117,29 @@ def analyze(
     seen = profile if reps is None or len(reps) == profile.launches.height else profile.subset(sorted(reps))
     occupancies = launch_occupancies(seen.launches, seen.metrics)
     rules_of: dict[int, tuple[Rule, ...]] | None = None
-    rows = None
-    if prefilter:
-        rows = launch_rows(seen, occupancies, libraries)
-        rules_of = _candidates(rows, launch_rules)
-        weight = _skipped_counted(profile, weight, reps, rules_of)
     kernel_ns = _kernel_time(profile)
     total_ns = sum(kernel_ns.values())
     by_columns = None
-    if rows is not None and rules_of is not None and columnar:
+    if prefilter:
+        rows = launch_rows(seen, occupancies, libraries)
+        flags = candidate_flags(rows, [r.id for r in launch_rules])
+        some = pl.any_horizontal(pl.exclude("launch_id"))
+        weight = _skipped_counted(profile, weight, reps, set(flags.filter(some)["launch_id"].to_list()))
         # launches whose candidate rules all have a columnar form: evaluated at once
-        by_columns, rules_of, progress = _columnar(
-            rows, rules_of, occupancies, weight, progress, total_ns, kernel_ns, workers
+        at_once = (
+            flags.select(
+                some
+                & ~pl.any_horizontal(pl.lit(False), *[r.id for r in launch_rules if r.id not in COLUMNAR])
+            ).to_series()
+            & columnar_engine.routable(rows)
+            if columnar
+            else pl.Series([False] * rows.height, dtype=pl.Boolean)
         )
+        rules_of = _candidates(flags.filter(~at_once), launch_rules)
+        if at_once.any():
+            by_columns, progress = _columnar(
+                rows.filter(at_once), occupancies, weight, progress, total_ns, kernel_ns, workers
+            )
     keep = reps if rules_of is None else rules_of.keys()
     evaluated: Sequence[LaunchView]
     if views is None:  # made where they are evaluated (forked workers make their own)
@@ -176,13 +187,13 @@ def _fired(found: pl.DataFrame) -> tuple[dict[tuple[int, str], list[tuple[str, s
     return fired, roots
 
 
-def _candidates(rows: pl.DataFrame, rules: list[Rule]) -> dict[int, tuple[Rule, ...]]:
-    """launch_id -> the launch rules that may fire on it (``rows``: ``launch_rows`` of the
-    launches evaluated); launches no rule may fire on are left out."""
+def _candidates(flags: pl.DataFrame, rules: list[Rule]) -> dict[int, tuple[Rule, ...]]:
+    """launch_id -> the launch rules that may fire on it (``flags``: ``candidate_flags`` of the
+    launches evaluated one at a time); launches no rule may fire on are left out."""
     by_id = {r.id: r for r in rules}
     named: dict[tuple[str, ...], tuple[Rule, ...]] = {}
     out = {}
-    for launch_id, ids in candidates(rows, list(by_id)).items():
+    for launch_id, ids in flagged(flags).items():
         if ids not in named:
             named[ids] = tuple(by_id[i] for i in ids)
         out[launch_id] = named[ids]
@@ -191,49 +202,36 @@ def _candidates(rows: pl.DataFrame, rules: list[Rule]) -> dict[int, tuple[Rule, 
 
 def _columnar(
     rows: pl.DataFrame,
-    rules_of: dict[int, tuple[Rule, ...]],
     occupancies: dict[int, Occupancy],
     weight: dict[int, int],
     progress: Callable[[int, int], None] | None,
     total_ns: float,
     kernel_ns: dict[str, float],
     workers: int | None,
-) -> tuple[pl.DataFrame, dict[int, tuple[Rule, ...]], Callable[[int, int], None] | None]:
-    """The findings of the launches ``columnar`` can evaluate (all their candidate rules have a
-    columnar form and their values read as a view's), the candidate rules of the others, and the
-    progress callback for those (counting on from the launches done here)."""
-    # the candidate sets are shared tuples (one per distinct set): keyed by identity, not by value
-    sets = {id(rules): rules for rules in rules_of.values()}
-    whole = {key: all(r.id in columnar_engine.COLUMNAR for r in rules) for key, rules in sets.items()}
-    wanted = pl.Series(
-        [(rules := rules_of.get(i)) is not None and whole[id(rules)] for i in rows["launch_id"].to_list()],
-        dtype=pl.Boolean,
-    )
-    chosen = rows.filter(wanted & columnar_engine.routable(rows))
-    if chosen.is_empty():
-        return findings_frame(()), rules_of, progress
-    ids = set(chosen["launch_id"].to_list())
-    names = sorted({c for c in chosen.columns if not c.startswith(("_", "occ."))})
-    launches = columnar_engine.from_rows(chosen, occupancies, names)
-    total = sum(weight.get(i, 1) for i in ids)
+) -> tuple[pl.DataFrame, Callable[[int, int], None] | None]:
+    """The findings of the launches of ``rows`` (their candidate rules all have a columnar form
+    and their values read as a view's), and the progress callback for the launches evaluated
+    one at a time (counting on from the launches done here)."""
+    names = sorted({c for c in rows.columns if not c.startswith(("_", "occ."))})
+    launches = columnar_engine.from_rows(rows, occupancies, names)
+    total = sum(weight.get(i, 1) for i in launches.launch_id.tolist())
     found = table_frame(
         pa.concat_tables(
             columnar_engine.evaluate_forked(launches, total_ns, kernel_ns, workers, progress, total)
         )
     )
-    rest = {i: r for i, r in rules_of.items() if i not in ids}
     if progress is None:
-        return found, rest, None
+        return found, None
     outer = progress
 
     def counted_on(done: int, all_: int) -> None:
         outer(total + done, all_)
 
-    return found, rest, counted_on
+    return found, counted_on
 
 
 def _skipped_counted(
-    profile: Profile, weight: dict[int, int], reps: set[int] | None, evaluated: dict[int, tuple[Rule, ...]]
+    profile: Profile, weight: dict[int, int], reps: set[int] | None, evaluated: set[int]
 ) -> dict[int, int]:
     """Launch weights for progress with the launches no rule may fire on (never evaluated)
     counted in the next one that is evaluated: progress still reaches every launch."""

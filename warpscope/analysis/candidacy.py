@@ -363,18 +363,29 @@ def launch_rows(
     return rows.with_columns(pl.when(pl.col(c).is_finite()).then(pl.col(c)).alias(c) for c in floats)
 
 
-def candidates(rows: pl.DataFrame, rule_ids: list[str]) -> dict[int, tuple[str, ...]]:
-    """launch_id -> the ids (of ``rule_ids``, in their order) of the rules that may fire on it;
-    launches no rule may fire on are left out."""
+def candidate_flags(rows: pl.DataFrame, rule_ids: list[str]) -> pl.DataFrame:
+    """``launch_id`` and, per rule of ``rule_ids``, whether it may fire on the launch (one row
+    per row of ``rows``, in its order)."""
     r = Row(set(rows.columns))
     odd = pl.col("_odd")
-    flags = rows.select(
+    return rows.select(
         "launch_id",
         *[
             ((PREDICATES[i](r) if i in PREDICATES else pl.lit(True)).fill_null(True) | odd).alias(i)
             for i in rule_ids
         ],
     )
+
+
+def candidates(rows: pl.DataFrame, rule_ids: list[str]) -> dict[int, tuple[str, ...]]:
+    """launch_id -> the ids (of ``rule_ids``, in their order) of the rules that may fire on it;
+    launches no rule may fire on are left out."""
+    return flagged(candidate_flags(rows, rule_ids))
+
+
+def flagged(flags: pl.DataFrame) -> dict[int, tuple[str, ...]]:
+    """``candidates`` of a ``candidate_flags`` table."""
+    rule_ids = flags.columns[1:]
     out: dict[int, tuple[str, ...]] = {}
     kept: dict[tuple[bool, ...], tuple[str, ...]] = {}
     for launch_id, *flag in flags.iter_rows():
