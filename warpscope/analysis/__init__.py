@@ -30,7 +30,7 @@ from warpscope.analysis import (  # noqa: F401  (register rules)
     transfers,
 )
 from warpscope.analysis import columnar as columnar_engine
-from warpscope.analysis.candidacy import candidate_flags, flagged, launch_rows
+from warpscope.analysis.candidacy import candidate_flags, flagged, launch_rows, read_by_predicates
 from warpscope.analysis.columnar import COLUMNAR
 from warpscope.analysis.finding import (
     CATEGORIES,
@@ -121,7 +121,7 @@ def analyze(
     total_ns = sum(kernel_ns.values())
     by_columns = None
     if prefilter:
-        rows = launch_rows(seen, occupancies, libraries)
+        rows = launch_rows(seen, occupancies, libraries, _READ)
         flags = candidate_flags(rows, [r.id for r in launch_rules])
         some = pl.any_horizontal(pl.exclude("launch_id"))
         weight = _skipped_counted(profile, weight, reps, set(flags.filter(some)["launch_id"].to_list()))
@@ -185,6 +185,10 @@ def _fired(found: pl.DataFrame) -> tuple[dict[tuple[int, str], list[tuple[str, s
             fired.setdefault((launch_id, ncu_rule), []).append((category, rule))
     roots = set(found.filter(pl.col("severity") != "info").select("launch_id", "rule_id").iter_rows())
     return fired, roots
+
+
+#: the canonical values the candidacy predicates and the columnar rules read
+_READ = read_by_predicates() | columnar_engine.READS
 
 
 def _candidates(flags: pl.DataFrame, rules: list[Rule]) -> dict[int, tuple[Rule, ...]]:

@@ -293,11 +293,37 @@ PREDICATES: dict[str, Predicate] = {
 }
 
 
+def read_by_predicates() -> frozenset[str]:
+    """The canonical values the predicates read (stall reasons aside: ``launch_rows`` keeps them all)."""
+    names: set[str] = set()
+
+    class Recorder(Row):
+        def __call__(self, name: str) -> pl.Expr:
+            names.add(name)
+            return pl.col(name)
+
+        @property
+        def stalls(self) -> list[str]:
+            return []
+
+    recorder = Recorder(set())
+    for predicate in PREDICATES.values():
+        predicate(recorder)
+    return frozenset(n for n in names if not n.startswith(("stalls.", "occ.")))
+
+
 def launch_rows(
-    profile: Profile, occupancy: Mapping[int, Occupancy], library: Mapping[int, str | None]
+    profile: Profile,
+    occupancy: Mapping[int, Occupancy],
+    library: Mapping[int, str | None],
+    metrics_read: frozenset[str] | None = None,
 ) -> pl.DataFrame:
-    """One row per launch (launch order): the values the predicates read, as its view has them."""
-    metrics = stated_values(profile).collect()
+    """One row per launch (launch order): the values the predicates read, as its view has them
+    (``metrics_read``: only these canonical values, and every stall reason; all by default)."""
+    stated = stated_values(profile)
+    if metrics_read is not None:  # a long profile's pivot of every value took most of the time
+        stated = stated.filter(pl.col("metric").is_in(sorted(metrics_read)))
+    metrics = stated.collect()
     stalls = profile.stalls.filter(pl.col("cycles_per_issue").is_finite()).select(
         "launch_id", ("stalls." + pl.col("reason").cast(pl.String)).alias("metric"), "cycles_per_issue"
     )

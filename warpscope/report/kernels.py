@@ -131,30 +131,45 @@ def _means(
     """Per kernel (its launch groups' representatives, each standing for ``weight`` launches),
     the mean of each value and stall reason over the launches that have it. Group-bys over the
     long tables: a view per launch, only to average it, took seconds on a long profile."""
+    index_ids = [r for reps in kernel_reps for r in reps]
     index = pl.LazyFrame(
         {
-            "launch_id": [r for reps in kernel_reps for r in reps],
+            "launch_id": index_ids,
             "_kernel": [i for i, reps in enumerate(kernel_reps) for _ in reps],
             "_w": [weight[r] for reps in kernel_reps for r in reps],
         },
         schema={"launch_id": pl.Int64, "_kernel": pl.Int64, "_w": pl.Float64},
     )
-    stated = stated_values(profile).join(index, on="launch_id")
+    stated = stated_values(profile).join(index, on="launch_id").collect().lazy()  # read twice below
     size = {
         f"{what}_size": pl.when(pl.all_horizontal(pl.col(f"{what}_{d}").is_not_null() for d in "xyz")).then(
             pl.col(f"{what}_x").cast(pl.Float64) * pl.col(f"{what}_y") * pl.col(f"{what}_z")
         )
         for what in ("block", "grid")
     }
+    # the launch row's values stand in only for a value some launch does not state
+    fallbacks = ["block_size", "grid_size", *FROM_LAUNCH]
+    stating = dict(
+        stated.filter(pl.col("metric").is_in(fallbacks))
+        .group_by(pl.col("metric").cast(pl.String))
+        .len()
+        .collect()
+        .iter_rows()
+    )
+    unstated = {
+        c: e
+        for c, e in {**size, **{c: pl.col(c).cast(pl.Float64) for c in FROM_LAUNCH}}.items()
+        if stating.get(c, 0) < len(index_ids)
+    }
     from_launch = (
         profile.launches.lazy()
         .join(index, on="launch_id")
-        .select("launch_id", "_kernel", "_w", **size, **{c: pl.col(c).cast(pl.Float64) for c in FROM_LAUNCH})
+        .select("launch_id", "_kernel", "_w", *[e.alias(c) for c, e in unstated.items()])
         .unpivot(index=["launch_id", "_kernel", "_w"], variable_name="metric", value_name="value")
         .drop_nulls("value")
         .join(  # the launch row's value only where the profile states none
-            stated.select("launch_id", pl.col("metric").cast(pl.String)).filter(
-                pl.col("metric").is_in(["block_size", "grid_size", *FROM_LAUNCH])
+            stated.filter(pl.col("metric").is_in(["block_size", "grid_size", *FROM_LAUNCH])).select(
+                "launch_id", pl.col("metric").cast(pl.String)
             ),
             on=["launch_id", "metric"],
             how="anti",
@@ -180,7 +195,8 @@ def _means(
         )
 
     out: list[tuple[dict[str, float], dict[str, float]]] = [({}, {}) for _ in kernel_reps]
-    for part, frames in enumerate(((stated, from_launch), (reasons,))):
+    values = (stated, from_launch) if unstated else (stated,)
+    for part, frames in enumerate((values, (reasons,))):
         sums: dict[tuple[int, str], tuple[list[float], float]] = {}
         for frame in frames:
             for kernel, metric, xs, w in weighted(frame).iter_rows():

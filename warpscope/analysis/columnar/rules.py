@@ -661,6 +661,31 @@ def tail_effect(L: Launches) -> Found:
     )
 
 
+#: the canonical values the columnar rules read (``tests/test_columnar.py`` checks it)
+READS = frozenset(
+    {
+        "achieved_active_warps",
+        "achieved_occupancy_pct",
+        "arithmetic_intensity_dram",
+        "block_size",
+        "dram_throughput_pct",
+        "duration_ns",
+        "dynamic_shared_bytes",
+        "elapsed_cycles",
+        "grid_size",
+        "instructions_executed",
+        "issue_slot_utilization_pct",
+        "memory_throughput_pct",
+        "registers_per_thread",
+        "sm_active_cycles",
+        "sm_count",
+        "sm_throughput_pct",
+        "static_shared_bytes",
+        "theoretical_occupancy_pct",
+        "warp_cycles_per_issued_instruction",
+        "waves_per_sm",
+    }
+)
 #: rule id -> its columnar form
 COLUMNAR: dict[str, Callable[[Launches], Found]] = {
     "latency_bound": latency_bound,
