@@ -15,6 +15,7 @@ from tests.test_bounds import _exports
 from tests.test_estimates import EXPORTS
 from tools.fleet_runs import jittered
 from warpscope.analysis import analyze, workers
+from warpscope.analysis.columnar import engine as columnar_engine
 from warpscope.analysis.finding import Finding, findings_frame
 from warpscope.analysis.groups import launch_groups
 from warpscope.model.profile import Profile
@@ -191,5 +192,6 @@ def test_workers_write_back_without_polars(monkeypatch):
     monkeypatch.setattr(workers, "STALL_S", 20.0)
     monkeypatch.setattr(workers, "PARALLEL_FROM", 1)
     monkeypatch.setattr(workers, "MIN_CHUNK", 600)
+    monkeypatch.setattr(columnar_engine, "MIN_SLICE", 600)  # the columnar engine's slices too
     assert analyze(profile, workers=2).findings.equals(reference)
     assert len(came_back) >= 2 and all(r is not None for r in came_back)

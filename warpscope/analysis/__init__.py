@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -125,20 +126,31 @@ def analyze(
         flags = candidate_flags(rows, [r.id for r in launch_rules])
         some = pl.any_horizontal(pl.exclude("launch_id"))
         weight = _skipped_counted(profile, weight, reps, set(flags.filter(some)["launch_id"].to_list()))
-        # launches whose candidate rules all have a columnar form: evaluated at once
+        # launches whose values the arrays read as their views do: evaluated at once (the rules
+        # without a columnar form on their views, graded with the rest)
         at_once = (
-            flags.select(
-                some
-                & ~pl.any_horizontal(pl.lit(False), *[r.id for r in launch_rules if r.id not in COLUMNAR])
-            ).to_series()
-            & columnar_engine.routable(rows)
+            flags.select(some).to_series() & columnar_engine.routable(rows)
             if columnar
             else pl.Series([False] * rows.height, dtype=pl.Boolean)
         )
         rules_of = _candidates(flags.filter(~at_once), launch_rules)
         if at_once.any():
+            per_launch = _candidates(
+                flags.filter(at_once).select(
+                    "launch_id", *[r.id for r in launch_rules if r.id not in COLUMNAR]
+                ),
+                launch_rules,
+            )
             by_columns, progress = _columnar(
-                rows.filter(at_once), occupancies, weight, progress, total_ns, kernel_ns, workers
+                rows.filter(at_once),
+                seen,
+                per_launch,
+                occupancies,
+                weight,
+                progress,
+                total_ns,
+                kernel_ns,
+                workers,
             )
     keep = reps if rules_of is None else rules_of.keys()
     evaluated: Sequence[LaunchView]
@@ -206,6 +218,8 @@ def _candidates(flags: pl.DataFrame, rules: list[Rule]) -> dict[int, tuple[Rule,
 
 def _columnar(
     rows: pl.DataFrame,
+    profile: Profile,
+    per_launch: dict[int, tuple[Rule, ...]],
     occupancies: dict[int, Occupancy],
     weight: dict[int, int],
     progress: Callable[[int, int], None] | None,
@@ -213,15 +227,18 @@ def _columnar(
     kernel_ns: dict[str, float],
     workers: int | None,
 ) -> tuple[pl.DataFrame, Callable[[int, int], None] | None]:
-    """The findings of the launches of ``rows`` (their candidate rules all have a columnar form
-    and their values read as a view's), and the progress callback for the launches evaluated
-    one at a time (counting on from the launches done here)."""
+    """The findings of the launches of ``rows`` (their values read as their views do): the
+    columnar rules on all of them, the rules of ``per_launch`` on the views of the launches that
+    need them; and the progress callback for the launches evaluated one at a time (counting on
+    from the launches done here)."""
     names = sorted({c for c in rows.columns if not c.startswith(("_", "occ."))})
     launches = columnar_engine.from_rows(rows, occupancies, names)
     total = sum(weight.get(i, 1) for i in launches.launch_id.tolist())
+    views = LazyViews(profile, sorted(per_launch), occupancies)
+    rules = columnar_engine.PerLaunch(np.array(views.ids, dtype=np.int64), views, per_launch)
     found = table_frame(
         pa.concat_tables(
-            columnar_engine.evaluate_forked(launches, total_ns, kernel_ns, workers, progress, total)
+            columnar_engine.evaluate_forked(launches, total_ns, kernel_ns, rules, workers, progress, total)
         )
     )
     if progress is None:

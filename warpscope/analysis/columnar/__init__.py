@@ -12,6 +12,16 @@ from __future__ import annotations
 
 from warpscope.analysis.columnar.engine import evaluate, evaluate_forked, routable
 from warpscope.analysis.columnar.launches import Launches, from_rows
+from warpscope.analysis.columnar.listed import PerLaunch
 from warpscope.analysis.columnar.rules import COLUMNAR, READS
 
-__all__ = ["COLUMNAR", "READS", "Launches", "evaluate", "evaluate_forked", "from_rows", "routable"]
+__all__ = [
+    "COLUMNAR",
+    "READS",
+    "Launches",
+    "PerLaunch",
+    "evaluate",
+    "evaluate_forked",
+    "from_rows",
+    "routable",
+]

@@ -11,8 +11,9 @@ import pyarrow.compute as pc
 
 from warpscope.analysis import impact
 from warpscope.analysis.columnar.launches import Launches
+from warpscope.analysis.columnar.listed import GRADES, Listed, PerLaunch
 from warpscope.analysis.columnar.rules import COLUMNAR, Found
-from warpscope.analysis.evidence import _EXACT, EXACT, HARDWARE, INFERRED
+from warpscope.analysis.evidence import _EXACT
 from warpscope.analysis.finding import _CATEGORICAL, _TEXT, RULES, SEVERITIES, columns_table, new_columns
 from warpscope.occupancy.advice import what_would_help
 
@@ -54,18 +55,16 @@ def routable(rows: pl.DataFrame) -> pl.Series:
     ).to_series()
 
 
-#: evidence grades, in the order of their codes here
-GRADES = (EXACT, HARDWARE, INFERRED)
-
-
 def _grades(L: Launches, rows: _Rows) -> np.ndarray:
     """``evidence.grade`` of each evidence value (a code into ``GRADES``), on a profile that is
     not the emulator's: the launch row's values and the exact counters exact, a stall reason's
     cycles inferred (no canonical value), any other value hardware where the profile states it
     and inferred where the rule worked it out."""
-    grade = np.empty(len(rows.ev_code), dtype=np.int64)
+    grade = rows.ev_grade.copy()
     for code, metric in enumerate(rows.metrics):
-        where = rows.ev_code == code
+        where = (rows.ev_code == code) & (grade < 0)
+        if not where.any():
+            continue
         if metric in _EXACT:
             grade[where] = 0
         elif metric.startswith("stalls."):
@@ -76,20 +75,24 @@ def _grades(L: Launches, rows: _Rows) -> np.ndarray:
     return grade
 
 
-def evaluate(L: Launches, total_ns: float, kernel_ns: dict[str, float]) -> pa.Table:
-    """The graded findings of the launches of ``L`` (each rule of ``COLUMNAR`` on all of them),
-    as ``finding.columns_table`` makes them: launch order, each launch's best first."""
-    found = [rule(L) for rule in COLUMNAR.values()]
-    found = [f for f in found if len(f.rows)]
-    if not found:
+def evaluate(
+    L: Launches, total_ns: float, kernel_ns: dict[str, float], per_launch: PerLaunch | None = None
+) -> pa.Table:
+    """The graded findings of the launches of ``L`` (each rule of ``COLUMNAR`` on all of them,
+    and ``per_launch``'s rules on the views of the launches that need them), as
+    ``finding.columns_table`` makes them: launch order, each launch's best first."""
+    found = [f for f in (rule(L) for rule in COLUMNAR.values()) if len(f.rows)]
+    listed = per_launch.run(L.launch_id) if per_launch is not None else Listed()
+    if not found and not len(listed):
         return columns_table(new_columns())
-    return _table(L, _graded(L, _ordered(found), total_ns, kernel_ns))
+    return _table(L, _graded(L, _ordered(found, listed), total_ns, kernel_ns))
 
 
 def evaluate_forked(
     L: Launches,
     total_ns: float,
     kernel_ns: dict[str, float],
+    per_launch: PerLaunch | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
     total: int | None = None,
@@ -104,11 +107,11 @@ def evaluate_forked(
     if workers <= 1 or L.n < PARALLEL_FROM:
         if progress is not None:
             progress(0, L.n if total is None else total)
-        return [evaluate(L, total_ns, kernel_ns)]
+        return [evaluate(L, total_ns, kernel_ns, per_launch)]
     size = max(MIN_SLICE, -(-L.n // (workers * SLICES_PER_WORKER)))
 
     def part(start: int) -> Callable[[], Iterator[pa.Table]]:
-        return lambda: iter([evaluate(L.take(slice(start, start + size)), total_ns, kernel_ns)])
+        return lambda: iter([evaluate(L.take(slice(start, start + size)), total_ns, kernel_ns, per_launch)])
 
     jobs = [Job(part(start), min(size, L.n - start)) for start in range(0, L.n, size)]
     return run_forked(jobs, workers, progress, total)
@@ -118,45 +121,90 @@ def _texts(value: list[str] | str, n: int) -> list[str]:
     return value if isinstance(value, list) else [value] * n
 
 
-class _Rows:
-    """Every finding of every rule, one entry each, as arrays and lists."""
+def launch_rule_ids() -> list[str]:
+    """Every launch rule, in registry order: the rule codes of the findings here."""
+    return [r.id for r in RULES.values() if r.scope == "launch"]
 
-    def __init__(self, found: list[Found]) -> None:
+
+class _Rows:
+    """Every finding of every rule, one entry each, as arrays and lists: the columnar rules'
+    (``found``) and the per-launch rules' (``listed``)."""
+
+    def __init__(self, found: list[Found], listed: Listed) -> None:
+        names = launch_rule_ids()
+        code = {name: i for i, name in enumerate(names)}
         sizes = [len(f.rows) for f in found]
-        self.pos = np.concatenate([f.rows for f in found])
+        self.pos = np.concatenate([*(f.rows for f in found), np.array(listed.pos, dtype=np.int64)])
         self.rule = np.concatenate(
-            [np.full(n, list(COLUMNAR).index(f.rule)) for f, n in zip(found, sizes, strict=True)]
+            [
+                *(np.full(n, code[f.rule]) for f, n in zip(found, sizes, strict=True)),
+                np.array([code[r] for r in listed.rule], dtype=np.int64),
+            ]
+        ).astype(np.int64)
+        self.key = [f.rule for f, n in zip(found, sizes, strict=True) for _ in range(n)] + listed.key
+        self.severity = [s for f in found for s in f.severity] + listed.severity
+        self.estimate = np.concatenate(
+            [*(f.estimate for f in found), np.array(listed.estimate, dtype=np.float64)]
         )
-        self.severity = [s for f in found for s in f.severity]
-        self.estimate = np.concatenate([f.estimate for f in found])
-        self.title = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.title, n)]
-        self.message = [t for f in found for t in f.message]
-        self.why = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.why, n)]
-        self.fix = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.fix, n)]
-        self.threshold = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.threshold, n)]
-        # evidence: one entry per value present, (finding, slot, metric, value)
+        self.title = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.title, n)] + listed.title
+        self.message = [t for f in found for t in f.message] + listed.message
+        self.why = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.why, n)] + listed.why
+        self.fix = [t for f, n in zip(found, sizes, strict=True) for t in _texts(f.fix, n)] + listed.fix
+        self.threshold = [
+            t for f, n in zip(found, sizes, strict=True) for t in _texts(f.threshold, n)
+        ] + listed.threshold
+        self.confidence: list[str | None] = [None] * sum(sizes) + listed.confidence
+        formulas = [RULES[name].speedup_formula for name in names]
+        self.formula = [formulas[code[f.rule]] for f, n in zip(found, sizes, strict=True) for _ in range(n)]
+        self.formula += listed.formula
+        # evidence: one entry per value present, (finding, order, metric, value, grade: -1 where
+        # the columnar grading works it out)
         starts = np.cumsum([0, *sizes])[:-1]
         self.metrics: list[str] = []
-        finding, slot, code, value = [], [], [], []
+        metric_code: dict[str, int] = {}
+        finding, slot, codes, value, grades = [], [], [], [], []
         for f, start in zip(found, starts.tolist(), strict=True):
             for s, (metric, values, present) in enumerate(f.evidence):
-                if metric not in self.metrics:
+                if metric not in metric_code:
+                    metric_code[metric] = len(self.metrics)
                     self.metrics.append(metric)
                 where = np.flatnonzero(present)
                 finding.append(where + start)
                 slot.append(np.full(len(where), s))
-                code.append(np.full(len(where), self.metrics.index(metric)))
+                codes.append(np.full(len(where), metric_code[metric]))
                 value.append(values[where].astype(np.float64))
-        self.ev_finding = np.concatenate(finding)
-        self.ev_slot = np.concatenate(slot)
-        self.ev_code = np.concatenate(code)
-        self.ev_value = np.concatenate(value)
+                grades.append(np.full(len(where), -1))
+        if len(listed):
+            for metric in listed.ev_metric:
+                if metric not in metric_code:
+                    metric_code[metric] = len(self.metrics)
+                    self.metrics.append(metric)
+            finding.append(np.array(listed.ev_finding, dtype=np.int64) + sum(sizes))
+            slot.append(np.arange(len(listed.ev_finding)))  # in the order each finding lists them
+            codes.append(np.array([metric_code[m] for m in listed.ev_metric], dtype=np.int64))
+            value.append(np.array(listed.ev_value, dtype=np.float64))
+            grades.append(np.array(listed.ev_grade, dtype=np.int64))
+        self.ev_finding = np.concatenate(finding).astype(np.int64)
+        self.ev_slot = np.concatenate(slot).astype(np.int64)
+        self.ev_code = np.concatenate(codes).astype(np.int64)
+        self.ev_value = np.concatenate(value).astype(np.float64)
+        self.ev_grade = np.concatenate(grades).astype(np.int64)
 
     def reorder(self, order: np.ndarray) -> None:
         """Put the findings in ``order`` (a permutation)."""
         self.pos, self.rule, self.estimate = self.pos[order], self.rule[order], self.estimate[order]
         pick = order.tolist()
-        for name in ("severity", "title", "message", "why", "fix", "threshold"):
+        for name in (
+            "key",
+            "severity",
+            "title",
+            "message",
+            "why",
+            "fix",
+            "threshold",
+            "confidence",
+            "formula",
+        ):
             column = getattr(self, name)
             setattr(self, name, [column[i] for i in pick])
         new_place = np.empty(len(order), dtype=np.int64)
@@ -164,14 +212,15 @@ class _Rows:
         self.ev_finding = new_place[self.ev_finding]
         ev = np.lexsort((self.ev_slot, self.ev_finding))
         self.ev_finding, self.ev_slot = self.ev_finding[ev], self.ev_slot[ev]
-        self.ev_code, self.ev_value = self.ev_code[ev], self.ev_value[ev]
+        self.ev_code, self.ev_value, self.ev_grade = self.ev_code[ev], self.ev_value[ev], self.ev_grade[ev]
 
 
-def _ordered(found: list[Found]) -> _Rows:
+def _ordered(found: list[Found], listed: Listed) -> _Rows:
     """The findings in launch order, each launch's as ``findings_for`` sorts them (``rank_key``)."""
-    rows = _Rows(found)
-    severity = np.array([_RANK[s] for s in rows.severity])
-    by_name = np.argsort(np.argsort(np.array(list(COLUMNAR))))  # rule index -> place in name order
+    rows = _Rows(found, listed)
+    severity = np.array([_RANK[s] for s in rows.severity], dtype=np.int64)
+    names = np.array(launch_rule_ids())
+    by_name = np.argsort(np.argsort(names, kind="stable"), kind="stable")  # rule code -> place in name order
     gain = np.where(np.isnan(rows.estimate), 0.0, rows.estimate)
     rows.reorder(np.lexsort((by_name[rows.rule], -gain, severity, rows.pos)))
     return rows
@@ -179,20 +228,30 @@ def _ordered(found: list[Found]) -> _Rows:
 
 def _folded(rows: _Rows, n_launches: int) -> np.ndarray:
     """``impact.fold_symptoms``: for each finding, the index of the finding (same launch) that
-    explains it, or -1. Only the columnar rules fire on these launches, and none of them has a
-    fix of its own (``impact.OWN_FIX``): any cause explains."""
-    names = list(COLUMNAR)
+    explains it, or -1: the first of its causes (``impact.FOLLOWS_FROM``) that is a root (not
+    info; of a rule's several, the last) and explains it (``impact._explains``)."""
+    names = launch_rule_ids()
+    code = {name: i for i, name in enumerate(names)}
     at = np.full((n_launches, len(names)), -1, dtype=np.int64)
     is_root = np.array([s != "info" for s in rows.severity], dtype=bool)
-    at[rows.pos[is_root], rows.rule[is_root]] = np.flatnonzero(is_root)
+    roots = np.flatnonzero(is_root)
+    np.maximum.at(at, (rows.pos[roots], rows.rule[roots]), roots)  # the last of a rule's roots
     cause = np.full(len(rows.pos), -1, dtype=np.int64)
-    for index, name in enumerate(names):
-        mine = np.flatnonzero(rows.rule == index)
-        for r in impact.FOLLOWS_FROM.get(name, ()):
-            if r not in names or not len(mine):
+    keys = np.array(rows.key, dtype=object)
+    for key in dict.fromkeys(rows.key):
+        causes = impact.FOLLOWS_FROM.get(key)
+        if not causes:
+            continue
+        mine = np.flatnonzero(keys == key)
+        own_fix = np.isin(rows.rule[mine], [code[r] for r in impact.OWN_FIX if r in code])
+        for r in causes:
+            if r not in code:
                 continue
-            candidate = at[rows.pos[mine], names.index(r)]
-            take = (cause[mine] < 0) & (candidate >= 0)
+            candidate = at[rows.pos[mine], code[r]]
+            cause_gain = rows.estimate[np.maximum(candidate, 0)]
+            symptom_gain = rows.estimate[mine]
+            explains = ~own_fix | np.isnan(cause_gain) | np.isnan(symptom_gain) | (cause_gain >= symptom_gain)
+            take = (cause[mine] < 0) & (candidate >= 0) & explains
             cause[mine[take]] = candidate[take]
     return cause
 
@@ -243,7 +302,8 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
     grades = _grades(L, rows)
     not_exact = np.bincount(rows.ev_finding, weights=grades != 0, minlength=n) > 0
     has_evidence = np.bincount(rows.ev_finding, minlength=n) > 0
-    confidence = np.where(has_evidence & ~not_exact, "high", "medium").tolist()
+    computed = np.where(has_evidence & ~not_exact, "high", "medium").tolist()
+    confidence = [c or d for c, d in zip(rows.confidence, computed, strict=True)]
     # severity: capped by confidence and the kernel's share, then graded by the estimate
     rank = np.array([_RANK[s] for s in severity], dtype=np.int64)
     share_low = {
@@ -251,30 +311,34 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
         for k, ns in kernel_ns.items()
     }
     launch_share_low = np.array([share_low.get(k, False) for k in L.kernel_short], dtype=bool)
-    medium = np.array(confidence) == "medium"
-    rank = np.where(medium | launch_share_low[rows.pos], np.maximum(rank, 1), rank)
+    stated_confidence = np.array(confidence)
+    low = stated_confidence == "low"
+    medium = ~low & ((stated_confidence == "medium") | launch_share_low[rows.pos])
+    rank = np.where(low, np.maximum(rank, _RANK["low"]), np.where(medium, np.maximum(rank, 1), rank))
     has = ~np.isnan(estimate)
     with np.errstate(invalid="ignore"):
         high = has & (rank <= 0) & (estimate >= impact.MIN_GAIN_FOR["high"])
         med = has & ~high & (rank <= 1) & (estimate >= impact.MIN_GAIN_FOR["medium"])
     rank = np.where(high, 0, np.where(med, 1, np.where(has, np.maximum(rank, 2), rank)))
     # a bookkeeping launch, and advice about a library's kernel: about the call
-    categories = [RULES[name].category for name in COLUMNAR]
+    categories = [RULES[name].category for name in launch_rule_ids()]
     in_category = {
         name: np.array([c in group for c in categories])[rows.rule]
         for name, group in (
             ("launch", impact.LAUNCH_CATEGORIES),
             ("call", impact.CALL_LEVEL_CATEGORIES),
             ("info", impact.LIBRARY_INFO_CATEGORIES),
+            ("tensor", {"tensor_cores"}),
         )
     }
     threads = (np.nan_to_num(L.grid_size) * np.nan_to_num(L.block_size)).astype(np.int64)[rows.pos]
     library = np.array([x is not None for x in L.library], dtype=bool)[rows.pos]
     bookkeeping = (threads > 0) & (threads <= impact.ONE_WARP) & in_category["launch"]
+    tensor = ~bookkeeping & library & in_category["tensor"]  # its fix is the call's already
     with np.errstate(invalid="ignore"):
-        call_level = ~bookkeeping & library & in_category["call"] & has & (estimate != 0)
-    library_info = ~bookkeeping & ~call_level & library & in_category["info"]
-    library_other = ~bookkeeping & ~call_level & library & ~in_category["info"]
+        call_level = ~bookkeeping & ~tensor & library & in_category["call"] & has & (estimate != 0)
+    library_info = ~bookkeeping & ~tensor & ~call_level & library & in_category["info"]
+    library_other = ~bookkeeping & ~tensor & ~call_level & library & ~in_category["info"]
     rank = np.where(bookkeeping | library_info, _RANK["info"], rank)
     rank = np.where(call_level, np.maximum(rank, _RANK["low"]), rank)
     rank = np.where(library_other, np.maximum(rank, _RANK["medium"]), rank)
@@ -282,6 +346,9 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
         confidence[i] = "low"
     fixes = list(rows.fix)
     _call_fixes(fixes, rows, L, threads, bookkeeping, call_level, library_info, library_other)
+    for i in np.flatnonzero(tensor).tolist():
+        fix = fixes[i]
+        fixes[i] = f"This is a {L.library[rows.pos[i]]} kernel: {fix[:1].lower()}{fix[1:]}"
     severity = [SEVERITIES[r] for r in rank.tolist()]
     graded = _Graded(rows, n)
     graded.severity, graded.confidence, graded.fix, graded.message = severity, confidence, fixes, message
@@ -345,10 +412,9 @@ def _table(L: Launches, g: _Graded) -> pa.Table:
     """The findings as ``finding.columns_table`` writes them (same columns, types and values)."""
     rows = g.rows
     n = g.n
-    names = list(COLUMNAR)
+    names = launch_rule_ids()
     rule_ids = [names[r] for r in rows.rule.tolist()]
     estimates = [None if e != e else round(e, 2) for e in g.estimate.tolist()]
-    formulas = [RULES[name].speedup_formula for name in names]
     per_rule = {
         "rule": rule_ids,
         "category": [RULES[r].category for r in rule_ids],
@@ -375,7 +441,7 @@ def _table(L: Launches, g: _Graded) -> pa.Table:
         "speedup_type": _text("speedup_type", [None if e is None else "global" for e in estimates]),
         "speedup_formula": _text(
             "speedup_formula",
-            [None if e is None else formulas[r] for e, r in zip(estimates, rows.rule.tolist(), strict=True)],
+            [None if e is None else f for e, f in zip(estimates, rows.formula, strict=True)],
         ),
         "evidence": pa.ListArray.from_arrays(
             offsets,
