@@ -153,7 +153,8 @@ class _Rows:
         self.threshold = [
             t for f, n in zip(found, sizes, strict=True) for t in _texts(f.threshold, n)
         ] + listed.threshold
-        self.confidence: list[str | None] = [None] * sum(sizes) + listed.confidence
+        unset: list[str | None] = [None] * sum(sizes)
+        self.confidence = unset + listed.confidence
         formulas = [RULES[name].speedup_formula for name in names]
         self.formula = [formulas[code[f.rule]] for f, n in zip(found, sizes, strict=True) for _ in range(n)]
         self.formula += listed.formula
