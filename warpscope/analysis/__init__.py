@@ -173,9 +173,7 @@ def analyze(
         found = pl.concat([by_columns, found]).sort("launch_id", maintain_order=True)
     ncu = profile.findings.filter(pl.col("origin") != "warpscope")
     # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
-    fired, roots = _fired(found) if not ncu.is_empty() else ({}, set())
-    rep_of = dict(groups.iter_rows()) if groups is not None else None
-    theirs = _grade_ncu(_mark_covered(ncu, fired, rep_of), libraries, roots, rep_of)
+    theirs = _grade_ncu(_mark_covered(ncu, found, groups), libraries, found, groups)
     ours = pl.concat([_credit_ncu(found, theirs), findings_frame(_run_rows(profile))])
     if groups is not None:
         ours = _to_members(ours, groups)
@@ -183,20 +181,6 @@ def analyze(
         profile,
         findings=pl.concat([ours, theirs]).sort("launch_id", nulls_last=True, maintain_order=True),
     )
-
-
-def _fired(found: pl.DataFrame) -> tuple[dict[tuple[int, str], list[tuple[str, str]]], set[tuple[int, str]]]:
-    """From warpscope's launch findings: (launch, Nsight Compute rule) -> the (category, rule) of
-    the findings that report its problem, and the (launch, rule) pairs that are not info."""
-    fired: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    with_ncu = [r.id for r in RULES.values() if r.ncu]
-    for launch_id, rule, category in (
-        found.filter(pl.col("rule_id").is_in(with_ncu)).select("launch_id", "rule_id", "category").iter_rows()
-    ):
-        for ncu_rule in RULES[rule].ncu:
-            fired.setdefault((launch_id, ncu_rule), []).append((category, rule))
-    roots = set(found.filter(pl.col("severity") != "info").select("launch_id", "rule_id").iter_rows())
-    return fired, roots
 
 
 #: the canonical values the candidacy predicates and the columnar rules read
@@ -334,27 +318,31 @@ def _credit_ncu(found: pl.DataFrame, ncu: pl.DataFrame) -> pl.DataFrame:
     credits are appended.)"""
     if ncu.is_empty() or "covered_by" not in ncu.columns:
         return found
-    credit: dict[tuple[int, str], dict[str, float]] = {}
-    for launch_id, rule_id, covered_by, speedup in ncu.select(
-        "launch_id", "rule_id", "covered_by", "estimated_speedup_pct"
-    ).iter_rows():
-        if covered_by is None or launch_id is None:
-            continue
-        key = f"ncu.{rule_id}.est_speedup_pct" if speedup is not None else f"ncu.{rule_id}"
-        credit.setdefault((launch_id, covered_by), {})[key] = speedup if speedup is not None else 1.0
-    if not credit:
+    # one credit per (launch, finding, ncu rule): its estimate, or 1 where it makes none; a rule
+    # that speaks twice for one finding is credited once, with its last row's estimate
+    speedup = pl.col("estimated_speedup_pct")
+    rows = (
+        ncu.filter(pl.col("covered_by").is_not_null() & pl.col("launch_id").is_not_null())
+        .select(
+            "launch_id",
+            pl.col("covered_by").cast(pl.String).alias("rule_id"),
+            pl.concat_str(
+                pl.lit("ncu."),
+                pl.col("rule_id").cast(pl.String),
+                pl.when(speedup.is_not_null()).then(pl.lit(".est_speedup_pct")).otherwise(pl.lit("")),
+            ).alias("metric"),
+            speedup.fill_null(1.0).cast(pl.Float64).alias("value"),
+        )
+        .with_row_index("_order")
+    )
+    if rows.is_empty():
         return found
-    credits = pl.DataFrame(
-        {
-            "launch_id": [k[0] for k in credit],
-            "rule_id": [k[1] for k in credit],
-            "_extra": [[{"metric": m, "value": v} for m, v in c.items()] for c in credit.values()],
-        },
-        schema={
-            "launch_id": pl.Int64,
-            "rule_id": pl.String,
-            "_extra": pl.List(pl.Struct({"metric": pl.String, "value": pl.Float64})),
-        },
+    credits = (
+        rows.group_by("launch_id", "rule_id", "metric", maintain_order=True)
+        .agg(pl.col("value").last(), pl.col("_order").first())
+        .sort("_order")
+        .group_by("launch_id", "rule_id", maintain_order=True)
+        .agg(pl.struct("metric", "value").alias("_extra"))
     )
     extra = pl.col("_extra")
     ncu_grades = pl.lit(NCU_RULE).repeat_by(extra.list.len())
@@ -389,10 +377,7 @@ NCU_SYMPTOMS = {
 
 
 def _grade_ncu(
-    ncu: pl.DataFrame,
-    libraries: dict[int, str],
-    roots: set[tuple[int, str]],
-    rep_of: dict[int, int] | None = None,
+    ncu: pl.DataFrame, libraries: dict[int, str], found: pl.DataFrame, groups: pl.DataFrame | None
 ) -> pl.DataFrame:
     """Nsight Compute's rule results graded as warpscope grades its own: severity capped by the
     rule's own estimated speedup (below 5% low, below 20% at most medium: a 0.5% "OPT" is not a
@@ -422,12 +407,7 @@ def _grade_ncu(
     )
     graded = pl.max_horizontal(severity, ceiling, by_rule)
     # a symptom whose cause warpscope reports on the same launch: one finding per problem
-    explained = [
-        launch_id is not None
-        and any((_rep(launch_id, rep_of), r) in roots for r in NCU_SYMPTOMS.get(category or "", ()))
-        for launch_id, category in ncu.select("launch_id", "category").iter_rows()
-    ]
-    follows = pl.Series(explained, dtype=pl.Boolean)
+    follows = _explained(ncu, found, groups)
     graded = pl.when(library | follows).then(pl.lit(rank["info"])).otherwise(graded)
     names = {i: s for s, i in rank.items()}
     return ncu.with_columns(
@@ -438,22 +418,69 @@ def _grade_ncu(
     )
 
 
-def _rep(launch_id: int, rep_of: dict[int, int] | None) -> int:
-    """The launch whose findings stand for ``launch_id``'s (itself when not grouped)."""
-    return launch_id if rep_of is None else rep_of.get(launch_id, launch_id)
+def _with_rep(ncu: pl.DataFrame, groups: pl.DataFrame | None) -> pl.DataFrame:
+    """``ncu``'s rows numbered (``_n``) with the launch whose findings stand for theirs (``_rep``:
+    itself where not grouped)."""
+    rows = ncu.select("launch_id", pl.col("rule_id").cast(pl.String), pl.col("category").cast(pl.String))
+    rows = rows.with_row_index("_n")
+    if groups is None:
+        return rows.with_columns(pl.col("launch_id").alias("_rep"))
+    return rows.join(groups, on="launch_id", how="left", maintain_order="left").rename({"rep": "_rep"})
 
 
-def _mark_covered(
-    ncu: pl.DataFrame,
-    fired: dict[tuple[int, str], list[tuple[str, str]]],
-    rep_of: dict[int, int] | None = None,
-) -> pl.DataFrame:
+def _explained(ncu: pl.DataFrame, found: pl.DataFrame, groups: pl.DataFrame | None) -> pl.Series:
+    """For each Nsight Compute row: a symptom (``NCU_SYMPTOMS``) whose cause warpscope reports,
+    not as info, on the same launch."""
+    symptoms = pl.DataFrame(
+        [(category, rule) for category, rules in NCU_SYMPTOMS.items() for rule in rules],
+        schema={"category": pl.String, "_cause": pl.String},
+        orient="row",
+    )
+    roots = (
+        found.filter(pl.col("severity") != "info")
+        .select("launch_id", pl.col("rule_id").cast(pl.String).alias("_cause"))
+        .unique()
+    )
+    rows = _with_rep(ncu, groups)
+    hit = (
+        rows.join(symptoms, on="category")
+        .join(roots, left_on=["_rep", "_cause"], right_on=["launch_id", "_cause"], how="semi")
+        .select("_n")
+        .unique()
+    )
+    return rows.select(pl.col("_n").is_in(hit["_n"].implode())).to_series().alias("explained")
+
+
+def _mark_covered(ncu: pl.DataFrame, found: pl.DataFrame, groups: pl.DataFrame | None) -> pl.DataFrame:
+    """``ncu`` with ``covered_by``: the warpscope finding (rule) on the same launch that reports
+    the Nsight Compute rule's problem (``Rule.ncu``), of the same category where one is; the
+    first such in the findings' order."""
     if ncu.is_empty():
         return schema.conform("findings", ncu)
-    covered: list[str | None] = []
-    for launch_id, rule_id, category in ncu.select("launch_id", "rule_id", "category").iter_rows():
-        candidates = fired.get((_rep(launch_id, rep_of), rule_id), []) if launch_id is not None else []
-        same = [r for c, r in candidates if c == category]
-        either = same or [r for _, r in candidates]
-        covered.append(either[0] if either else None)
-    return schema.conform("findings", ncu.with_columns(pl.Series("covered_by", covered, dtype=pl.String)))
+    reports = pl.DataFrame(
+        [(r.id, n) for r in RULES.values() for n in r.ncu],
+        schema={"_rule": pl.String, "_ncu": pl.String},
+        orient="row",
+    )
+    fired = (
+        found.select(
+            "launch_id",
+            pl.col("rule_id").cast(pl.String).alias("_rule"),
+            pl.col("category").cast(pl.String).alias("_cat"),
+        )
+        .with_row_index("_f")
+        .join(reports, on="_rule")
+    )
+    rows = _with_rep(ncu, groups)
+    chosen = (
+        rows.join(fired, left_on=["_rep", "rule_id"], right_on=["launch_id", "_ncu"])
+        .sort("_n", "_f")
+        .group_by("_n")
+        .agg(
+            pl.col("_rule").filter(pl.col("_cat") == pl.col("category")).first().alias("_same"),
+            pl.col("_rule").first().alias("_any"),
+        )
+        .select("_n", pl.coalesce("_same", "_any").alias("covered_by"))
+    )
+    covered = rows.join(chosen, on="_n", how="left", maintain_order="left")["covered_by"]
+    return schema.conform("findings", ncu.with_columns(covered.alias("covered_by")))
