@@ -135,11 +135,10 @@ def analyze(
         )
         rules_of = _candidates(flags.filter(~at_once), launch_rules)
         if at_once.any():
+            others = [r.id for r in launch_rules if r.id not in COLUMNAR]
+            needs_views = flags.select(pl.any_horizontal(pl.lit(False), *others)).to_series()
             per_launch = _candidates(
-                flags.filter(at_once).select(
-                    "launch_id", *[r.id for r in launch_rules if r.id not in COLUMNAR]
-                ),
-                launch_rules,
+                flags.filter(at_once & needs_views).select("launch_id", *others), launch_rules
             )
             by_columns, progress = _columnar(
                 rows.filter(at_once),
@@ -175,7 +174,7 @@ def analyze(
     # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
     theirs = _grade_ncu(_mark_covered(ncu, found, groups), libraries, found, groups)
     ours = pl.concat([_credit_ncu(found, theirs), findings_frame(_run_rows(profile))])
-    if groups is not None:
+    if groups is not None and len(reps or ()) < groups.height:  # some launch stands for others
         ours = _to_members(ours, groups)
     return replace(
         profile,
