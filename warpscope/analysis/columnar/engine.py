@@ -261,7 +261,7 @@ class _Graded:
     def __init__(self, rows: _Rows, n: int) -> None:
         self.rows = rows
         self.n = n
-        self.severity: list[str] = []
+        self.rank = np.empty(0, dtype=np.int64)  # severity, a code into SEVERITIES
         self.confidence: list[str] = []
         self.fix: list[str] = []
         self.message: list[str] = []
@@ -350,9 +350,9 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
     for i in np.flatnonzero(tensor).tolist():
         fix = fixes[i]
         fixes[i] = f"This is a {L.library[rows.pos[i]]} kernel: {fix[:1].lower()}{fix[1:]}"
-    severity = [SEVERITIES[r] for r in rank.tolist()]
     graded = _Graded(rows, n)
-    graded.severity, graded.confidence, graded.fix, graded.message = severity, confidence, fixes, message
+    graded.rank = rank
+    graded.confidence, graded.fix, graded.message = confidence, fixes, message
     graded.estimate, graded.saved, graded.share = estimate, saved, share
     graded.grades = grades
     return graded
@@ -409,17 +409,33 @@ def _text(name: str, values: list[str | None]) -> pa.Array:
     return pc.take(uniques, codes)
 
 
+def _coded(name: str, codes: np.ndarray, uniques: list[str | None]) -> pa.Array:
+    """A text column from codes into a few ``uniques`` (None: null), made without a Python
+    string per finding."""
+    nulls = [i for i, u in enumerate(uniques) if u is None]
+    mask = np.isin(codes, nulls) if nulls else None
+    codes_ = pa.array(codes.astype(np.int32), mask=mask)
+    values = pa.array([u or "" for u in uniques], pa.string())
+    if name in _CATEGORICAL:
+        return pa.DictionaryArray.from_arrays(codes_, values)
+    return pc.take(values, codes_)
+
+
 def _table(L: Launches, g: _Graded) -> pa.Table:
     """The findings as ``finding.columns_table`` writes them (same columns, types and values)."""
     rows = g.rows
     n = g.n
     names = launch_rule_ids()
-    rule_ids = [names[r] for r in rows.rule.tolist()]
     estimates = [None if e != e else round(e, 2) for e in g.estimate.tolist()]
+    categories = sorted({RULES[r].category for r in names})
+    category_of = np.array([categories.index(RULES[r].category) for r in names], dtype=np.int64)
+    has = ~np.isnan(g.estimate)
+    coded = {
+        "rule_id": _coded("rule_id", rows.rule, list(names)),
+        "category": _coded("category", category_of[rows.rule], list(categories)),
+        "severity": _coded("severity", g.rank, list(SEVERITIES)),
+    }
     per_rule = {
-        "rule": rule_ids,
-        "category": [RULES[r].category for r in rule_ids],
-        "severity": g.severity,
         "confidence": g.confidence,
         "title": rows.title,
         "message": g.message,
@@ -436,10 +452,13 @@ def _table(L: Launches, g: _Graded) -> pa.Table:
     lengths = np.bincount(rows.ev_finding, minlength=n)
     column = {
         "launch_id": pa.array(L.launch_id[rows.pos].astype(np.int64)),
-        "origin": _text("origin", ["warpscope"] * n),
-        **{name: _text(name, per_rule[field]) for name, field in _TEXT.items()},
+        "origin": _coded("origin", np.zeros(n, dtype=np.int64), ["warpscope"]),
+        **{
+            name: coded[name] if name in coded else _text(name, per_rule[field])
+            for name, field in _TEXT.items()
+        },
         "estimated_speedup_pct": pa.array(estimates, pa.float64()),
-        "speedup_type": _text("speedup_type", [None if e is None else "global" for e in estimates]),
+        "speedup_type": _coded("speedup_type", np.where(has, 0, 1), ["global", None]),
         "speedup_formula": _text(
             "speedup_formula",
             [None if e is None else f for e, f in zip(estimates, rows.formula, strict=True)],
