@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import polars as pl
@@ -397,7 +397,7 @@ def _call_fixes(
             fixes[i] = made[key]
 
 
-def _text(name: str, values: list[str | None]) -> pa.Array:
+def _text(name: str, values: Sequence[str | None]) -> pa.Array:
     """A text column: each distinct text once (a long profile's texts repeat: the same fix, the
     same rounded numbers), a dictionary where the table keeps it categorical."""
     distinct = list(dict.fromkeys(values))
