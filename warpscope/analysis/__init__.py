@@ -169,7 +169,7 @@ def analyze(
     # progress in launches: a representative stands for its group
     found = evaluate_all(evaluated, evaluate, progress, weight, profile.launches.height, workers)
     if by_columns is not None:
-        found = pl.concat([by_columns, found]).sort("launch_id", maintain_order=True)
+        found = _in_launch_order(pl.concat([by_columns, found]))
     ncu = profile.findings.filter(pl.col("origin") != "warpscope")
     # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
     theirs = _grade_ncu(_mark_covered(ncu, found, groups), libraries, found, groups)
@@ -178,12 +178,21 @@ def analyze(
         ours = _to_members(ours, groups)
     return replace(
         profile,
-        findings=pl.concat([ours, theirs]).sort("launch_id", nulls_last=True, maintain_order=True),
+        findings=_in_launch_order(pl.concat([ours, theirs])),
     )
 
 
 #: the canonical values the candidacy predicates and the columnar rules read
 _READ = read_by_predicates() | columnar_engine.READS
+
+
+def _in_launch_order(findings: pl.DataFrame) -> pl.DataFrame:
+    """``findings`` sorted by launch (stable; the run's findings last), sorted only where they are
+    not already: a long profile's findings come in launch order, and sorting them moves every
+    text."""
+    if findings["launch_id"].is_sorted(nulls_last=True):
+        return findings
+    return findings.sort("launch_id", nulls_last=True, maintain_order=True)
 
 
 def _candidates(flags: pl.DataFrame, rules: list[Rule]) -> dict[int, tuple[Rule, ...]]:
