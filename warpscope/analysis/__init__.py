@@ -108,10 +108,11 @@ def analyze(
         groups = launch_groups(profile)
     reps = set(groups["rep"]) if groups is not None else None
     weight = representatives(groups) if groups is not None else {}
+    library_of_short = {s: library_of(s) for s in profile.launches["kernel_short"].unique().to_list()}
     libraries = {
         launch_id: library
         for launch_id, short in profile.launches.select("launch_id", "kernel_short").iter_rows()
-        if (library := library_of(short))
+        if (library := library_of_short[short])
     }
     launch_rules = [r for r in RULES.values() if r.scope == "launch"]
     # the launches the rules see: every launch, or one per group

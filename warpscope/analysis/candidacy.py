@@ -348,15 +348,28 @@ def launch_rows(
         *[pl.col(c).cast(pl.Float64).alias(f"_{c}") for c in FROM_LAUNCH],
     ).sort("launch_id")
     ids = launches["launch_id"].to_list()
-    occ = [occupancy.get(i) for i in ids]
+    # per configuration (a long profile has a few hundred), then taken for each launch
+    configs: dict[int, int] = {}
+    distinct: list[Occupancy] = []
+    at = []
+    for i in ids:
+        o = occupancy.get(i)
+        if o is None:
+            at.append(None)
+            continue
+        if id(o) not in configs:
+            configs[id(o)] = len(distinct)
+            distinct.append(o)
+        at.append(configs[id(o)])
+    where = pl.Series("_config", at, pl.Int64)
+
+    def per_config(name: str, values: list[float]) -> pl.Series:
+        return pl.Series(values, dtype=pl.Float64).gather(where).alias(name)
+
     launches = launches.with_columns(
-        pl.Series("occ.occupancy_pct", [o.occupancy_pct if o else None for o in occ], pl.Float64),
-        pl.Series(
-            "occ.active_blocks_per_sm", [o.active_blocks_per_sm if o else None for o in occ], pl.Float64
-        ),
-        pl.Series(
-            "occ.blocks_limits", [float("blocks" in o.limiters) if o else None for o in occ], pl.Float64
-        ),
+        per_config("occ.occupancy_pct", [o.occupancy_pct for o in distinct]),
+        per_config("occ.active_blocks_per_sm", [float(o.active_blocks_per_sm) for o in distinct]),
+        per_config("occ.blocks_limits", [float("blocks" in o.limiters) for o in distinct]),
         pl.Series("_library", [library.get(i) for i in ids], pl.String),
     )
     # what the columnar rules read besides the values (``analysis.columnar``)
