@@ -351,7 +351,7 @@ def launch_rows(
     # per configuration (a long profile has a few hundred), then taken for each launch
     configs: dict[int, int] = {}
     distinct: list[Occupancy] = []
-    at = []
+    at: list[int | None] = []
     for i in ids:
         o = occupancy.get(i)
         if o is None:
