@@ -147,19 +147,18 @@ def worst_findings(findings: pl.DataFrame) -> pl.DataFrame:
         SEVERITY_RANK, default=len(SEVERITY_RANK), return_dtype=pl.Int64
     ) * 100_000 - (gain.fill_null(0.0) * 100).round().cast(pl.Int64).clip(0, 99_999)
     label = pl.when(pl.col("origin") == "warpscope").then(pl.lit("")).otherwise(pl.col("origin") + ": ")
-    # a short title: warpscope's, else the rule's name (ncu's message is a paragraph)
+    # a short title: warpscope's, else the rule's name (ncu's message is a paragraph); written
+    # for each launch's worst row only
     text = label + pl.coalesce("title", "rule_id", "message").str.replace_all(r"\s+", " ")
-    return (
-        rows.select(
-            "launch_id",
-            rank.alias("worst_rank"),
-            text.alias("worst_finding"),
-            pl.col("worst_row").cast(pl.Int64),
-            "rule_id",
-        )
+    worst = (
+        rows.select("launch_id", rank.alias("worst_rank"), pl.col("worst_row").cast(pl.Int64), "rule_id")
         .sort(["launch_id", "worst_rank", "rule_id"])
         .group_by("launch_id", maintain_order=True)
-        .agg(pl.col("worst_finding").first(), pl.col("worst_rank").first(), pl.col("worst_row").first())
+        .agg(pl.col("worst_rank").first(), pl.col("worst_row").first())
+    )
+    chosen = findings.select(pl.col("origin", "title", "rule_id", "message").gather(worst["worst_row"]))
+    return worst.select(
+        "launch_id", chosen.select(text.alias("worst_finding")).to_series(), "worst_rank", "worst_row"
     )
 
 

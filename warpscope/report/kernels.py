@@ -298,21 +298,33 @@ def _attach_findings(findings: pl.DataFrame, groups: list[Kernel], weight: dict[
         schema={"launch_id": pl.Int64, "_kernel": pl.Int64},
     )
     # one row per kernel and problem (in the order the problems first appear), its rows in order
+    # a launch stands for ``weight`` launches (its group); all 1 where nothing groups
+    stands_for = (
+        pl.col("launch_id").replace_strict(weight, return_dtype=pl.Int64)
+        if any(w != 1 for w in weight.values())
+        else pl.lit(1, pl.Int64)
+    )
     problems = (
         scan.join(kernel_of, on="launch_id", maintain_order="left")
         .with_columns(
-            pl.col("launch_id").replace_strict(weight, return_dtype=pl.Int64).alias("_launches"),
+            stands_for.alias("_launches"),
             pl.when(pl.col("covered_by") != "").then(pl.col("covered_by")).alias("_covered"),
+            pl.col("estimated_speedup_pct").fill_null(0.0).alias("_gain"),
+            pl.col("severity")
+            .cast(pl.String)
+            .replace_strict(SEVERITY_RANK, default=9, return_dtype=pl.Int64)
+            .fill_null(9)
+            .alias("_rank"),
         )
         .group_by("_kernel", "origin", "rule_id", "category", "_detail", "_covered", maintain_order=True)
-        .agg(pl.col("_launches").sum(), "_row", "estimated_speedup_pct", "severity")
+        .agg(pl.col("_launches").sum(), "_row", "_gain", "_rank")
     )
-    for *key, launches, indices, gains, severities in problems.iter_rows():
+    for *key, launches, indices, gains, ranks in problems.iter_rows():
         # the instance that speaks: a later one with a larger gain or a worse severity takes over
-        index, gain, severity = indices[0], gains[0], severities[0]
-        for i, g, s in zip(indices, gains, severities, strict=True):
-            if (g or 0) > (gain or 0) or SEVERITY_RANK.get(s, 9) < SEVERITY_RANK.get(severity, 9):
-                index, gain, severity = i, g, s
+        index, gain, rank = indices[0], gains[0], ranks[0]
+        for i, g, r in zip(indices, gains, ranks, strict=True):
+            if g > gain or r < rank:
+                index, gain, rank = i, g, r
         row = {**findings.row(index, named=True), "launches": launches, "kernel": groups[key[0]]}
         (covered if key[-1] else merged)[tuple(key)] = row
     for f in _one_per_ncu_rule(list(merged.values())):
