@@ -141,7 +141,7 @@ def launch_occupancies(launches: pl.DataFrame, metrics: pl.DataFrame) -> dict[in
     out: dict[int, Occupancy] = {}
     # grouped by the calculator's inputs only: what the file states (noisy on every launch of a
     # real profile) is compared by ``check``, never read here
-    for row in _configurations(_inputs(launches, metrics).drop(_COMPARED)):
+    for row in _configurations(_inputs(launches, metrics, compared=False)):
         variants = _calculate(row)
         if variants:
             out.update(dict.fromkeys(row["launch_id"], variants[0]))
@@ -161,10 +161,12 @@ def _configurations(inputs: pl.DataFrame) -> list[dict[str, Any]]:
     )
 
 
-def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
-    """One row per launch: the calculator's inputs, what the file states, and how precisely
-    it states the byte sizes (``<metric>_half``: half the last printed digit, in bytes)."""
-    wanted = (*_FROM_METRICS, *_COMPARED, *_SIZES)
+def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame, compared: bool = True) -> pl.DataFrame:
+    """One row per launch: the calculator's inputs, what the file states (without it where not
+    ``compared``), and how precisely it states the byte sizes (``<metric>_half``: half the last
+    printed digit, in bytes)."""
+    checked = _COMPARED if compared else ()
+    wanted = (*_FROM_METRICS, *checked, *_SIZES)
     text = pl.col("text")
     printed = text.str.strip_chars().cast(pl.Float64, strict=False)
     decimals = text.str.extract(r"\.(\d+)\s*$").str.len_chars().fill_null(0).cast(pl.Float64)
@@ -178,7 +180,7 @@ def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
     )
     long = pl.concat(
         [
-            stated.filter(pl.col("metric").is_in((*_FROM_METRICS, *_COMPARED))).select(
+            stated.filter(pl.col("metric").is_in((*_FROM_METRICS, *checked))).select(
                 "launch_id", "metric", "value"
             ),
             stated.filter(pl.col("metric").is_in(_SIZES)).select(
@@ -195,7 +197,7 @@ def _inputs(launches: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
         )
     return frame.with_columns(
         pl.lit(None, pl.Float64).alias(c)
-        for c in (*_FROM_METRICS, *_COMPARED, *(f"{m}_half" for m in _SIZES))
+        for c in (*_FROM_METRICS, *checked, *(f"{m}_half" for m in _SIZES))
         if c not in frame.columns
     )
 
