@@ -1,4 +1,5 @@
-"""Grading the columnar rules' findings (``impact.assess`` over arrays) and their table."""
+"""The columnar engine: which launches it takes (``routable``), the rules on them, their grading
+(``impact.assess`` over arrays) and their findings table, in forked slices for a long profile."""
 
 from __future__ import annotations
 
@@ -36,14 +37,11 @@ def routable(rows: pl.DataFrame) -> pl.Series:
         if c in rows.columns
     ]
     stalls = [c for c in rows.columns if c.startswith("stalls.")]
-    cpi_ok = (
-        pl.lit(True)
-        if not stalls
-        else pl.col("warp_cycles_per_issued_instruction").is_not_null()
-        | pl.all_horizontal(pl.col(stalls).is_null())
-        if "warp_cycles_per_issued_instruction" in rows.columns
-        else pl.all_horizontal(pl.col(stalls).is_null())
-    )
+    cpi_ok = pl.lit(True)
+    if stalls:
+        no_stalls = pl.all_horizontal(pl.col(stalls).is_null())
+        stated = "warp_cycles_per_issued_instruction"
+        cpi_ok = pl.col(stated).is_not_null() | no_stalls if stated in rows.columns else no_stalls
     return rows.select(
         (
             pl.all_horizontal(*whole, cpi_ok)
@@ -99,12 +97,12 @@ def evaluate_forked(
 ) -> list[pa.Table]:
     """``evaluate`` of ``L`` in slices, by forked workers where the profile is long (their
     tables in launch order: the same findings as one call)."""
-    from warpscope.analysis.workers import PARALLEL_FROM, Job, default_workers, run_forked
+    from warpscope.analysis import workers as forks  # read at call time: tests lower its threshold
 
-    workers = default_workers() if workers is None else workers
+    workers = forks.default_workers() if workers is None else workers
     for occ in L.configs:  # what the fixes ask of each configuration: once, before the fork
         what_would_help(occ)
-    if workers <= 1 or L.n < PARALLEL_FROM:
+    if workers <= 1 or L.n < forks.PARALLEL_FROM:
         if progress is not None:
             progress(0, L.n if total is None else total)
         return [evaluate(L, total_ns, kernel_ns, per_launch)]
@@ -113,8 +111,8 @@ def evaluate_forked(
     def part(start: int) -> Callable[[], Iterator[pa.Table]]:
         return lambda: iter([evaluate(L.take(slice(start, start + size)), total_ns, kernel_ns, per_launch)])
 
-    jobs = [Job(part(start), min(size, L.n - start)) for start in range(0, L.n, size)]
-    return run_forked(jobs, workers, progress, total)
+    jobs = [forks.Job(part(start), min(size, L.n - start)) for start in range(0, L.n, size)]
+    return forks.run_forked(jobs, workers, progress, total)
 
 
 def _texts(value: list[str] | str, n: int) -> list[str]:

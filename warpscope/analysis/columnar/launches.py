@@ -15,7 +15,6 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
-from warpscope.analysis.bottleneck import STALLS
 from warpscope.analysis.views import LATENCY_HIDDEN_DRAM_PCT, LAUNCH_FLOOR_NS, MAX_GAIN, PRACTICAL_ROOF_PCT
 from warpscope.occupancy.calculator import Occupancy
 
@@ -39,6 +38,7 @@ class Launches:
     library: list[str | None]
     kernel_short: list[str]
     _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _tops: dict[int, tuple[list[str | None], np.ndarray]] = field(default_factory=dict, repr=False)
 
     @property
     def n(self) -> int:
@@ -138,13 +138,16 @@ class Launches:
 
     def top_stall(self, k: int = 0) -> tuple[list[str | None], np.ndarray]:
         """The ``k``-th largest stall reason of each launch (None past its last) and its cycles."""
-        names, ranked = self.ranked_stalls
-        if ranked.shape[1] <= k:
-            return [None] * self.n, np.full(self.n, NONE)
-        column = ranked[:, k]
-        cycles = np.column_stack([self.stalls[r] for r in names])
-        value = np.where(column >= 0, cycles[np.arange(self.n), np.maximum(column, 0)], NONE)
-        return [names[i] if i >= 0 else None for i in column.tolist()], value
+        if k not in self._tops:
+            names, ranked = self.ranked_stalls
+            if ranked.shape[1] <= k:
+                self._tops[k] = ([None] * self.n, np.full(self.n, NONE))
+            else:
+                column = ranked[:, k]
+                cycles = np.column_stack([self.stalls[r] for r in names])
+                value = np.where(column >= 0, cycles[np.arange(self.n), np.maximum(column, 0)], NONE)
+                self._tops[k] = ([names[i] if i >= 0 else None for i in column.tolist()], value)
+        return self._tops[k]
 
     def stall(self, reason: str) -> np.ndarray:
         column = self.stalls.get(reason)
@@ -176,10 +179,6 @@ def _positive(value: np.ndarray) -> np.ndarray:
     """``views._positive``: a count the launch can have, else NaN (integral values only reach
     the columnar engine: others are left to the views)."""
     return np.where((value >= 1) & (value < _COUNT_LIMIT), value, NONE)
-
-
-def known_stall(reason: str | None) -> bool:
-    return reason in STALLS
 
 
 def from_rows(rows: pl.DataFrame, occupancy: dict[int, Occupancy], names: list[str]) -> Launches:
