@@ -6,6 +6,7 @@ from warpscope.analysis.finding import Finding, Severity, rule
 from warpscope.analysis.text import num, pct
 from warpscope.analysis.views import LaunchView
 from warpscope.occupancy.advice import LIMIT_LABELS, what_would_help
+from warpscope.occupancy.calculator import Occupancy
 
 LIMIT_WHY = {
     "registers": "registers are allocated per warp from the SM's 64K register file, so "
@@ -59,16 +60,7 @@ def occupancy_limited(v: LaunchView) -> Finding | None:
     limiter = occ.limiter if occ is not None else None
     if limiter == "blocks":
         return None  # blocks_too_small_for_sm
-    changes = what_would_help(occ) if occ is not None else []
-    lever = {"registers": "registers", "shared_mem": "shared_mem"}.get(limiter or "", "block_size")
-    ranked = sorted(changes, key=lambda c: (c.lever != lever, c.lever))
-    fix = "; or ".join(c.text for c in ranked[:2]) if ranked else "Reduce what the limiter counts."
-    if limiter == "registers":
-        fix += ". Forcing fewer registers can spill to local memory: check spills (-Xptxas -v) and time it."
-    elif limiter == "shared_mem":
-        fix += ". Smaller tiles or less dynamic shared memory per block buy the blocks back."
-    else:
-        fix += "."
+    fix = limited_fix(occ)
     reason = not_limiting_reason(v)
     severity: Severity = "low" if reason else ("high" if theo <= 50 else "medium")
     evidence: dict[str, float] = {"theoretical_occupancy_pct": theo}
@@ -102,6 +94,23 @@ def occupancy_limited(v: LaunchView) -> Finding | None:
         evidence=evidence,
         estimated_speedup_pct=100 * v.latency_gain((1 - theo / 100) * v.work_share),
     )
+
+
+def limited_fix(occ: Occupancy | None) -> str:
+    """``occupancy_limited``'s fix for a launch configuration: the smallest changes of the lever
+    its limiter names first (one text per configuration, whatever its launches' values)."""
+    limiter = occ.limiter if occ is not None else None
+    changes = what_would_help(occ) if occ is not None else []
+    lever = {"registers": "registers", "shared_mem": "shared_mem"}.get(limiter or "", "block_size")
+    ranked = sorted(changes, key=lambda c: (c.lever != lever, c.lever))
+    fix = "; or ".join(c.text for c in ranked[:2]) if ranked else "Reduce what the limiter counts."
+    if limiter == "registers":
+        fix += ". Forcing fewer registers can spill to local memory: check spills (-Xptxas -v) and time it."
+    elif limiter == "shared_mem":
+        fix += ". Smaller tiles or less dynamic shared memory per block buy the blocks back."
+    else:
+        fix += "."
+    return fix
 
 
 @rule(

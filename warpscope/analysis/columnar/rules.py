@@ -3,7 +3,7 @@
 Each function here is its rule in ``analysis/*.py`` restated over arrays: the same conditions in
 the same order, the same arithmetic (so every float is the view's, bit for bit), and the same
 text, made with the same ``num``/``pct`` only for the launches where the rule fires. The rule in
-its module stays the reference: ``tests/test_columnar.py`` compares the two engines' findings on
+its module stays the reference: ``tests/test_candidacy.py`` compares the two engines' findings on
 every shipped export and on profiles whose launches all differ. A change to a rule's text or
 logic is made in both.
 """
@@ -17,9 +17,9 @@ import numpy as np
 
 from warpscope.analysis.bottleneck import STALLS
 from warpscope.analysis.columnar.launches import NONE, Launches
-from warpscope.analysis.occupancy import LIMIT_WHY
+from warpscope.analysis.occupancy import LIMIT_WHY, limited_fix
 from warpscope.analysis.text import num, nums, pct, pcts
-from warpscope.occupancy.advice import LIMIT_LABELS, what_would_help
+from warpscope.occupancy.advice import LIMIT_LABELS
 from warpscope.occupancy.calculator import Occupancy
 
 Texts = list[str] | str
@@ -157,22 +157,6 @@ def latency_bound(L: Launches) -> Found:
     )
 
 
-def _occupancy_fix(occ: Occupancy | None) -> str:
-    """``occupancy_limited``'s fix for a configuration (``occ``)."""
-    limiter = occ.limiter if occ is not None else None
-    changes = what_would_help(occ) if occ is not None else []
-    lever = {"registers": "registers", "shared_mem": "shared_mem"}.get(limiter or "", "block_size")
-    ranked = sorted(changes, key=lambda c: (c.lever != lever, c.lever))
-    fix = "; or ".join(c.text for c in ranked[:2]) if ranked else "Reduce what the limiter counts."
-    if limiter == "registers":
-        fix += ". Forcing fewer registers can spill to local memory: check spills (-Xptxas -v) and time it."
-    elif limiter == "shared_mem":
-        fix += ". Smaller tiles or less dynamic shared memory per block buy the blocks back."
-    else:
-        fix += "."
-    return fix
-
-
 def _per_config(L: Launches, rows: np.ndarray, make: Callable[[Occupancy | None], str]) -> list[str]:
     texts = [make(o) for o in L.configs] + [make(None)]
     return [texts[i] for i in L.occ[rows].tolist()]
@@ -227,7 +211,7 @@ def occupancy_limited(L: Launches) -> Found:
         [f"occupancy limited by {label}" for label in labels],
         messages,
         why,
-        _per_config(L, rows, _occupancy_fix),
+        _per_config(L, rows, limited_fix),
         "theoretical occupancy < 80%",
         [
             _always("theoretical_occupancy_pct", theo),
