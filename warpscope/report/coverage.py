@@ -51,7 +51,7 @@ def missing(profile: Profile) -> list[Section]:
     """The sections an Nsight Compute export's launches all lack (none for other formats)."""
     if profile.launches.is_empty() or not any(f.startswith("ncu") for f in profile.sources["format"]):
         return []
-    present = set(profile.metrics["metric"].cast(pl.String).unique().to_list())
+    present = set(profile.metrics["metric"].unique().cast(pl.String).to_list())
     return [
         s
         for s in SECTIONS

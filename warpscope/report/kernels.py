@@ -17,11 +17,12 @@ import polars as pl
 
 from warpscope.analysis import SEVERITY_RANK
 from warpscope.analysis.groups import launch_groups, representatives
-from warpscope.analysis.views import FROM_LAUNCH, LaunchView, launch_views
+from warpscope.analysis.views import FROM_LAUNCH, LaunchView, LazyViews
 from warpscope.model.catalog import CATALOG
 from warpscope.model.profile import Profile
 from warpscope.model.values import stated_values
 from warpscope.occupancy import occupancy_limiter
+from warpscope.occupancy.profile_check import launch_occupancies
 from warpscope.report.kernel_groups import group_kernels, launch_frame, with_worst_findings
 
 
@@ -94,7 +95,10 @@ def kernels(profile: Profile, groups: pl.DataFrame | None = None) -> list[Kernel
     rows = list(grouped.iter_rows())
     reps_of = [list(dict.fromkeys(rep_of[i] for i in members[row[0]])) for row in rows]
     # the first launch's view only (a long profile's kernels are a few hundred of its launches)
-    views = {v.launch_id: v for v in launch_views(profile.subset([reps[0] for reps in reps_of]))}
+    viewed = sorted({reps[0] for reps in reps_of})
+    keep = pl.col("launch_id").is_in(viewed)
+    occupancy = launch_occupancies(profile.launches.filter(keep), profile.metrics.filter(keep))
+    views = {v.launch_id: v for v in LazyViews(profile, viewed, occupancy)[:]}
     means = _means(profile, reps_of, weight)
     out = []
     for (group, first, total_ns, share, worst_row), reps, (metrics, stalls) in zip(
