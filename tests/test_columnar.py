@@ -47,12 +47,12 @@ def _taken(profile: Profile, monkeypatch: pytest.MonkeyPatch) -> int:
     return sum(taken)
 
 
-def test_it_takes_most_launches_of_a_real_training_step(monkeypatch):
-    """A PyTorch step (cuDNN, CUTLASS, PyTorch's own kernels): the launches whose candidate rules
-    all have a columnar form, noise on every value so no two are alike."""
+def test_it_takes_the_launches_of_a_real_training_step(monkeypatch):
+    """A PyTorch step (cuDNN, CUTLASS, PyTorch's own kernels) with every section, stall reasons
+    and Nsight Compute's rule rows, noise on every value so no two launches are alike."""
     cnn = warpscope.load(CNN_FILES)
     noisy = Profile.concat([jittered(cnn, np.random.default_rng(i), 0.05) for i in range(3)])
-    assert _taken(noisy, monkeypatch) >= 0.5 * noisy.launches.height
+    assert _taken(noisy, monkeypatch) >= 0.9 * noisy.launches.height
 
 
 def test_it_takes_almost_every_launch_of_the_benchmarks_distinct_pages(monkeypatch):
