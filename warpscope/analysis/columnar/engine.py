@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 
 import numpy as np
 import polars as pl
@@ -193,6 +194,7 @@ class _Rows:
         """Put the findings in ``order`` (a permutation)."""
         self.pos, self.rule, self.estimate = self.pos[order], self.rule[order], self.estimate[order]
         pick = order.tolist()
+        take = itemgetter(*pick) if len(pick) > 1 else (lambda column: tuple(column[i] for i in pick))
         for name in (
             "key",
             "severity",
@@ -204,8 +206,7 @@ class _Rows:
             "confidence",
             "formula",
         ):
-            column = getattr(self, name)
-            setattr(self, name, [column[i] for i in pick])
+            setattr(self, name, list(take(getattr(self, name))))
         new_place = np.empty(len(order), dtype=np.int64)
         new_place[order] = np.arange(len(order))
         self.ev_finding = new_place[self.ev_finding]
