@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, TextIO
 
 import typer
 
@@ -230,7 +230,6 @@ def report(
     """Per-kernel report: launch config, occupancy and its limiter, divergence, memory, stalls, findings."""
     from warpscope.analysis import analyze
     from warpscope.analysis.groups import launch_groups
-    from warpscope.analysis.views import launch_views
 
     profile = _load(files, via_ncu)
     groups = launch_groups(profile)  # launches the rules cannot tell apart: analysed once
@@ -251,9 +250,9 @@ def report(
         base = output.parent if output is not None else Path(".")
         figure = os.path.relpath(svg, base.resolve()) if svg.is_absolute() else os.path.relpath(svg, base)
     if fmt is ReportFormat.json:
-        from warpscope.report.json_report import render as render_json
+        from warpscope.report.json_report import write as write_json
 
-        _write(render_json(profile, launch_views(profile)), output)  # every launch's metrics
+        _write_with(lambda out: write_json(profile, out), output)  # every launch's metrics, streamed
         return
     from warpscope.report.markdown import COMMENT_BUDGET, render
 
@@ -693,6 +692,17 @@ def query(
     else:
         text = sql_views.as_markdown(frame)
     _write(text, output)
+
+
+def _write_with(write: Callable[[TextIO], None], output: Path | None) -> None:
+    """``write(out)`` to stdout, or to ``output`` atomically (UTF-8, ``\\n`` line ends)."""
+    if output is None:
+        write(sys.stdout)
+        return
+    from warpscope.files import atomic_path
+
+    with atomic_path(output) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as out:
+        write(out)
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TextIO
 
-from warpscope.analysis.views import LaunchView
+import polars as pl
+
+from warpscope.analysis.views import LaunchView, LazyViews
 from warpscope.model.profile import Profile
 from warpscope.report.coverage import missing as missing_sections
 from warpscope.report.opportunities import opportunities
@@ -30,7 +33,15 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     whole run) and ``launches`` (each with its metrics, stalls,
     occupancy limiter and ``findings``).
     """
-    findings = findings_json_by_launch(profile)
+    out = io.StringIO()
+    write(profile, out, views)
+    return out.getvalue()
+
+
+def write(profile: Profile, out: TextIO, views: list[LaunchView] | None = None) -> None:
+    """``render``'s report written to ``out`` a slice of launches at a time: a long profile's
+    report (hundreds of megabytes at 100,000 launches) is never held whole, nor its launches'
+    views and findings as text."""
     sources = [
         {
             "path": r["path"],
@@ -44,7 +55,8 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
     missing = [
         {"what": m.what, "sections": m.sections, "rules": list(m.rules)} for m in missing_sections(profile)
     ]
-    parts = [
+    run_rows = profile.findings.filter(pl.col("launch_id").is_null())
+    for part in (
         '{"sources":',
         _dumps(sources),
         ',"missing_sections":',
@@ -56,22 +68,39 @@ def render(profile: Profile, views: list[LaunchView] | None = None) -> str:
         ',"runs":',
         _dumps(finite(run_records(profile))),
         ',"run_findings":',
-        _array(findings.get(None, [])),
+        _array(findings_json_by_launch(run_rows).get(None, [])),
         ',"launches":[',
-    ]
-    for i, record in enumerate(launch_records(profile, views)):
-        # each launch object is closed by its findings, which arrive as JSON text already
-        parts.extend(
-            (
-                "," if i else "",
-                _dumps(record)[:-1],
-                ',"findings":',
-                _array(findings.get(record["launch_id"], [])),
-                "}",
-            )
+    ):
+        out.write(part)
+    ids = profile.launches["launch_id"].sort()
+    by_launch = profile.findings.filter(pl.col("launch_id").is_not_null()).sort(
+        "launch_id", maintain_order=True
+    )
+    finding_ids = by_launch["launch_id"]
+    lazy = LazyViews(profile) if views is None else None
+    by_id = {v.launch_id: v for v in views or ()}
+    for start in range(0, len(ids), SLICE):
+        part_ids = ids.slice(start, SLICE)
+        # the slice's findings: a range of the findings sorted by launch
+        first, last = part_ids[0], part_ids[-1]
+        lo = finding_ids.search_sorted(first, "left")
+        hi = finding_ids.search_sorted(last, "right")
+        findings = findings_json_by_launch(by_launch.slice(lo, hi - lo))
+        part_views = (
+            lazy[start : start + SLICE] if lazy is not None else [by_id[i] for i in part_ids if i in by_id]
         )
-    parts.append("]}\n")
-    return "".join(parts)
+        for i, record in enumerate(launch_records(profile, part_views, part_ids)):
+            # each launch object is closed by its findings, which arrive as JSON text already
+            out.write("," if start or i else "")
+            out.write(_dumps(record)[:-1])
+            out.write(',"findings":')
+            out.write(_array(findings.get(record["launch_id"], [])))
+            out.write("}")
+    out.write("]}\n")
+
+
+#: launches whose views, records and findings' text are made at once
+SLICE = 5000
 
 
 def report_dict(profile: Profile, views: list[LaunchView] | None = None) -> dict[str, Any]:
