@@ -140,7 +140,9 @@ class _Rows:
                 np.array([code[r] for r in listed.rule], dtype=np.int64),
             ]
         ).astype(np.int64)
-        self.key = [f.rule for f, n in zip(found, sizes, strict=True) for _ in range(n)] + listed.key
+        self.key = [
+            k for f, n in zip(found, sizes, strict=True) for k in (f.keys or [f.rule] * n)
+        ] + listed.key
         self.severity = [s for f in found for s in f.severity] + listed.severity
         self.estimate = np.concatenate(
             [*(f.estimate for f in found), np.array(listed.estimate, dtype=np.float64)]

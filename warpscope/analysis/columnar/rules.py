@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from warpscope.analysis.bottleneck import STALLS
+from warpscope.analysis.bottleneck import MEMORY_STALLS, PIPE_STALLS, STALLS
 from warpscope.analysis.columnar.launches import NONE, Launches
 from warpscope.analysis.occupancy import LIMIT_WHY, limited_fix
 from warpscope.analysis.text import num, nums, pct, pcts
@@ -41,6 +41,9 @@ class Found:
     threshold: Texts
     evidence: list[tuple[str, np.ndarray, np.ndarray]]
     estimate: np.ndarray
+    #: what ``impact.fold_symptoms`` looks a finding up by, where it is not the rule
+    #: (``stall_reason:<reason>``); launches with several findings of the rule have them in order
+    keys: list[str] | None = None
 
 
 def _known(L: Launches, rows: np.ndarray, *names: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -645,6 +648,123 @@ def tail_effect(L: Launches) -> Found:
     )
 
 
+def _stall_slots(
+    L: Launches, rows: np.ndarray, reasons: list[str | None], cycles: np.ndarray
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Evidence ``stalls.<reason>`` of each finding's own reason: a slot per reason the profile
+    has (in name order), present where it is the finding's."""
+    return [
+        (f"stalls.{r}", cycles, np.array([x == r for x in reasons], dtype=bool))
+        for r in sorted(x for x in L.stalls if x != "selected")
+    ]
+
+
+def occupancy_not_limiting(L: Launches) -> Found:
+    stated, achieved = L.get("theoretical_occupancy_pct"), L.get("achieved_occupancy_pct")
+    theo = np.where(np.isnan(stated), L.occ_attr("occupancy_pct"), stated)
+    short = (theo < 100) | (theo - achieved > 10)
+    candidates = np.flatnonzero(short)
+    reasons = _not_limiting_reason(L, candidates)
+    keep = np.array([r is not None for r in reasons], dtype=bool)
+    rows = candidates[keep]
+    reasons = [r for r in reasons if r is not None]
+    top, top_cycles = L.top_stall(0)
+    top_here = [top[i] for i in rows.tolist()]
+    return Found(
+        "occupancy_not_limiting",
+        rows,
+        ["info"] * len(rows),
+        "more occupancy will not help much",
+        [f"Occupancy is below the maximum, but {r}." for r in reasons],
+        "High occupancy is not high performance: extra warps only help when the schedulers "
+        "have nothing ready to issue.",
+        "Leave occupancy alone; cut instructions or bytes instead (the busiest pipe or memory "
+        "unit, the access pattern).",
+        "issue slots ≥ 60% busy, throughput ≥ 80% of peak, or not_selected the top stall",
+        [
+            *_known(
+                L,
+                rows,
+                "theoretical_occupancy_pct",
+                "achieved_occupancy_pct",
+                "issue_slot_utilization_pct",
+                "sm_throughput_pct",
+                "memory_throughput_pct",
+            ),
+            *_stall_slots(L, rows, top_here, top_cycles[rows]),
+        ],
+        np.full(len(rows), NONE),
+    )
+
+
+def stall_reason(L: Launches) -> Found:
+    """Each of a launch's three largest stall reasons with ≥ 30% of its warp cycles (the stated
+    CPI: the launches this engine takes state it wherever they have stall reasons)."""
+    cpi = L.cycles_per_issue
+    issue = L.get("issue_slot_utilization_pct")
+    able = ~np.isnan(cpi) & (cpi != 0) & ~(issue >= 80)
+    sm, mem = L.get("sm_throughput_pct"), L.get("memory_throughput_pct")
+    store_spr = L.get("global_store_sectors_per_request")
+    parts: list[tuple[np.ndarray, list[str], np.ndarray]] = []
+    for k in range(3):  # in rank order: a launch's findings keep it
+        names, cycles = L.top_stall(k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = cycles / cpi
+        fires = able & ~np.isnan(cycles) & (share >= 0.30)
+        rows = np.array(
+            [i for i in np.flatnonzero(fires).tolist() if names[i] != "not_selected"], dtype=np.int64
+        )
+        parts.append((rows, [names[i] for i in rows.tolist()], cycles[rows]))
+    rows = np.concatenate([p[0] for p in parts])
+    reasons: list[str] = [r for p in parts for r in p[1]]
+    cycles = np.concatenate([p[2] for p in parts])
+    c, i_, s_, m_, spr = cpi[rows], issue[rows], sm[rows], mem[rows], store_spr[rows]
+    roof = np.where(
+        [r in MEMORY_STALLS for r in reasons],
+        m_,
+        np.where([r in PIPE_STALLS for r in reasons], s_, NONE),
+    )
+    roof = np.where(np.isnan(roof), 0.0, roof)
+    at_roof = roof >= 80
+    memory_roof = at_roof & np.array([r in MEMORY_STALLS for r in reasons], dtype=bool)
+    titles, messages, fixes = [], [], []
+    for r, cy, cp, rf, at, sp in zip(
+        reasons, cycles.tolist(), c.tolist(), roof.tolist(), at_roof.tolist(), spr.tolist(), strict=True
+    ):
+        waits, fix = STALLS.get(r, ("an unlisted reason", "see the source view's stall columns"))
+        if r == "drain" and sp > 4.4:  # NaN compares false
+            fix = (
+                f"the stores are uncoalesced ({num(sp, 1)} sectors per request), which is "
+                "what keeps warps draining: coalesce them"
+            )
+        message = f"Each warp spends {num(cy, 1)} of its {num(cp, 1)} cycles per issued instruction waiting for {waits}."
+        if at:
+            message += f" Expected here: the unit it waits on runs at {pct(rf)} of peak."
+        titles.append(f"{r} stalls ({pct(100 * (cy / cp), 0)} of warp cycles)")
+        messages.append(message)
+        fixes.append(fix[0].upper() + fix[1:] + ".")
+    return Found(
+        "stall_reason",
+        rows,
+        ["info" if at else "low" for at in at_roof.tolist()],
+        titles,
+        messages,
+        "A stalled warp issues nothing; when most warps stall for the same reason the "
+        "schedulers run out of ready warps. A stall is a symptom: fix its cause.",
+        fixes,
+        "one reason ≥ 30% of warp cycles, issue slots < 80% busy",
+        [
+            _always("warp_cycles_per_issued_instruction", c),
+            *_stall_slots(L, rows, list(reasons), cycles),
+            ("issue_slot_utilization_pct", i_, ~np.isnan(i_)),
+            ("memory_throughput_pct", roof, memory_roof),
+            ("sm_throughput_pct", roof, at_roof & ~memory_roof),
+        ],
+        np.full(len(rows), NONE),
+        keys=[f"stall_reason:{r}" for r in reasons],
+    )
+
+
 #: the canonical values the columnar rules read (``tests/test_columnar.py`` checks it)
 READS = frozenset(
     {
@@ -656,6 +776,7 @@ READS = frozenset(
         "duration_ns",
         "dynamic_shared_bytes",
         "elapsed_cycles",
+        "global_store_sectors_per_request",
         "grid_size",
         "instructions_executed",
         "issue_slot_utilization_pct",
@@ -680,4 +801,6 @@ COLUMNAR: dict[str, Callable[[Launches], Found]] = {
     "grid_few_blocks_per_sm": grid_few_blocks_per_sm,
     "block_size_outside_128_256": block_size_outside_128_256,
     "tail_effect": tail_effect,
+    "occupancy_not_limiting": occupancy_not_limiting,
+    "stall_reason": stall_reason,
 }
