@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import polars as pl
 
 from warpscope.model import schema
@@ -22,11 +24,28 @@ def canonical_values(profile: Profile, ordered: bool = True) -> dict[int, dict[s
     }
 
 
+#: ``stated_values`` of the metrics tables still alive (a report reads them for its rules, its
+#: views and its means): id -> (the table, weakly; its values). Keyed by id because a frame is not
+#: hashable; the weak reference tells a live table from a new one at a reused address.
+_STATED: dict[int, tuple[weakref.ref[pl.DataFrame], pl.DataFrame]] = {}
+
+
 def stated_values(profile: Profile) -> pl.LazyFrame:
     """Every launch's canonical values as rows (launch_id, metric, value; the metric
-    categorical): single values (or averages) only, finite, the first of repeated ones."""
+    categorical): single values (or averages) only, finite, the first of repeated ones.
+    Worked out once per metrics table."""
+    metrics = profile.metrics
+    kept = _STATED.get(id(metrics))
+    if kept is None or kept[0]() is not metrics:
+        key = id(metrics)
+        kept = (weakref.ref(metrics, lambda _: _STATED.pop(key, None)), _stated(metrics))
+        _STATED[key] = kept
+    return kept[1].lazy()
+
+
+def _stated(metrics: pl.DataFrame) -> pl.DataFrame:
     return (
-        profile.metrics.lazy()
+        metrics.lazy()
         .filter(pl.col("metric").is_not_null() & pl.col("value").is_finite() & schema.single_value())
         .select("launch_id", "metric", "value")
         # repeated values keyed by one integer (the name's category code), not the name as text
@@ -35,6 +54,7 @@ def stated_values(profile: Profile) -> pl.LazyFrame:
                 pl.col("launch_id") * (1 << 32) + pl.col("metric").to_physical().cast(pl.Int64)
             ).is_first_distinct()
         )
+        .collect()
     )
 
 
