@@ -277,11 +277,10 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
     n = len(rows.pos)
     cause = _folded(rows, L.n)
     folded = cause >= 0
-    severity = [("info" if c >= 0 else s) for s, c in zip(rows.severity, cause.tolist(), strict=True)]
-    message = [
-        m if c < 0 else f"Follows from “{rows.title[c]}” (fix that first). {m}"
-        for m, c in zip(rows.message, cause.tolist(), strict=True)
-    ]
+    severity, message = list(rows.severity), list(rows.message)
+    for i, c in zip(np.flatnonzero(folded).tolist(), cause[folded].tolist(), strict=True):
+        severity[i] = "info"
+        message[i] = f"Follows from “{rows.title[c]}” (fix that first). {message[i]}"
     estimate = np.where(folded, np.nan, rows.estimate)
     ceiling = L.floor_ceiling[rows.pos]
     estimate = np.where(np.isnan(estimate) | (estimate <= 100 * ceiling), estimate, 100 * ceiling)
