@@ -110,8 +110,10 @@ class RunSummary:
 def summarize(launches: pl.DataFrame) -> RunSummary:
     """``launches``: one run's rows of the ``launches`` table."""
     ordered = launches.sort("launch_id")
+    # only equality matters: the name by its category code (ranking long names sorted them)
+    name = pl.col("kernel").cast(pl.Categorical).to_physical()
     keys = ordered.select(
-        pl.struct("kernel", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
+        pl.struct(name, "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
         .rank("dense")
         .alias("code")
     )["code"].to_numpy()
