@@ -128,3 +128,31 @@ def test_nums_format_as_num_does(values):
     for digits in (0, 1, 2, 3):
         assert nums(values, digits) == [num(v, digits) for v in values]
     assert pcts(values) == [pct(v) for v in values]
+
+
+def test_absurd_values_give_the_per_launch_engines_findings_without_warnings():
+    """A damaged file's values (1e300 times too large, zero, negative) overflow and divide as
+    Python's floats do in the per-launch rules: the same findings, and no numpy warning printed."""
+    import warnings
+    from dataclasses import replace
+
+    from tests.test_candidacy import TRAINLOOP
+
+    profile = warpscope.load(TRAINLOOP)
+    lid, value = pl.col("launch_id"), pl.col("value")
+    metrics = profile.metrics.with_columns(
+        pl.when(lid % 5 == 0)
+        .then(value * 1e300)
+        .when(lid % 5 == 1)
+        .then(pl.lit(0.0))
+        .when(lid % 5 == 2)
+        .then(-value)
+        .otherwise(value)
+        .alias("value")
+    )
+    hostile = replace(profile, metrics=metrics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = analyze(hostile, grouped=False, workers=1).findings
+    assert found.equals(analyze(hostile, grouped=False, workers=1, columnar=False).findings)
+    assert found.height > 0

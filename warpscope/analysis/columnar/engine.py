@@ -80,11 +80,13 @@ def evaluate(
     """The graded findings of the launches of ``L`` (each rule of ``COLUMNAR`` on all of them,
     and ``per_launch``'s rules on the views of the launches that need them), as
     ``finding.columns_table`` makes them: launch order, each launch's best first."""
-    found = [f for f in (rule(L) for rule in COLUMNAR.values()) if len(f.rows)]
-    listed = per_launch.run(L.launch_id) if per_launch is not None else Listed()
-    if not found and not len(listed):
-        return columns_table(new_columns())
-    return _table(L, _graded(L, _ordered(found, listed), total_ns, kernel_ns))
+    # a damaged file's values overflow to inf as Python's floats do, without numpy's warnings
+    with np.errstate(all="ignore"):
+        found = [f for f in (rule(L) for rule in COLUMNAR.values()) if len(f.rows)]
+        listed = per_launch.run(L.launch_id) if per_launch is not None else Listed()
+        if not found and not len(listed):
+            return columns_table(new_columns())
+        return _table(L, _graded(L, _ordered(found, listed), total_ns, kernel_ns))
 
 
 def evaluate_forked(
