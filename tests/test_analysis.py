@@ -473,5 +473,5 @@ def test_the_rules_tables_name_only_real_rules_categories_and_metrics():
     assert [key for key in named if not known(key)] == []
     categories = [*impact.LAUNCH_CATEGORIES, *impact.LIBRARY_INFO_CATEGORIES, *FINDING_COUNTERS]
     assert [c for c in categories if c not in CATEGORIES] == []
-    graded = evidence._EXACT | evidence.QUALIFIED | evidence._MODELLED
+    graded = evidence.EXACT_METRICS | evidence.QUALIFIED | evidence._MODELLED
     assert sorted(m for m in graded if m not in BY_ID) == []

@@ -15,7 +15,7 @@ EXACT, HARDWARE, INFERRED = "exact", "hardware", "inferred"
 
 #: canonical metrics read from instrumented SASS counters, derived ideal/excess values or
 #: launch attributes in Nsight Compute exports
-_EXACT = frozenset(
+EXACT_METRICS = frozenset(
     {
         "global_excess_sectors",
         "shared_excess_wavefronts",
@@ -62,7 +62,7 @@ def grade(view: LaunchView, metric: str) -> str:
     """The grade of ``metric`` as this launch's profile holds it."""
     if view.source_format == "emulator":
         return INFERRED if metric in _MODELLED else EXACT
-    if metric in _EXACT:
+    if metric in EXACT_METRICS:
         return EXACT
     return HARDWARE if metric in view.stated else INFERRED  # else worked out by warpscope
 

@@ -149,12 +149,12 @@ def columns_table(columns: Columns) -> pa.Table:
     def text(name: str, values: list[str | None]) -> pa.Array:
         # the categorical columns as Arrow dictionaries: Polars reads them as categoricals
         plain = pa.array(values, strings)
-        return plain.dictionary_encode() if name in _CATEGORICAL else plain
+        return plain.dictionary_encode() if name in CATEGORICAL_COLUMNS else plain
 
     column: dict[str, pa.Array] = {
         "launch_id": pa.array(col("launch_id"), pa.int64()),
         "origin": text("origin", ["warpscope"] * len(gains)),
-        **{name: text(name, col(field)) for name, field in _TEXT.items()},
+        **{name: text(name, col(field)) for name, field in TEXT_FIELDS.items()},
         "estimated_speedup_pct": pa.array(gains, pa.float64()),
         "speedup_type": text("speedup_type", [None if g is None else "global" for g in gains]),
         "speedup_formula": text(
@@ -180,7 +180,7 @@ def columns_table(columns: Columns) -> pa.Table:
 
 
 #: text columns of the table, and the field each comes from
-_TEXT = {
+TEXT_FIELDS = {
     "rule_id": "rule",
     "category": "category",
     "severity": "severity",
@@ -193,7 +193,7 @@ _TEXT = {
 }
 
 
-_CATEGORICAL = frozenset(name for name, dtype in schema.FINDINGS.items() if dtype == pl.Categorical)
+CATEGORICAL_COLUMNS = frozenset(name for name, dtype in schema.FINDINGS.items() if dtype == pl.Categorical)
 
 
 def _offsets(lengths: list[int]) -> pa.Array:

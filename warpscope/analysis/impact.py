@@ -185,6 +185,29 @@ def fold_symptoms(found: list[Finding]) -> list[Finding]:
     return out
 
 
+def bookkeeping_fix(library: str | None, threads: int) -> str:
+    """The fix of a launch-configuration finding on a launch of at most a warp in all."""
+    return (
+        (f"This is a {library} kernel: " if library else "")
+        + f"{threads} thread{'s' if threads > 1 else ''} in all: bookkeeping whose time is the "
+        "launch itself. Fold it into a neighbouring kernel or capture the step in a CUDA Graph."
+    )
+
+
+def library_fix(library: str, kind: str, fix: str) -> str:
+    """A finding's ``fix`` on a library's kernel, as advice about the call: ``kind`` is "tensor"
+    (a tensor-core fix, the call's already), "call" (a launch that leaves SMs idle), "info" (how
+    the library's code runs: only the call's advice) or "other" (what the kernel does)."""
+    call = _CALL_ADVICE.get(library, _GENERIC_ADVICE)
+    if kind == "tensor":
+        return f"This is a {library} kernel: {fix[:1].lower()}{fix[1:]}"
+    if kind == "call":
+        return f"This is a {library} kernel: {_UNDERFILL_ADVICE.get(library, call)} (What the launch shows: {fix})"
+    if kind == "info":
+        return f"This is a {library} kernel: {call}"
+    return f"This is a {library} kernel: {call} (What the kernel does: {fix})"
+
+
 def cap(severity: str, ceiling: str) -> str:
     """The milder of ``severity`` and ``ceiling``."""
     return severity if _RANK[severity] >= _RANK[ceiling] else ceiling
@@ -232,23 +255,17 @@ def assess(view: LaunchView, found: list[Finding], total_ns: float, kernel_ns: f
         fix = f.fix
         if 0 < threads <= ONE_WARP and f.category in LAUNCH_CATEGORIES:
             severity = "info"
-            fix = (
-                (f"This is a {library} kernel: " if library else "")
-                + f"{threads} thread{'s' if threads > 1 else ''} in all: bookkeeping whose time is the "
-                "launch itself. Fold it into a neighbouring kernel or capture the step in a CUDA Graph."
-            )
+            fix = bookkeeping_fix(library, threads)
         elif library and f.category == "tensor_cores":  # its fix is the call's already
-            fix = f"This is a {library} kernel: {f.fix[:1].lower()}{f.fix[1:]}"
+            fix = library_fix(library, "tensor", f.fix)
         elif library and f.category in CALL_LEVEL_CATEGORIES and estimate:
-            advice = _UNDERFILL_ADVICE.get(library, _CALL_ADVICE.get(library, _GENERIC_ADVICE))
             severity, conf = cap(severity, "low"), "low"
-            fix = f"This is a {library} kernel: {advice} (What the launch shows: {f.fix})"
+            fix = library_fix(library, "call", f.fix)
         elif library:
-            call = f"This is a {library} kernel: {_CALL_ADVICE.get(library, _GENERIC_ADVICE)}"
             if f.category in LIBRARY_INFO_CATEGORIES:
-                severity, fix = "info", call
+                severity, fix = "info", library_fix(library, "info", f.fix)
             else:  # what the library's code does (its access pattern...) changes only with the call
-                severity, fix = cap(severity, "medium"), f"{call} (What the kernel does: {f.fix})"
+                severity, fix = cap(severity, "medium"), library_fix(library, "other", f.fix)
         out.append(
             stamped(
                 f,

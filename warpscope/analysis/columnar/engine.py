@@ -15,8 +15,15 @@ from warpscope.analysis import impact
 from warpscope.analysis.columnar.launches import Launches
 from warpscope.analysis.columnar.listed import GRADES, Listed, PerLaunch
 from warpscope.analysis.columnar.rules import COLUMNAR, Found
-from warpscope.analysis.evidence import _EXACT
-from warpscope.analysis.finding import _CATEGORICAL, _TEXT, RULES, SEVERITIES, columns_table, new_columns
+from warpscope.analysis.evidence import EXACT_METRICS
+from warpscope.analysis.finding import (
+    CATEGORICAL_COLUMNS,
+    RULES,
+    SEVERITIES,
+    TEXT_FIELDS,
+    columns_table,
+    new_columns,
+)
 from warpscope.occupancy.advice import what_would_help
 
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -64,7 +71,7 @@ def _grades(L: Launches, rows: _Rows) -> np.ndarray:
         where = (rows.ev_code == code) & (grade < 0)
         if not where.any():
             continue
-        if metric in _EXACT:
+        if metric in EXACT_METRICS:
             grade[where] = 0
         elif metric.startswith("stalls."):
             grade[where] = 2
@@ -348,10 +355,8 @@ def _graded(L: Launches, rows: _Rows, total_ns: float, kernel_ns: dict[str, floa
     for i in np.flatnonzero(call_level).tolist():
         confidence[i] = "low"
     fixes = list(rows.fix)
-    _call_fixes(fixes, rows, L, threads, bookkeeping, call_level, library_info, library_other)
-    for i in np.flatnonzero(tensor).tolist():
-        fix = fixes[i]
-        fixes[i] = f"This is a {L.library[rows.pos[i]]} kernel: {fix[:1].lower()}{fix[1:]}"
+    kinds = {"call": call_level, "info": library_info, "other": library_other, "tensor": tensor}
+    _call_fixes(fixes, rows, L, threads, bookkeeping, kinds)
     graded = _Graded(rows, n)
     graded.rank = rank
     graded.confidence, graded.fix, graded.message = confidence, fixes, message
@@ -366,36 +371,24 @@ def _call_fixes(
     L: Launches,
     threads: np.ndarray,
     bookkeeping: np.ndarray,
-    call_level: np.ndarray,
-    library_info: np.ndarray,
-    library_other: np.ndarray,
+    kinds: dict[str, np.ndarray],
 ) -> None:
-    """``impact.assess``'s fixes for bookkeeping launches and library kernels, each text made once."""
+    """``impact.assess``'s fixes for bookkeeping launches and library kernels (``kinds``: the
+    findings of each kind ``impact.library_fix`` knows), each text made once."""
     made: dict[tuple[str | int | None, ...], str] = {}
     libraries = L.library
     for i in np.flatnonzero(bookkeeping).tolist():
         library, t = libraries[rows.pos[i]], int(threads[i])
         key: tuple[str | int | None, ...] = ("bookkeeping", library, t)
         if key not in made:
-            made[key] = (
-                (f"This is a {library} kernel: " if library else "")
-                + f"{t} thread{'s' if t > 1 else ''} in all: bookkeeping whose time is the "
-                "launch itself. Fold it into a neighbouring kernel or capture the step in a CUDA Graph."
-            )
+            made[key] = impact.bookkeeping_fix(library, t)
         fixes[i] = made[key]
-    for mask, kind in ((call_level, "call"), (library_info, "info"), (library_other, "other")):
+    for kind, mask in kinds.items():
         for i in np.flatnonzero(mask).tolist():
             library, fix = libraries[rows.pos[i]], fixes[i]
             key = (kind, library, fix)
             if key not in made:
-                call = impact._CALL_ADVICE.get(library or "", impact._GENERIC_ADVICE)
-                if kind == "call":
-                    advice = impact._UNDERFILL_ADVICE.get(library or "", call)
-                    made[key] = f"This is a {library} kernel: {advice} (What the launch shows: {fix})"
-                elif kind == "info":
-                    made[key] = f"This is a {library} kernel: {call}"
-                else:
-                    made[key] = f"This is a {library} kernel: {call} (What the kernel does: {fix})"
+                made[key] = impact.library_fix(library or "", kind, fix)
             fixes[i] = made[key]
 
 
@@ -406,7 +399,7 @@ def _text(name: str, values: Sequence[str | None]) -> pa.Array:
     index = {v: i for i, v in enumerate(distinct)}
     codes = pa.array(np.fromiter(map(index.__getitem__, values), np.int32, len(values)))
     uniques = pa.array(distinct, pa.string())
-    if name in _CATEGORICAL:
+    if name in CATEGORICAL_COLUMNS:
         return pa.DictionaryArray.from_arrays(codes, uniques)
     return pc.take(uniques, codes)
 
@@ -418,7 +411,7 @@ def _coded(name: str, codes: np.ndarray, uniques: list[str | None]) -> pa.Array:
     mask = np.isin(codes, nulls) if nulls else None
     codes_ = pa.array(codes.astype(np.int32), mask=mask)
     values = pa.array([u or "" for u in uniques], pa.string())
-    if name in _CATEGORICAL:
+    if name in CATEGORICAL_COLUMNS:
         return pa.DictionaryArray.from_arrays(codes_, values)
     return pc.take(values, codes_)
 
@@ -457,7 +450,7 @@ def _table(L: Launches, g: _Graded) -> pa.Table:
         "origin": _coded("origin", np.zeros(n, dtype=np.int64), ["warpscope"]),
         **{
             name: coded[name] if name in coded else _text(name, per_rule[field])
-            for name, field in _TEXT.items()
+            for name, field in TEXT_FIELDS.items()
         },
         "estimated_speedup_pct": pa.array(estimates, pa.float64()),
         "speedup_type": _coded("speedup_type", np.where(has, 0, 1), ["global", None]),
