@@ -66,8 +66,12 @@ class Accesses:
     def per_warp(self) -> list[Access]:
         if self.counts is None or self.sectors is None:
             return [Access(u) for u in self.units.tolist()]
-        ids = np.split(self.sectors, np.cumsum(self.counts)[:-1].tolist())
-        return [Access(u, i) for u, i in zip(self.units.tolist(), ids)]
+        out = []
+        start = 0
+        for u, n in zip(self.units.tolist(), self.counts.tolist()):  # np.split's views, cut here
+            out.append(Access(u, self.sectors[start : start + n]))
+            start += n
+        return out
 
 
 @dataclass
@@ -264,7 +268,10 @@ class Trace:
     ) -> Accesses | None:
         """``accesses`` of a chunk of a few warps, on lists (numpy's calls cost more there)."""
         lanes = mask.arr.tolist()
-        addresses = np.broadcast_to(byte_addresses, mask.arr.shape).tolist()
+        if not np.ndim(byte_addresses):
+            addresses = [int(byte_addresses)] * len(lanes)
+        else:
+            addresses = np.broadcast_to(byte_addresses, mask.arr.shape).tolist()
         if kind == "global":
             touched = [a for a, on in zip(addresses, lanes) if on]
             self._mark_sectors(array, np.array(touched, dtype=np.int64), store)
@@ -275,6 +282,8 @@ class Trace:
             on = lanes[w * WARP : (w + 1) * WARP]
             if any(on):
                 rows.append([a if o else -1 for a, o in zip(addresses[w * WARP : (w + 1) * WARP], on)])
+        if kind == "shared" and itemsize <= memory.BANK_BYTES:  # memory.wavefronts_per_warp, on lists
+            return Accesses(np.array([_busiest_bank(row) for row in rows], dtype=np.int64))
         table = np.array(rows, np.int64).reshape(-1, WARP)
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
@@ -320,6 +329,15 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     if not keep_ids:
         return Accesses(lines)
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
+
+
+def _busiest_bank(row: list[int]) -> int:
+    """The largest number of distinct words one bank is asked for by a warp's lanes' byte
+    offsets (-1: inactive), for accesses of up to a word."""
+    per_bank = [0] * memory.BANKS
+    for word in {a // memory.BANK_BYTES for a in row if a >= 0}:
+        per_bank[word % memory.BANKS] += 1
+    return max(per_bank)
 
 
 def _few_per_warp(rows: list[list[int]], keep_ids: bool) -> Accesses:
