@@ -621,13 +621,17 @@ def _count(
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            addresses = weighted(index, array.strides, array.base)  # type: ignore[attr-defined]
+            part, scalar, _ = _weighted_parts(index, array.strides, array.base)  # type: ignore[attr-defined]
+            addresses = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
             aligned = array.naturally_aligned
             key = (id(site), store, array.itemsize, aligned)
-            counted = _repeated(key, site, addresses, mask)
-            if counted is None:
+            pattern = _repeated(key, site, addresses, mask)
+            _LAST_REPEAT[0] = None if pattern is None else (part, scalar, pattern, int(addresses[0]))
+            if pattern is None:
                 counted = memory.global_access(_rows(addresses, mask), array.itemsize, aligned)
                 _remember(key, site, addresses, mask, counted)
+            else:
+                counted = pattern[3]
             sectors, nbytes = counted
         if store:
             site.global_store_requests += warps
@@ -669,14 +673,20 @@ def _count(
 #: accesses of at least this many lanes are remembered by ``_remember`` (below it, counting
 #: costs less than comparing)
 PATTERN_LANES = 4096
+#: a remembered access: site, mask, addresses less the first lane's, what it counted, and (once
+#: asked for) the distinct sectors its active lanes touch relative to the first lane's
+_Pattern = tuple[Any, np.ndarray, np.ndarray, tuple[int, int], list[np.ndarray]]
 #: per (site, load or store, element size, alignment): by the first lane's address modulo a
 #: sector, the last such access's mask, addresses relative to that lane, and what it counted
-_PATTERNS: dict[tuple[Any, ...], dict[int, tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]]] = {}
+_PATTERNS: dict[tuple[Any, ...], dict[int, _Pattern]] = {}
 _VISITS: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}  # per key: the last access's site and mask
+#: the last global access ``_count`` found repeating a pattern: (its addresses' per-lane part,
+#: their scalar, the pattern, the first lane's address), else None
+_LAST_REPEAT: list[tuple[Any, Any, _Pattern, int] | None] = [None]
 
 
-def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask) -> tuple[int, int] | None:
-    """The (sectors, bytes) an earlier global access at the same site counted, where this
+def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask) -> _Pattern | None:
+    """The earlier global access at the same site (its (sectors, bytes) counted), where this
     one's active lanes are the same (the same mask object) and its addresses are that
     access's moved by whole sectors, which changes neither count: a loop stepping through an
     array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
@@ -692,7 +702,7 @@ def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask
         return None
     if not np.array_equal(addresses - first, hit[2]):
         return None
-    return hit[3]
+    return hit
 
 
 def _remember(
@@ -705,13 +715,48 @@ def _remember(
     if last is None or last[0] is not site or last[1] is not mask.arr:
         return  # kept from the site's second access under one mask on (a loop), not before
     first = int(addresses[0])
-    _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (site, mask.arr, addresses - first, counted)
+    _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (
+        site,
+        mask.arr,
+        addresses - first,
+        counted,
+        [],
+    )
+
+
+def global_parts(array: GlobalArray, index: tuple[Any, ...], mask: Mask) -> tuple[Any, Any, Any]:
+    """A global access's byte addresses as ``_weighted_parts`` has them (the per-lane part or
+    None, the scalar), and ``repeated_sectors``'s answer for them."""
+    part, scalar, _ = _weighted_parts(index, array.strides, array.base)
+    return part, scalar, repeated_sectors(part, scalar, mask)
+
+
+def repeated_sectors(part: Any, scalar: Any, mask: Mask) -> tuple[int, np.ndarray] | None:
+    """Where the addresses ``part + scalar`` under ``mask`` are those of the last global access
+    ``_count`` found repeating a remembered one (the same per-lane part, read-only, and
+    scalar), the sectors their active lanes touch: (the first lane's sector, the distinct
+    sectors relative to it, sorted), from the pattern, computed once for it. None: unknown."""
+    last = _LAST_REPEAT[0]
+    if last is None or part is None or last[0] is not part or last[1] != scalar or last[2][1] is not mask.arr:
+        return None
+    _, _, pattern, first = last
+    relative = pattern[4]
+    if not relative:
+        offset = first % memory.SECTOR_BYTES  # the pattern's lanes are offsets from a first lane there
+        moved = pattern[2] if mask.threads == mask.arr.size else pattern[2][mask.arr]
+        sectors = (moved + offset) >> memory.SECTOR_SHIFT
+        low = int(sectors.min())
+        hit = np.zeros(int(sectors.max()) - low + 1, dtype=bool)
+        hit[sectors - low] = True
+        relative.append(np.flatnonzero(hit) + low)
+    return first >> memory.SECTOR_SHIFT, relative[0]
 
 
 def forget_patterns() -> None:
     """Drop what accesses remembered (a launch's end: its sites, masks and indices are gone)."""
     _PATTERNS.clear()
     _VISITS.clear()
+    _LAST_REPEAT[0] = None
     _RANGES.clear()
     _SUMS.clear()
     _SHIFTED.clear()

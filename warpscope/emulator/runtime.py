@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator.arrays import LocalArray, SharedArray, weighted
+from warpscope.emulator.arrays import LocalArray, SharedArray, global_parts, weighted
 from warpscope.emulator.errors import KernelFault
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.race import RaceCheck
@@ -173,8 +173,13 @@ class Run:
         if trace is None or array.kind == "const" or (array.kind != "global" and not trace.sampling):
             return None
         if array.kind == "global":
-            addresses = weighted(index, array.strides, array.base)
-        elif array.kind == "shared":
+            part, scalar, moved = global_parts(array, index, mask)
+            if moved is not None and not trace.sampling:  # its sectors known: no address needed
+                trace.mark_moved(array, moved, store)
+                return None
+            addresses = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
+            return trace.accesses("global", array, addresses, array.itemsize, mask, store, moved)
+        if array.kind == "shared":
             addresses = weighted(index, array.strides, array.offset)
         else:  # local memory is interleaved: element i of the 32 lanes is one 128-byte row
             size = array.itemsize

@@ -245,14 +245,25 @@ class Trace:
         return h.digest()
 
     def accesses(
-        self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
+        self,
+        kind: str,
+        array: Any,
+        byte_addresses: Any,
+        itemsize: int,
+        mask: Mask,
+        store: bool,
+        moved: tuple[int, np.ndarray] | None = None,
     ) -> Accesses | None:
         """What each active sampled warp's access touched, in ``record``'s order; marks the
-        grid's touched sectors for global arrays (every chunk, sampled or not)."""
+        grid's touched sectors for global arrays (every chunk, sampled or not), from ``moved``
+        where given (``arrays.repeated_sectors``)."""
         if mask.arr.size <= memory.FEW_WARPS * WARP:
             return self._few_accesses(kind, array, byte_addresses, itemsize, mask, store)
         if kind == "global":
-            self._mark(array, byte_addresses, mask, store)
+            if moved is not None:
+                self.mark_moved(array, moved, store)
+            else:
+                self._mark(array, byte_addresses, mask, store)
         if self._sel is None or kind == "const":
             return None
         active = mask.arr.reshape(-1, WARP)[self._sel]
@@ -266,31 +277,33 @@ class Trace:
     def _few_accesses(
         self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
     ) -> Accesses | None:
-        """``accesses`` of a chunk of a few warps, on lists (numpy's calls cost more there)."""
-        lanes = mask.arr.tolist()
-        if not np.ndim(byte_addresses):
-            addresses = [int(byte_addresses)] * len(lanes)
+        """``accesses`` of a chunk of a few warps, on lists of the active lanes (numpy's calls
+        cost more there)."""
+        on = np.flatnonzero(mask.arr)
+        if np.ndim(byte_addresses):
+            picked = np.broadcast_to(byte_addresses, mask.arr.shape)[on].tolist()
         else:
-            addresses = np.broadcast_to(byte_addresses, mask.arr.shape).tolist()
+            picked = [int(byte_addresses)] * on.size
         if kind == "global":
-            touched = [a for a, on in zip(addresses, lanes) if on]
-            self._mark_sectors(array, np.array(touched, dtype=np.int64), store)
+            self._mark_sectors(array, np.array(picked, dtype=np.int64), store)
         if self._sel is None or kind == "const":
             return None
-        rows = []
-        for w in self._sel.tolist():
-            on = lanes[w * WARP : (w + 1) * WARP]
-            if any(on):
-                rows.append([a if o else -1 for a, o in zip(addresses[w * WARP : (w + 1) * WARP], on)])
+        by_warp: dict[int, list[tuple[int, int]]] = {}  # warp -> (lane, address) of its active lanes
+        for lane, a in zip(on.tolist(), picked):
+            by_warp.setdefault(lane // WARP, []).append((lane % WARP, a))
+        warps = [by_warp[w] for w in self._sel.tolist() if w in by_warp]
         if kind == "shared" and itemsize <= memory.BANK_BYTES:  # memory.wavefronts_per_warp, on lists
-            return Accesses(np.array([_busiest_bank(row) for row in rows], dtype=np.int64))
-        table = np.array(rows, np.int64).reshape(-1, WARP)
+            return Accesses(np.array([_busiest_bank([a for _, a in w]) for w in warps], dtype=np.int64))
+        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
+        aligned = within and not any(a % itemsize for w in warps for _, a in w)  # none straddles
+        if kind != "shared" and aligned:
+            return _few_per_warp([[a >> memory.SECTOR_SHIFT for _, a in w] for w in warps], kind == "global")
+        table = np.full((len(warps), WARP), -1, np.int64)
+        for row, w in zip(table, warps):
+            for lane, a in w:
+                row[lane] = a
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
-        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
-        if within and not any(a % itemsize for row in rows for a in row if a >= 0):  # none straddles
-            sectors = [[a >> memory.SECTOR_SHIFT if a >= 0 else -1 for a in row] for row in rows]
-            return _few_per_warp(sectors, kind == "global")
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
 
     def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
@@ -299,13 +312,24 @@ class Trace:
         else:
             self._mark_sectors(array, np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr], store)
 
+    def mark_moved(self, array: Any, moved: tuple[int, np.ndarray], store: bool) -> None:
+        """Mark the sectors ``arrays.repeated_sectors`` gave: (a first sector, the distinct
+        sectors relative to it), without the access's lanes."""
+        first, relative = moved
+        self._touched(array, store)[first - (array.alloc.base >> memory.SECTOR_SHIFT) + relative] = True
+
     def _mark_sectors(self, array: Any, addr: np.ndarray, store: bool) -> None:
-        alloc = array.alloc  # views (slices, record fields) mark their allocation's sectors
+        self._touched(array, store)[(addr - array.alloc.base) >> memory.SECTOR_SHIFT] = True
+
+    def _touched(self, array: Any, store: bool) -> np.ndarray:
+        """Per sector of ``array``'s allocation (views, slices and record fields, mark their
+        allocation's), whether the grid loaded (stored) it."""
+        alloc = array.alloc
         entry = self.touched.get(alloc.key)
         if entry is None:
             n = alloc.nbytes // memory.SECTOR_BYTES + 2
             entry = self.touched[alloc.key] = (array, np.zeros(n, bool), np.zeros(n, bool))
-        entry[2 if store else 1][(addr - alloc.base) >> memory.SECTOR_SHIFT] = True
+        return entry[2 if store else 1]
 
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
@@ -331,11 +355,11 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
 
 
-def _busiest_bank(row: list[int]) -> int:
-    """The largest number of distinct words one bank is asked for by a warp's lanes' byte
-    offsets (-1: inactive), for accesses of up to a word."""
+def _busiest_bank(offsets: list[int]) -> int:
+    """The largest number of distinct words one bank is asked for by a warp's active lanes'
+    byte offsets, for accesses of up to a word."""
     per_bank = [0] * memory.BANKS
-    for word in {a // memory.BANK_BYTES for a in row if a >= 0}:
+    for word in {a // memory.BANK_BYTES for a in offsets}:
         per_bank[word % memory.BANKS] += 1
     return max(per_bank)
 
