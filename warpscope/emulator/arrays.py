@@ -543,9 +543,11 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
 def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = None) -> np.ndarray | None:
     """The element each lane's ``index`` names in ``data`` flattened, within the copy starting
     at ``lead`` (shared and local arrays: ``ArrayRef.lead_flat``); None where ``data`` is not
-    C-contiguous: one gather instead of numpy's slower fancy indexing on several axes."""
-    if not data.flags.c_contiguous or (lead is None and len(index) < 2):
+    C-contiguous: one gather instead of numpy's slower fancy indexing (on one axis too)."""
+    if not data.flags.c_contiguous:
         return None
+    if lead is None and len(index) < 2:
+        return _int64(index[0]) if len(index) == 1 and np.ndim(index[0]) else None
     steps = [1]
     for dim in reversed(data.shape[2 if lead is not None else 1 :]):
         steps.append(steps[-1] * dim)
