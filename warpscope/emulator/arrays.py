@@ -530,6 +530,8 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
         race.access(array, index, addresses, mask, line, False)
     if uniform and array.kind in ("global", "const"):
         return array.data[index]
+    if uniform and array.kind == "local":  # each lane its own copy's one element: a column
+        return np.ascontiguousarray(array.data[(slice(None), *index)])
     safe = _safe(index, mask)
     if array.kind in ("shared", "local"):
         flat = _flat(array.data, safe, array.lead_flat(None))
@@ -575,6 +577,15 @@ def store(
         race.access(array, index, addresses, mask, line, True)
     if isinstance(value, RecordRef):
         raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")
+    if uniform and array.kind == "local":  # each lane its own copy's one element: a column
+        with np.errstate(all="ignore"):  # a C cast: integers wrap, floats round
+            value = np.asarray(value).astype(array.dtype, copy=False)
+        column = array.data[(slice(None), *index)]
+        if mask.threads == mask.arr.size:
+            column[...] = value
+        else:
+            np.copyto(column, value, where=mask.arr)
+        return
     lanes: Any
     if mask.threads == mask.arr.size:  # every lane: in lane order, nothing to pick out
         lanes = None
