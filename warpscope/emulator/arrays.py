@@ -739,10 +739,17 @@ def _remember(
     )
 
 
+def address_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> tuple[Any, Any]:
+    """``weighted``'s sum in its two parts: the per-lane arrays' terms (None where there are
+    none; may be remembered, read-only) and ``start`` plus the scalar terms."""
+    part, scalar, _ = _weighted_parts(index, weights, start)
+    return part, scalar
+
+
 def global_parts(array: GlobalArray, index: tuple[Any, ...], mask: Mask) -> tuple[Any, Any, Any]:
-    """A global access's byte addresses as ``_weighted_parts`` has them (the per-lane part or
-    None, the scalar), and ``repeated_sectors``'s answer for them."""
-    part, scalar, _ = _weighted_parts(index, array.strides, array.base)
+    """A global access's byte addresses as ``address_parts`` gives them, and
+    ``repeated_sectors``'s answer for them."""
+    part, scalar = address_parts(index, array.strides, array.base)
     return part, scalar, repeated_sectors(part, scalar, mask)
 
 

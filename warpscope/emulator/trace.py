@@ -253,23 +253,26 @@ class Trace:
         mask: Mask,
         store: bool,
         moved: tuple[int, np.ndarray] | None = None,
+        scalar: Any = 0,
     ) -> Accesses | None:
         """What each active sampled warp's access touched, in ``record``'s order; marks the
         grid's touched sectors for global arrays (every chunk, sampled or not), from ``moved``
-        where given (``arrays.repeated_sectors``)."""
+        where given (``arrays.repeated_sectors``). The access's addresses are
+        ``byte_addresses + scalar``: added only on the lanes that need them."""
         if mask.arr.size <= memory.FEW_WARPS * WARP:
-            return self._few_accesses(kind, array, byte_addresses, itemsize, mask, store)
+            addresses = byte_addresses + scalar if scalar else byte_addresses
+            return self._few_accesses(kind, array, addresses, itemsize, mask, store)
         if kind == "global":
             if moved is not None:
                 self.mark_moved(array, moved, store)
             else:
-                self._mark(array, byte_addresses, mask, store)
+                self._mark(array, byte_addresses, scalar, mask, store)
         if self._sel is None or kind == "const":
             return None
         active = mask.arr.reshape(-1, WARP)[self._sel]
         keep = active.any(axis=1)
         rows = np.broadcast_to(byte_addresses, mask.arr.shape).reshape(-1, WARP)[self._sel][keep]
-        rows = np.where(active[keep], rows, -1)
+        rows = np.where(active[keep], rows + scalar if scalar else rows, -1)
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
         return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
@@ -306,11 +309,13 @@ class Trace:
             return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
 
-    def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
+    def _mark(self, array: Any, byte_addresses: Any, scalar: Any, mask: Mask, store: bool) -> None:
+        """Mark the sectors of ``byte_addresses + scalar`` on the active lanes."""
         if mask.threads == mask.arr.size and np.shape(byte_addresses) == mask.arr.shape:
-            self._mark_sectors(array, byte_addresses, store)  # every lane: none to pick out
+            offsets = byte_addresses + (scalar - array.alloc.base)  # every lane: none to pick out
         else:
-            self._mark_sectors(array, np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr], store)
+            offsets = np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr] + (scalar - array.alloc.base)
+        self._touched(array, store)[np.right_shift(offsets, memory.SECTOR_SHIFT, out=offsets)] = True
 
     def mark_moved(self, array: Any, moved: tuple[int, np.ndarray], store: bool) -> None:
         """Mark the sectors ``arrays.repeated_sectors`` gave: (a first sector, the distinct
