@@ -525,9 +525,9 @@ def load(
 
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
     uniform = not any(np.ndim(i) for i in index)
-    addresses = _count(array, index, mask, site, store=False, uniform=uniform)
+    addresses, extra = _count(array, index, mask, site, store=False, uniform=uniform)
     if race is not None:
-        race.access(array, index, addresses, mask, line, False)
+        race.access(array, index, addresses, mask, line, False, extra=extra)
     if uniform and array.kind in ("global", "const"):
         return array.data[index]
     if uniform and array.kind == "local":  # each lane its own copy's one element: a column
@@ -572,9 +572,9 @@ def store(
         raise KernelMistake(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
     uniform = not any(np.ndim(i) for i in index)
-    addresses = _count(array, index, mask, site, store=True, uniform=uniform)
+    addresses, extra = _count(array, index, mask, site, store=True, uniform=uniform)
     if race is not None:
-        race.access(array, index, addresses, mask, line, True)
+        race.access(array, index, addresses, mask, line, True, extra=extra)
     if isinstance(value, RecordRef):
         raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")
     if uniform and array.kind == "local":  # each lane its own copy's one element: a column
@@ -617,34 +617,36 @@ def store(
 def _count(
     array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, store: bool, uniform: bool
 ) -> Any:
-    """Count the access; return the byte addresses it computed (None where it needed none)."""
+    """Count the access; return the byte addresses it computed (None where it needed none) as
+    two terms to add (the second a scalar: a repeated global access needs no sum to count)."""
     kind = array.kind
-    addresses = None
+    addresses, extra = None, 0
     if kind == "const":
-        return None
+        return None, 0
     warps = mask.warps
     if kind == "local":
         if store:
             site.local_store_requests += warps
         else:
             site.local_load_requests += warps
-        return None
+        return None, 0
     if kind == "global":
         if uniform:
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
             part, scalar, _ = _weighted_parts(index, array.strides, array.base)  # type: ignore[attr-defined]
-            addresses = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
             aligned = array.naturally_aligned
             key = (id(site), store, array.itemsize, aligned)
-            pattern = _repeated(key, site, addresses, mask)
-            _LAST_REPEAT[0] = None if pattern is None else (part, scalar, pattern, int(addresses[0]))
+            pattern = _repeated(key, site, part, scalar, mask)
+            _LAST_REPEAT[0] = None if pattern is None else (part, scalar, pattern, int(part[0]) + int(scalar))
             if pattern is None:
+                addresses = part if scalar == 0 else part + scalar
                 counted = memory.global_access(_rows(addresses, mask), array.itemsize, aligned)
                 _remember(key, site, addresses, mask, counted)
             else:
                 counted = pattern[3]
+                addresses, extra = part, scalar
             sectors, nbytes = counted
         if store:
             site.global_store_requests += warps
@@ -654,7 +656,7 @@ def _count(
             site.global_load_requests += warps
             site.global_load_sectors += sectors
             site.global_load_bytes += nbytes
-        return addresses
+        return addresses, extra
     part, scalar, kept = _weighted_parts(index, array.strides, array.offset)  # type: ignore[attr-defined]
     offsets = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
     if part is not None and offsets is not part:
@@ -682,7 +684,7 @@ def _count(
         site.shared_load_requests += warps
         site.shared_load_wavefronts += wavefronts
         site.shared_load_ideal_wavefronts += ideal
-    return offsets
+    return offsets, 0
 
 
 #: accesses of at least this many lanes are remembered by ``_remember`` (below it, counting
@@ -700,22 +702,22 @@ _VISITS: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}  # per key: the last
 _LAST_REPEAT: list[tuple[Any, Any, _Pattern, int] | None] = [None]
 
 
-def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask) -> _Pattern | None:
+def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, mask: Mask) -> _Pattern | None:
     """The earlier global access at the same site (its (sectors, bytes) counted), where this
     one's active lanes are the same (the same mask object) and its addresses are that
     access's moved by whole sectors, which changes neither count: a loop stepping through an
     array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
-    fraction of sorting. None: count it."""
-    if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
+    fraction of sorting. The addresses are ``part + scalar``. None: count it."""
+    if np.ndim(part) != 1 or part.shape[0] < PATTERN_LANES:
         return None
     seen = _PATTERNS.get(key)
     if seen is None:
         return None
-    first = int(addresses[0])
-    hit = seen.get(first % memory.SECTOR_BYTES)
+    lead = int(part[0])
+    hit = seen.get((lead + scalar) % memory.SECTOR_BYTES)
     if hit is None or hit[0] is not site or hit[1] is not mask.arr:
         return None
-    if not np.array_equal(addresses - first, hit[2]):
+    if not np.array_equal(part - lead, hit[2]):  # the addresses less the first lane's
         return None
     return hit
 

@@ -166,10 +166,11 @@ class RaceCheck:
         line: int,
         write: bool,
         atomic: bool = False,
+        extra: Any = 0,
     ) -> None:
         """The active lanes' load or store of ``array[index]`` (index checked, in bounds) at
-        ``addresses`` (their byte addresses, where the counters computed them, else None);
-        ``atomic``: an atomic read-modify-write (``write`` too)."""
+        ``addresses + extra`` (their byte addresses, where the counters computed them, else
+        None); ``atomic``: an atomic read-modify-write (``write`` too)."""
         kind = array.kind
         if kind == "shared":
             key, base, dtype = -1, 0, "i4"
@@ -193,17 +194,20 @@ class RaceCheck:
         if not threads:
             return
         if addresses is None:
-            addresses = array.byte_offsets(index) + (array.offset if kind == "shared" else array.base)
+            addresses, extra = (
+                array.byte_offsets(index) + (array.offset if kind == "shared" else array.base),
+                0,
+            )
         everyone = threads == mask.arr.size
-        if everyone and base == 0 and _immutable(addresses, mask.arr.shape):  # nothing to copy
+        if everyone and base == extra == 0 and _immutable(addresses, mask.arr.shape):  # nothing to copy
             record = _Record(addresses, base, len(self.accesses), self.epoch, threads, self.gen, pooled=False)
         else:
             buf = self._take(dtype)
             if everyone:
-                np.subtract(addresses, base, out=buf, casting="unsafe")
+                np.subtract(addresses, base - extra, out=buf, casting="unsafe")
             else:
                 buf.fill(-1)
-                np.subtract(addresses, base, out=buf, where=mask.arr, casting="unsafe")
+                np.subtract(addresses, base - extra, out=buf, where=mask.arr, casting="unsafe")
             record = _Record(buf, base, len(self.accesses), self.epoch, threads, self.gen)
         space.records.append(record)
         self.accesses.append(_Access(line, array.name, write, atomic))
