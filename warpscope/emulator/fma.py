@@ -30,16 +30,12 @@ def fused(a: Any, b: Any, c: Any, dtype: np.dtype) -> Any:
     """``a * b + c`` rounded once, in ``dtype`` (float16, float32 or float64)."""
     with np.errstate(all="ignore"):
         if dtype.itemsize < 8:
-            # operands widened first: numpy's ufuncs cast through small buffers, slower than astype
-            exact = np.multiply(np.asarray(a, np.float64), np.asarray(b, np.float64))
+            exact = np.multiply(a, b, dtype=np.float64)
             if not np.ndim(exact) and not np.ndim(c):
                 return dtype.type(exact + np.float64(c))
-            wide = np.asarray(c, np.float64)
-            if np.shape(exact) == np.broadcast_shapes(np.shape(exact), wide.shape):
-                np.add(exact, wide, out=exact)
-            else:
-                exact = exact + wide
-            return exact.astype(dtype)  # added in float64, rounded once into the narrow result
+            # one ufunc: added in float64, rounded once into the narrow result
+            out = np.empty(np.broadcast_shapes(np.shape(exact), np.shape(c)), dtype=dtype)
+            return np.add(exact, c, out=out, dtype=np.float64, casting="unsafe")
         a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
         p = a * b
         e = _product_error(a, b, p)
