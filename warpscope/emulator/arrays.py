@@ -659,8 +659,6 @@ def _count(
         return addresses, extra
     part, scalar, kept = _weighted_parts(index, array.strides, array.offset)  # type: ignore[attr-defined]
     offsets = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
-    if part is not None and offsets is not part:
-        offsets.flags.writeable = False  # racecheck may keep it as it is
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
         wavefronts = ideal = warps * max(1, -(-array.itemsize // memory.PHASE_BYTES))

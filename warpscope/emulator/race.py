@@ -54,16 +54,6 @@ EVENT_LIMIT = 1 << 24
 _ADDRESS_BITS = 46  # global addresses start at 2**40 (kernel._arguments)
 
 
-def _immutable(addresses: Any, shape: tuple[int, ...]) -> bool:
-    """Whether ``addresses`` is a per-lane integer array nothing can change (read-only)."""
-    return (
-        isinstance(addresses, np.ndarray)
-        and addresses.shape == shape
-        and addresses.dtype.kind == "i"
-        and not addresses.flags.writeable
-    )
-
-
 def independent_threads(arch: str) -> bool:
     """Whether ``arch`` (``sm_90``) schedules a warp's threads independently (Volta, sm_70, on)."""
     digits = arch.removeprefix("sm_").rstrip("abf")
@@ -107,8 +97,7 @@ class _Access:
 @dataclass
 class _Record:
     """One warp-wide access, copied into a reused buffer until its interval is judged (a
-    buffer per access would be fresh memory each time: page faults cost more than the copy),
-    or, where every lane took part and its offsets are a read-only array, those themselves."""
+    buffer per access would be fresh memory each time: page faults cost more than the copy)."""
 
     offsets: np.ndarray  # per lane of the chunk: byte offset from ``base``, -1 where inactive
     base: int
@@ -116,7 +105,6 @@ class _Record:
     epoch: np.ndarray | None  # syncwarps each warp had passed, None before the first
     threads: int
     gen: np.ndarray | None = None  # barriers each lane passed since all last met, None: 0
-    pooled: bool = True  # ``offsets`` is a buffer of the pool (given back once judged)
 
 
 @dataclass
@@ -194,22 +182,15 @@ class RaceCheck:
         if not threads:
             return
         if addresses is None:
-            addresses, extra = (
-                array.byte_offsets(index) + (array.offset if kind == "shared" else array.base),
-                0,
-            )
-        everyone = threads == mask.arr.size
-        if everyone and base == extra == 0 and _immutable(addresses, mask.arr.shape):  # nothing to copy
-            record = _Record(addresses, base, len(self.accesses), self.epoch, threads, self.gen, pooled=False)
+            addresses = array.byte_offsets(index) + (array.offset if kind == "shared" else array.base)
+            extra = 0
+        buf = self._take(dtype)
+        if threads == mask.arr.size:
+            np.subtract(addresses, base - extra, out=buf, casting="unsafe")
         else:
-            buf = self._take(dtype)
-            if everyone:
-                np.subtract(addresses, base - extra, out=buf, casting="unsafe")
-            else:
-                buf.fill(-1)
-                np.subtract(addresses, base - extra, out=buf, where=mask.arr, casting="unsafe")
-            record = _Record(buf, base, len(self.accesses), self.epoch, threads, self.gen)
-        space.records.append(record)
+            buf.fill(-1)
+            np.subtract(addresses, base - extra, out=buf, where=mask.arr, casting="unsafe")
+        space.records.append(_Record(buf, base, len(self.accesses), self.epoch, threads, self.gen))
         self.accesses.append(_Access(line, array.name, write, atomic))
         space.events += threads
         if write:
@@ -225,8 +206,7 @@ class RaceCheck:
 
     def _give_back(self, records: list[_Record]) -> None:
         for r in records:
-            if r.pooled:
-                self.pool[r.offsets.dtype.str[1:]].append(r.offsets)
+            self.pool[r.offsets.dtype.str[1:]].append(r.offsets)
 
     def syncwarp(self, mask: Mask) -> None:
         """The warps with lanes in ``mask`` passed a ``syncwarp``: their earlier accesses are
