@@ -658,7 +658,6 @@ def _count(
             site.global_load_bytes += nbytes
         return addresses, extra
     part, scalar, kept = _weighted_parts(index, array.strides, array.offset)  # type: ignore[attr-defined]
-    offsets = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
         wavefronts = ideal = warps * max(1, -(-array.itemsize // memory.PHASE_BYTES))
@@ -671,6 +670,7 @@ def _count(
         if seen is not None and seen[0] is site and seen[1] is part and seen[2] is mask.arr:
             wavefronts, ideal = seen[3]
         else:
+            offsets = part if scalar == 0 else part + scalar
             wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize, blocks)
             if kept:
                 _keep(_SHIFTED, moved, (site, part, mask.arr, (wavefronts, ideal)))
@@ -682,7 +682,7 @@ def _count(
         site.shared_load_requests += warps
         site.shared_load_wavefronts += wavefronts
         site.shared_load_ideal_wavefronts += ideal
-    return offsets, 0
+    return (np.int64(scalar), 0) if part is None else (part, scalar)
 
 
 #: accesses of at least this many lanes are remembered by ``_remember`` (below it, counting
