@@ -60,6 +60,23 @@ def test_shared_wavefronts_match_lane_by_lane_count(warps, itemsize):
     )
 
 
+@st.composite
+def own_banks(draw):
+    """A warp whose active lanes each ask for a word of a bank no other lane asks for."""
+    banks = draw(st.permutations(range(32)))
+    rows = draw(st.lists(st.integers(0, 127), min_size=32, max_size=32))
+    off = draw(st.lists(st.booleans(), min_size=32, max_size=32))
+    return [None if o else b + 32 * r for b, r, o in zip(banks, rows, off)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(own_banks(), lanes), min_size=3, max_size=8))
+def test_many_warps_on_banks_of_their_own_or_not_match_lane_by_lane_count(warps):
+    """Past two warps the count is vectorised, with a shortcut where every warp's lanes are
+    on banks of their own; mixed with conflicted warps it must still count each one right."""
+    assert memory.shared_wavefronts(_rows(warps, 4), 4) == _wavefronts_reference(warps, 4)
+
+
 def test_textbook_patterns():
     lane = np.arange(32, dtype=np.int64)[None, :]
     assert memory.global_sectors(lane * 4, 4) == 4  # coalesced float

@@ -432,6 +432,26 @@ def test_grid_strided_2d_and_uniform_loads():
 
 
 @cuda.jit
+def _local_under_divergence(out):
+    i = cuda.grid(1)
+    r = cuda.local.array(4, np.int32)
+    for k in range(4):
+        r[k] = i * 10 + k  # every lane at the index all name alike
+    if i % 3 == 0:
+        r[2] = -i  # some lanes only: the others keep what they wrote
+    out[i] = r[2] * 100 + r[3]
+
+
+def test_local_array_elements_all_lanes_name_alike_stay_each_lanes_own():
+    out = np.zeros(512, np.int32)
+    _local_under_divergence[2, 256](out)
+    i = np.arange(512)
+    np.testing.assert_array_equal(out, np.where(i % 3 == 0, -i, i * 10 + 2) * 100 + i * 10 + 3)
+    t = _local_under_divergence.last_launch.counters.total()
+    assert t.local_store_requests == 4 * 16 + 16 and t.local_load_requests == 2 * 16  # every warp stores
+
+
+@cuda.jit
 def _fixed_index_stores(out, src, codes, idx32):
     sm = cuda.shared.array(32, np.float32)
     loc = cuda.local.array(2, np.int64)

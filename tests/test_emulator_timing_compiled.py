@@ -93,12 +93,26 @@ def test_many_small_launches_load_the_model_once_the_reference_spent_as_long(mon
     monkeypatch.setattr(compiled, "_run_sm", None)
     monkeypatch.setattr(compiled, "_reference_s", 0.0)
     assert not compiled.repaid()
-    compiled.spent_in_reference(compiled.LOAD_S, compiled.RENT_MIN - 1)  # tiny: the model would not help
+    cost = compiled.load_cost()
+    compiled.spent_in_reference(cost, compiled.RENT_MIN - 1)  # tiny: the model would not help
     assert not compiled.repaid()
-    compiled.spent_in_reference(compiled.LOAD_S, compiled.RENT_MIN)
+    compiled.spent_in_reference(cost * 0.9, compiled.RENT_MIN)
+    assert not compiled.repaid()
+    compiled.spent_in_reference(cost * 0.1, compiled.RENT_MIN)
     assert compiled.repaid()
     # loaded at the first launch the model times faster, not at a tiny one
     assert not compiled.use_compiled(compiled.RENT_MIN - 1) and compiled.use_compiled(compiled.RENT_MIN)
+
+
+def test_the_load_costs_less_once_numba_is_imported(monkeypatch):
+    """Rent or buy counts numba's import in the price only while nothing has imported numba (a
+    numba.cuda file naming numba's types imports it before any kernel is timed)."""
+    import numba
+
+    monkeypatch.setitem(sys.modules, "numba", numba)
+    assert compiled.load_cost() == compiled.LOAD_S
+    monkeypatch.delitem(sys.modules, "numba")
+    assert compiled.load_cost() == compiled.LOAD_S + compiled.IMPORT_S
 
 
 SCRIPT = """

@@ -525,11 +525,13 @@ def load(
 
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
     uniform = not any(np.ndim(i) for i in index)
-    addresses = _count(array, index, mask, site, store=False, uniform=uniform)
+    addresses, extra = _count(array, index, mask, site, store=False, uniform=uniform)
     if race is not None:
-        race.access(array, index, addresses, mask, line, False)
+        race.access(array, index, addresses, mask, line, False, extra=extra)
     if uniform and array.kind in ("global", "const"):
         return array.data[index]
+    if uniform and array.kind == "local":  # each lane its own copy's one element: a column
+        return np.ascontiguousarray(array.data[(slice(None), *index)])
     safe = _safe(index, mask)
     if array.kind in ("shared", "local"):
         flat = _flat(array.data, safe, array.lead_flat(None))
@@ -543,9 +545,11 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
 def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = None) -> np.ndarray | None:
     """The element each lane's ``index`` names in ``data`` flattened, within the copy starting
     at ``lead`` (shared and local arrays: ``ArrayRef.lead_flat``); None where ``data`` is not
-    C-contiguous: one gather instead of numpy's slower fancy indexing on several axes."""
-    if not data.flags.c_contiguous or (lead is None and len(index) < 2):
+    C-contiguous: one gather instead of numpy's slower fancy indexing (on one axis too)."""
+    if not data.flags.c_contiguous:
         return None
+    if lead is None and len(index) < 2:
+        return _int64(index[0]) if len(index) == 1 and np.ndim(index[0]) else None
     steps = [1]
     for dim in reversed(data.shape[2 if lead is not None else 1 :]):
         steps.append(steps[-1] * dim)
@@ -568,11 +572,20 @@ def store(
         raise KernelMistake(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
     uniform = not any(np.ndim(i) for i in index)
-    addresses = _count(array, index, mask, site, store=True, uniform=uniform)
+    addresses, extra = _count(array, index, mask, site, store=True, uniform=uniform)
     if race is not None:
-        race.access(array, index, addresses, mask, line, True)
+        race.access(array, index, addresses, mask, line, True, extra=extra)
     if isinstance(value, RecordRef):
         raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")
+    if uniform and array.kind == "local":  # each lane its own copy's one element: a column
+        with np.errstate(all="ignore"):  # a C cast: integers wrap, floats round
+            value = np.asarray(value).astype(array.dtype, copy=False)
+        column = array.data[(slice(None), *index)]
+        if mask.threads == mask.arr.size:
+            column[...] = value
+        else:
+            np.copyto(column, value, where=mask.arr)
+        return
     lanes: Any
     if mask.threads == mask.arr.size:  # every lane: in lane order, nothing to pick out
         lanes = None
@@ -604,30 +617,36 @@ def store(
 def _count(
     array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, store: bool, uniform: bool
 ) -> Any:
-    """Count the access; return the byte addresses it computed (None where it needed none)."""
+    """Count the access; return the byte addresses it computed (None where it needed none) as
+    two terms to add (the second a scalar: a repeated global access needs no sum to count)."""
     kind = array.kind
-    addresses = None
+    addresses, extra = None, 0
     if kind == "const":
-        return None
+        return None, 0
     warps = mask.warps
     if kind == "local":
         if store:
             site.local_store_requests += warps
         else:
             site.local_load_requests += warps
-        return None
+        return None, 0
     if kind == "global":
         if uniform:
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            addresses = weighted(index, array.strides, array.base)  # type: ignore[attr-defined]
+            part, scalar, _ = _weighted_parts(index, array.strides, array.base)  # type: ignore[attr-defined]
             aligned = array.naturally_aligned
             key = (id(site), store, array.itemsize, aligned)
-            counted = _repeated(key, site, addresses, mask)
-            if counted is None:
+            pattern = _repeated(key, site, part, scalar, mask)
+            _LAST_REPEAT[0] = None if pattern is None else (part, scalar, pattern, int(part[0]) + int(scalar))
+            if pattern is None:
+                addresses = part if scalar == 0 else part + scalar
                 counted = memory.global_access(_rows(addresses, mask), array.itemsize, aligned)
                 _remember(key, site, addresses, mask, counted)
+            else:
+                counted = pattern[3]
+                addresses, extra = part, scalar
             sectors, nbytes = counted
         if store:
             site.global_store_requests += warps
@@ -637,9 +656,8 @@ def _count(
             site.global_load_requests += warps
             site.global_load_sectors += sectors
             site.global_load_bytes += nbytes
-        return addresses
+        return addresses, extra
     part, scalar, kept = _weighted_parts(index, array.strides, array.offset)  # type: ignore[attr-defined]
-    offsets = np.int64(scalar) if part is None else part if scalar == 0 else part + scalar
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
         wavefronts = ideal = warps * max(1, -(-array.itemsize // memory.PHASE_BYTES))
@@ -652,6 +670,7 @@ def _count(
         if seen is not None and seen[0] is site and seen[1] is part and seen[2] is mask.arr:
             wavefronts, ideal = seen[3]
         else:
+            offsets = part if scalar == 0 else part + scalar
             wavefronts, ideal = memory.shared_wavefronts(_rows(offsets, mask), array.itemsize, blocks)
             if kept:
                 _keep(_SHIFTED, moved, (site, part, mask.arr, (wavefronts, ideal)))
@@ -663,36 +682,42 @@ def _count(
         site.shared_load_requests += warps
         site.shared_load_wavefronts += wavefronts
         site.shared_load_ideal_wavefronts += ideal
-    return offsets
+    return (np.int64(scalar), 0) if part is None else (part, scalar)
 
 
 #: accesses of at least this many lanes are remembered by ``_remember`` (below it, counting
 #: costs less than comparing)
 PATTERN_LANES = 4096
+#: a remembered access: site, mask, addresses less the first lane's, what it counted, and (once
+#: asked for) the distinct sectors its active lanes touch relative to the first lane's
+_Pattern = tuple[Any, np.ndarray, np.ndarray, tuple[int, int], list[np.ndarray]]
 #: per (site, load or store, element size, alignment): by the first lane's address modulo a
 #: sector, the last such access's mask, addresses relative to that lane, and what it counted
-_PATTERNS: dict[tuple[Any, ...], dict[int, tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]]] = {}
+_PATTERNS: dict[tuple[Any, ...], dict[int, _Pattern]] = {}
 _VISITS: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}  # per key: the last access's site and mask
+#: the last global access ``_count`` found repeating a pattern: (its addresses' per-lane part,
+#: their scalar, the pattern, the first lane's address), else None
+_LAST_REPEAT: list[tuple[Any, Any, _Pattern, int] | None] = [None]
 
 
-def _repeated(key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask) -> tuple[int, int] | None:
-    """The (sectors, bytes) an earlier global access at the same site counted, where this
+def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, mask: Mask) -> _Pattern | None:
+    """The earlier global access at the same site (its (sectors, bytes) counted), where this
     one's active lanes are the same (the same mask object) and its addresses are that
     access's moved by whole sectors, which changes neither count: a loop stepping through an
     array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
-    fraction of sorting. None: count it."""
-    if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
+    fraction of sorting. The addresses are ``part + scalar``. None: count it."""
+    if np.ndim(part) != 1 or part.shape[0] < PATTERN_LANES:
         return None
     seen = _PATTERNS.get(key)
     if seen is None:
         return None
-    first = int(addresses[0])
-    hit = seen.get(first % memory.SECTOR_BYTES)
+    lead = int(part[0])
+    hit = seen.get((lead + scalar) % memory.SECTOR_BYTES)
     if hit is None or hit[0] is not site or hit[1] is not mask.arr:
         return None
-    if not np.array_equal(addresses - first, hit[2]):
+    if not np.array_equal(part - lead, hit[2]):  # the addresses less the first lane's
         return None
-    return hit[3]
+    return hit
 
 
 def _remember(
@@ -705,13 +730,55 @@ def _remember(
     if last is None or last[0] is not site or last[1] is not mask.arr:
         return  # kept from the site's second access under one mask on (a loop), not before
     first = int(addresses[0])
-    _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (site, mask.arr, addresses - first, counted)
+    _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (
+        site,
+        mask.arr,
+        addresses - first,
+        counted,
+        [],
+    )
+
+
+def address_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> tuple[Any, Any]:
+    """``weighted``'s sum in its two parts: the per-lane arrays' terms (None where there are
+    none; may be remembered, read-only) and ``start`` plus the scalar terms."""
+    part, scalar, _ = _weighted_parts(index, weights, start)
+    return part, scalar
+
+
+def global_parts(array: GlobalArray, index: tuple[Any, ...], mask: Mask) -> tuple[Any, Any, Any]:
+    """A global access's byte addresses as ``address_parts`` gives them, and
+    ``repeated_sectors``'s answer for them."""
+    part, scalar = address_parts(index, array.strides, array.base)
+    return part, scalar, repeated_sectors(part, scalar, mask)
+
+
+def repeated_sectors(part: Any, scalar: Any, mask: Mask) -> tuple[int, np.ndarray] | None:
+    """Where the addresses ``part + scalar`` under ``mask`` are those of the last global access
+    ``_count`` found repeating a remembered one (the same per-lane part, read-only, and
+    scalar), the sectors their active lanes touch: (the first lane's sector, the distinct
+    sectors relative to it, sorted), from the pattern, computed once for it. None: unknown."""
+    last = _LAST_REPEAT[0]
+    if last is None or part is None or last[0] is not part or last[1] != scalar or last[2][1] is not mask.arr:
+        return None
+    _, _, pattern, first = last
+    relative = pattern[4]
+    if not relative:
+        offset = first % memory.SECTOR_BYTES  # the pattern's lanes are offsets from a first lane there
+        moved = pattern[2] if mask.threads == mask.arr.size else pattern[2][mask.arr]
+        sectors = (moved + offset) >> memory.SECTOR_SHIFT
+        low = int(sectors.min())
+        hit = np.zeros(int(sectors.max()) - low + 1, dtype=bool)
+        hit[sectors - low] = True
+        relative.append(np.flatnonzero(hit) + low)
+    return first >> memory.SECTOR_SHIFT, relative[0]
 
 
 def forget_patterns() -> None:
     """Drop what accesses remembered (a launch's end: its sites, masks and indices are gone)."""
     _PATTERNS.clear()
     _VISITS.clear()
+    _LAST_REPEAT[0] = None
     _RANGES.clear()
     _SUMS.clear()
     _SHIFTED.clear()

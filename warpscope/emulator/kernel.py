@@ -251,7 +251,8 @@ class Kernel(JitFunction):
         per_chunk = n_blocks if fn.grid_sync else max(1, settings.chunk_lanes // slots)
         arch = settings.arch
         trace = Trace(n_blocks, slots // 32, timing_for(arch).sms) if settings.timing else None
-        race = RaceCheck(arch, fn.file) if settings.racecheck else None
+        # a race needs two threads: a one-thread launch has none to look for
+        race = RaceCheck(arch, fn.file) if settings.racecheck and threads * n_blocks > 1 else None
         independent = independent_threads(arch)
         warnings: dict[int, BarrierWarning] = {}
         with np.errstate(all="ignore"):
@@ -292,7 +293,7 @@ class Kernel(JitFunction):
             counters=counters,
             lines=fn.lines,
             hazards=race.hazards() if race is not None else [],
-            racecheck=race is not None,
+            racecheck=settings.racecheck,
             barrier_warnings=[warnings[k] for k in sorted(warnings)] + _stale_reads(race),
         )
         if trace is not None:

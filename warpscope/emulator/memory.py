@@ -129,6 +129,12 @@ def _busiest_bank(words: np.ndarray) -> np.ndarray:
                 per_bank[w % BANKS] += 1
             busiest.append(max(per_bank))
         return np.array(busiest, dtype=np.int64)
+    valid = words >= 0
+    active = np.count_nonzero(valid, axis=1)
+    # each active lane on a bank of its own (the usual case): one wavefront, known without a sort
+    bits = np.where(valid, np.left_shift(np.uint32(1), (words % BANKS).astype(np.uint32)), np.uint32(0))
+    if np.array_equal(np.bitwise_count(np.bitwise_or.reduce(bits, axis=1)), active):
+        return (active > 0).astype(np.int64)
     words = np.sort(words, axis=1)
     valid = words >= 0
     first = valid.copy()

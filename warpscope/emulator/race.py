@@ -54,6 +54,17 @@ EVENT_LIMIT = 1 << 24
 _ADDRESS_BITS = 46  # global addresses start at 2**40 (kernel._arguments)
 
 
+def _remembered(addresses: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``addresses`` is a per-lane int64 array nothing can change (a remembered sum,
+    ``arrays._weighted_parts``: read-only, alive for the launch anyway)."""
+    return (
+        isinstance(addresses, np.ndarray)
+        and addresses.shape == shape
+        and addresses.dtype == np.int64
+        and not addresses.flags.writeable
+    )
+
+
 def independent_threads(arch: str) -> bool:
     """Whether ``arch`` (``sm_90``) schedules a warp's threads independently (Volta, sm_70, on)."""
     digits = arch.removeprefix("sm_").rstrip("abf")
@@ -97,7 +108,8 @@ class _Access:
 @dataclass
 class _Record:
     """One warp-wide access, copied into a reused buffer until its interval is judged (a
-    buffer per access would be fresh memory each time: page faults cost more than the copy)."""
+    buffer per access would be fresh memory each time: page faults cost more than the copy),
+    or, for a shared access of every lane, the remembered lane terms of its offsets."""
 
     offsets: np.ndarray  # per lane of the chunk: byte offset from ``base``, -1 where inactive
     base: int
@@ -105,6 +117,7 @@ class _Record:
     epoch: np.ndarray | None  # syncwarps each warp had passed, None before the first
     threads: int
     gen: np.ndarray | None = None  # barriers each lane passed since all last met, None: 0
+    pooled: bool = True  # ``offsets`` is one of the pool's buffers (given back once judged)
 
 
 @dataclass
@@ -154,10 +167,11 @@ class RaceCheck:
         line: int,
         write: bool,
         atomic: bool = False,
+        extra: Any = 0,
     ) -> None:
         """The active lanes' load or store of ``array[index]`` (index checked, in bounds) at
-        ``addresses`` (their byte addresses, where the counters computed them, else None);
-        ``atomic``: an atomic read-modify-write (``write`` too)."""
+        ``addresses + extra`` (their byte addresses, where the counters computed them, else
+        None); ``atomic``: an atomic read-modify-write (``write`` too)."""
         kind = array.kind
         if kind == "shared":
             key, base, dtype = -1, 0, "i4"
@@ -182,13 +196,23 @@ class RaceCheck:
             return
         if addresses is None:
             addresses = array.byte_offsets(index) + (array.offset if kind == "shared" else array.base)
-        buf = self._take(dtype)
-        if threads == mask.arr.size:
-            np.subtract(addresses, base, out=buf, casting="unsafe")
+            extra = 0
+        everyone = threads == mask.arr.size
+        if everyone and kind == "shared" and _remembered(addresses, mask.arr.shape):
+            # the offsets' lane terms, remembered for the launch (read-only): kept as they are,
+            # their scalar as the record's base
+            record = _Record(
+                addresses, extra, len(self.accesses), self.epoch, threads, self.gen, pooled=False
+            )
         else:
-            buf.fill(-1)
-            np.subtract(addresses, base, out=buf, where=mask.arr, casting="unsafe")
-        space.records.append(_Record(buf, base, len(self.accesses), self.epoch, threads, self.gen))
+            buf = self._take(dtype)
+            if everyone:
+                np.subtract(addresses, base - extra, out=buf, casting="unsafe")
+            else:
+                buf.fill(-1)
+                np.subtract(addresses, base - extra, out=buf, where=mask.arr, casting="unsafe")
+            record = _Record(buf, base, len(self.accesses), self.epoch, threads, self.gen)
+        space.records.append(record)
         self.accesses.append(_Access(line, array.name, write, atomic))
         space.events += threads
         if write:
@@ -204,7 +228,8 @@ class RaceCheck:
 
     def _give_back(self, records: list[_Record]) -> None:
         for r in records:
-            self.pool[r.offsets.dtype.str[1:]].append(r.offsets)
+            if r.pooled:
+                self.pool[r.offsets.dtype.str[1:]].append(r.offsets)
 
     def syncwarp(self, mask: Mask) -> None:
         """The warps with lanes in ``mask`` passed a ``syncwarp``: their earlier accesses are

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator.arrays import LocalArray, SharedArray, weighted
+from warpscope.emulator.arrays import LocalArray, SharedArray, address_parts, global_parts, weighted
 from warpscope.emulator.errors import KernelFault
 from warpscope.emulator.instructions import Inst, Op
 from warpscope.emulator.race import RaceCheck
@@ -173,13 +173,20 @@ class Run:
         if trace is None or array.kind == "const" or (array.kind != "global" and not trace.sampling):
             return None
         if array.kind == "global":
-            addresses = weighted(index, array.strides, array.base)
+            part, scalar, moved = global_parts(array, index, mask)
+            if moved is not None and not trace.sampling:  # its sectors known: no address needed
+                trace.mark_moved(array, moved, store)
+                return None
         elif array.kind == "shared":
-            addresses = weighted(index, array.strides, array.offset)
+            part, scalar = address_parts(index, array.strides, array.offset)
+            moved = None
         else:  # local memory is interleaved: element i of the 32 lanes is one 128-byte row
             size = array.itemsize
             addresses = weighted(index, array.strides, 0) // size * (WARP * size) + self.chunk.lane_id * size
-        return trace.accesses(array.kind, array, addresses, array.itemsize, mask, store)
+            return trace.accesses(array.kind, array, addresses, array.itemsize, mask, store)
+        if part is None:  # the same address on every lane
+            return trace.accesses(array.kind, array, np.int64(scalar), array.itemsize, mask, store, moved)
+        return trace.accesses(array.kind, array, part, array.itemsize, mask, store, moved, scalar)
 
     def check_budget(self, line: int, mask: Mask) -> None:
         if self.counters.warp_instructions > self.budget:

@@ -66,8 +66,12 @@ class Accesses:
     def per_warp(self) -> list[Access]:
         if self.counts is None or self.sectors is None:
             return [Access(u) for u in self.units.tolist()]
-        ids = np.split(self.sectors, np.cumsum(self.counts)[:-1].tolist())
-        return [Access(u, i) for u, i in zip(self.units.tolist(), ids)]
+        out = []
+        start = 0
+        for u, n in zip(self.units.tolist(), self.counts.tolist()):  # np.split's views, cut here
+            out.append(Access(u, self.sectors[start : start + n]))
+            start += n
+        return out
 
 
 @dataclass
@@ -241,20 +245,34 @@ class Trace:
         return h.digest()
 
     def accesses(
-        self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
+        self,
+        kind: str,
+        array: Any,
+        byte_addresses: Any,
+        itemsize: int,
+        mask: Mask,
+        store: bool,
+        moved: tuple[int, np.ndarray] | None = None,
+        scalar: Any = 0,
     ) -> Accesses | None:
         """What each active sampled warp's access touched, in ``record``'s order; marks the
-        grid's touched sectors for global arrays (every chunk, sampled or not)."""
+        grid's touched sectors for global arrays (every chunk, sampled or not), from ``moved``
+        where given (``arrays.repeated_sectors``). The access's addresses are
+        ``byte_addresses + scalar``: added only on the lanes that need them."""
         if mask.arr.size <= memory.FEW_WARPS * WARP:
-            return self._few_accesses(kind, array, byte_addresses, itemsize, mask, store)
+            addresses = byte_addresses + scalar if scalar else byte_addresses
+            return self._few_accesses(kind, array, addresses, itemsize, mask, store)
         if kind == "global":
-            self._mark(array, byte_addresses, mask, store)
+            if moved is not None:
+                self.mark_moved(array, moved, store)
+            else:
+                self._mark(array, byte_addresses, scalar, mask, store)
         if self._sel is None or kind == "const":
             return None
         active = mask.arr.reshape(-1, WARP)[self._sel]
         keep = active.any(axis=1)
         rows = np.broadcast_to(byte_addresses, mask.arr.shape).reshape(-1, WARP)[self._sel][keep]
-        rows = np.where(active[keep], rows, -1)
+        rows = np.where(active[keep], rows + scalar if scalar else rows, -1)
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
         return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
@@ -262,41 +280,61 @@ class Trace:
     def _few_accesses(
         self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
     ) -> Accesses | None:
-        """``accesses`` of a chunk of a few warps, on lists (numpy's calls cost more there)."""
-        lanes = mask.arr.tolist()
-        addresses = np.broadcast_to(byte_addresses, mask.arr.shape).tolist()
+        """``accesses`` of a chunk of a few warps, on lists of the active lanes (numpy's calls
+        cost more there)."""
+        on = np.flatnonzero(mask.arr)
+        if np.ndim(byte_addresses):
+            picked = np.broadcast_to(byte_addresses, mask.arr.shape)[on].tolist()
+        else:
+            picked = [int(byte_addresses)] * on.size
         if kind == "global":
-            touched = [a for a, on in zip(addresses, lanes) if on]
-            self._mark_sectors(array, np.array(touched, dtype=np.int64), store)
+            self._mark_sectors(array, np.array(picked, dtype=np.int64), store)
         if self._sel is None or kind == "const":
             return None
-        rows = []
-        for w in self._sel.tolist():
-            on = lanes[w * WARP : (w + 1) * WARP]
-            if any(on):
-                rows.append([a if o else -1 for a, o in zip(addresses[w * WARP : (w + 1) * WARP], on)])
-        table = np.array(rows, np.int64).reshape(-1, WARP)
+        by_warp: dict[int, list[tuple[int, int]]] = {}  # warp -> (lane, address) of its active lanes
+        for lane, a in zip(on.tolist(), picked):
+            by_warp.setdefault(lane // WARP, []).append((lane % WARP, a))
+        warps = [by_warp[w] for w in self._sel.tolist() if w in by_warp]
+        if kind == "shared" and itemsize <= memory.BANK_BYTES:  # memory.wavefronts_per_warp, on lists
+            return Accesses(np.array([_busiest_bank([a for _, a in w]) for w in warps], dtype=np.int64))
+        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
+        aligned = within and not any(a % itemsize for w in warps for _, a in w)  # none straddles
+        if kind != "shared" and aligned:
+            return _few_per_warp([[a >> memory.SECTOR_SHIFT for _, a in w] for w in warps], kind == "global")
+        table = np.full((len(warps), WARP), -1, np.int64)
+        for row, w in zip(table, warps):
+            for lane, a in w:
+                row[lane] = a
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
-        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
-        if within and not any(a % itemsize for row in rows for a in row if a >= 0):  # none straddles
-            sectors = [[a >> memory.SECTOR_SHIFT if a >= 0 else -1 for a in row] for row in rows]
-            return _few_per_warp(sectors, kind == "global")
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
 
-    def _mark(self, array: Any, byte_addresses: Any, mask: Mask, store: bool) -> None:
+    def _mark(self, array: Any, byte_addresses: Any, scalar: Any, mask: Mask, store: bool) -> None:
+        """Mark the sectors of ``byte_addresses + scalar`` on the active lanes."""
         if mask.threads == mask.arr.size and np.shape(byte_addresses) == mask.arr.shape:
-            self._mark_sectors(array, byte_addresses, store)  # every lane: none to pick out
+            offsets = byte_addresses + (scalar - array.alloc.base)  # every lane: none to pick out
         else:
-            self._mark_sectors(array, np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr], store)
+            offsets = np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr] + (scalar - array.alloc.base)
+        self._touched(array, store)[np.right_shift(offsets, memory.SECTOR_SHIFT, out=offsets)] = True
+
+    def mark_moved(self, array: Any, moved: tuple[int, np.ndarray], store: bool) -> None:
+        """Mark the sectors ``arrays.repeated_sectors`` gave: (a first sector, the distinct
+        sectors relative to it), without the access's lanes."""
+        first, relative = moved
+        self._touched(array, store)[first - (array.alloc.base >> memory.SECTOR_SHIFT) + relative] = True
 
     def _mark_sectors(self, array: Any, addr: np.ndarray, store: bool) -> None:
-        alloc = array.alloc  # views (slices, record fields) mark their allocation's sectors
+        self._touched(array, store)[(addr - array.alloc.base) >> memory.SECTOR_SHIFT] = True
+
+    def _touched(self, array: Any, store: bool) -> np.ndarray:
+        """Per sector of ``array``'s allocation (views, slices and record fields, mark their
+        allocation's), whether the grid loaded (stored) it."""
+        alloc = array.alloc
         entry = self.touched.get(alloc.key)
         if entry is None:
             n = alloc.nbytes // memory.SECTOR_BYTES + 2
             entry = self.touched[alloc.key] = (array, np.zeros(n, bool), np.zeros(n, bool))
-        entry[2 if store else 1][(addr - alloc.base) >> memory.SECTOR_SHIFT] = True
+        return entry[2 if store else 1]
 
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
@@ -320,6 +358,15 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     if not keep_ids:
         return Accesses(lines)
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
+
+
+def _busiest_bank(offsets: list[int]) -> int:
+    """The largest number of distinct words one bank is asked for by a warp's active lanes'
+    byte offsets, for accesses of up to a word."""
+    per_bank = [0] * memory.BANKS
+    for word in {a // memory.BANK_BYTES for a in offsets}:
+        per_bank[word % memory.BANKS] += 1
+    return max(per_bank)
 
 
 def _few_per_warp(rows: list[list[int]], keep_ids: bool) -> Accesses:
