@@ -100,7 +100,10 @@ def analyze(
     A long profile's launches are evaluated by ``workers`` forked processes (``analysis.workers``:
     the same findings; default, one per core; 1: in this process). ``prefilter`` runs each rule
     only on the launches its candidacy predicate keeps (``analysis.candidacy``: the same
-    findings; False runs every rule on every launch, as tests compare).
+    findings; False runs every rule on every launch, as tests compare). ``columnar`` evaluates
+    the launches whose values it reads exactly as their views do with the columnar engine
+    (``analysis.columnar``: the same findings, launch for launch; False: the views one launch at
+    a time, as tests compare).
     """
     if not grouped:
         groups = None
@@ -172,7 +175,8 @@ def analyze(
     if by_columns is not None:
         found = _in_launch_order(pl.concat([by_columns, found]))
     ncu = profile.findings.filter(pl.col("origin") != "warpscope")
-    # which ncu rows warpscope's findings cover (none to cover on a raw page: no Python per finding)
+    # which ncu rows warpscope's findings cover, and the symptoms they explain (joins: a
+    # full-section profile has ~20 ncu rows a launch)
     theirs = _grade_ncu(_mark_covered(ncu, found, groups), libraries, found, groups)
     ours = pl.concat([_credit_ncu(found, theirs), findings_frame(_run_rows(profile))])
     if groups is not None and len(reps or ()) < groups.height:  # some launch stands for others
