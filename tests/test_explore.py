@@ -450,3 +450,29 @@ def test_source_listing_of_a_report_names_a_headers_lines():
     assert not any(c.startswith("seedkernels.cu") for c in lines["code"])
     shuffles = table.filter(pl.col("code").str.contains("SHFL.DOWN"))
     assert shuffles.height == 5 and (shuffles["line"] == "440").all()
+
+
+def test_launches_that_arrive_while_the_rules_run_are_kept_and_analysed_next(seed_raw):
+    """The demo's emulated launches can arrive while the first analysis still runs (in a thread):
+    that analysis's result is dropped, never written over the table that has them, and the next
+    analysis covers every launch."""
+    import warpscope
+    from tests.conftest import H100
+
+    workspace = Workspace(seed_raw)
+    more = warpscope.load(H100 / "seed_full_raw.csv")
+    arrived = []
+
+    def give_way() -> None:  # called between launches: the launches arrive mid-analysis
+        if not arrived:
+            arrived.append(True)
+            workspace.add(more)
+
+    workspace.analyse(give_way)
+    everything = seed_raw.launches.height + more.launches.height
+    assert arrived and not workspace.analysed
+    assert workspace.table.launches.height == everything
+    workspace.analyse()
+    assert workspace.analysed and workspace.table.launches.height == everything
+    analysed_launches = workspace.profile.findings["launch_id"].drop_nulls().n_unique()
+    assert analysed_launches > seed_raw.launches.height  # the arrived launches have findings too

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import polars as pl
 import pytest
 from textual.widgets import OptionList, Static, TabbedContent
@@ -469,7 +471,9 @@ async def test_demo_job_shows_progress_and_adds_emulated_launches():
     app = WarpscopeApp(Workspace(warpscope.load(H100 / "seed_full_raw.csv")), job=job)
     async with app.run_test(size=(120, 40)) as pilot:
         await _ready(pilot)
+        deadline = time.monotonic() + 120  # a job that failed says why, not a test that never ends
         while len(app.workspace.table.launches) < 22 + LAUNCHES:
+            assert time.monotonic() < deadline, [n.message for n in app._notifications]
             await pilot.pause(0.1)
             await _ready(pilot)
         assert [d for d, _, _ in heard] == list(range(1, LAUNCHES + 1))

@@ -8,6 +8,7 @@ no findings column and the kernel view analyses just the kernel it opens.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,9 @@ class Workspace:
     table: KernelTable = field(init=False)
     view: TableView = field(init=False)
     _compared: tuple[Profile, Profile] | None = field(default=None, init=False, repr=False)
+    #: held while the profile and its table change: the analysis (a thread) and launches
+    #: arriving (the UI's thread) must not interleave their updates
+    _changing: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.table = KernelTable.of(self.profile)
@@ -50,21 +54,28 @@ class Workspace:
             if give_way is not None:
                 give_way()
 
-        self.analysis_progress = (0, self.profile.launches.height)
-        self.profile = analyze(self.profile, progress=progress)
-        self.table = self.table.with_findings(self.profile.findings)
-        self.view.set_table(self.table)
-        self.analysed = True
+        profile = self.profile
+        self.analysis_progress = (0, profile.launches.height)
+        analysed = analyze(profile, progress=progress)
+        with self._changing:
+            if self.profile is not profile:  # launches arrived meanwhile: their analysis follows
+                return
+            self.profile = analysed
+            self.table = self.table.with_findings(analysed.findings)
+            self.view.set_table(self.table)
+            self.analysed = True
 
     def add(self, profile: Profile) -> None:
-        """Merge another profile in (e.g. emulated launches arriving); the view keeps its state."""
-        self.profile = Profile.concat([self.profile, profile])
-        state = self.view
-        self.table = KernelTable.of(self.profile)
-        self.view = TableView(
-            self.table, state.mode, state.sort, state.descending, state.name_filter, state.expression
-        )
-        self.analysed = False
+        """Merge another profile in (e.g. emulated launches arriving); the view keeps its state.
+        An analysis still running on the profile before drops its result (``analyse`` again)."""
+        with self._changing:
+            self.profile = Profile.concat([self.profile, profile])
+            state = self.view
+            self.table = KernelTable.of(self.profile)
+            self.view = TableView(
+                self.table, state.mode, state.sort, state.descending, state.name_filter, state.expression
+            )
+            self.analysed = False
 
     # -- questions ---------------------------------------------------------------
     def launches_of(self, group: int) -> list[int]:
