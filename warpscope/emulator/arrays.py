@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import memory
+from warpscope.emulator import affine, memory
 from warpscope.emulator.errors import KernelMistake, NotEmulated
 from warpscope.emulator.simt import WARP, Mask, SiteCounts
 
@@ -374,6 +374,10 @@ def _index_range(i: np.ndarray) -> tuple[np.ndarray, int, int]:
     hit = _RANGES.get(id(i))
     if hit is not None and hit[0]() is i:
         return i if hit[1] is None else hit[1], hit[2], hit[3]
+    moved = affine.offset_of(i)  # a remembered array plus a scalar (int64): its range, moved
+    if moved is not None:
+        _, low, high = _index_range(moved[0])
+        return i, low + moved[1], high + moved[1]
     wide = _int64(i)
     low, high = int(wide.min()), int(wide.max())
     if i.size >= PATTERN_LANES:
@@ -400,11 +404,17 @@ def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int
     """(the per-lane arrays' terms summed, or None; ``start`` plus the scalar terms; whether
     the sum is remembered): the sum is kept for large arrays, so where the same arrays come
     again (``tile[ty, i]`` in a loop over ``i``) only the scalars are added."""
-    arrays = [(i, w) for i, w in zip(index, weights) if np.ndim(i)]
+    arrays = []
     scalar: Any = start
     for i, w in zip(index, weights):
         if not np.ndim(i):
             scalar = scalar + _int64(i) * w
+            continue
+        moved = affine.offset_of(i)  # ``row * N + k``: the sum is ``row * N``'s, plus k
+        if moved is not None:
+            i = moved[0]
+            scalar = scalar + np.int64(moved[1]) * w
+        arrays.append((i, w))
     if not arrays:
         return None, scalar, False
     key = tuple((id(i), w) for i, w in arrays)
@@ -643,7 +653,7 @@ def _count(
             if pattern is None:
                 addresses = part if scalar == 0 else part + scalar
                 counted = memory.global_access(_rows(addresses, mask), array.itemsize, aligned)
-                _remember(key, site, addresses, mask, counted)
+                _remember(key, site, addresses, mask, counted, part)
             else:
                 counted = pattern[3]
                 addresses, extra = part, scalar
@@ -688,9 +698,10 @@ def _count(
 #: accesses of at least this many lanes are remembered by ``_remember`` (below it, counting
 #: costs less than comparing)
 PATTERN_LANES = 4096
-#: a remembered access: site, mask, addresses less the first lane's, what it counted, and (once
-#: asked for) the distinct sectors its active lanes touch relative to the first lane's
-_Pattern = tuple[Any, np.ndarray, np.ndarray, tuple[int, int], list[np.ndarray]]
+#: a remembered access: site, mask, addresses less the first lane's, what it counted, (once
+#: asked for) the distinct sectors its active lanes touch relative to the first lane's, and
+#: (weakly) the remembered per-lane part its addresses were summed from
+_Pattern = tuple[Any, np.ndarray, np.ndarray, tuple[int, int], list[np.ndarray], Callable[[], Any]]
 #: per (site, load or store, element size, alignment): by the first lane's address modulo a
 #: sector, the last such access's mask, addresses relative to that lane, and what it counted
 _PATTERNS: dict[tuple[Any, ...], dict[int, _Pattern]] = {}
@@ -698,6 +709,10 @@ _VISITS: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}  # per key: the last
 #: the last global access ``_count`` found repeating a pattern: (its addresses' per-lane part,
 #: their scalar, the pattern, the first lane's address), else None
 _LAST_REPEAT: list[tuple[Any, Any, _Pattern, int] | None] = [None]
+
+
+def _NOTHING() -> None:
+    return None
 
 
 def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, mask: Mask) -> _Pattern | None:
@@ -715,13 +730,15 @@ def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, ma
     hit = seen.get((lead + scalar) % memory.SECTOR_BYTES)
     if hit is None or hit[0] is not site or hit[1] is not mask.arr:
         return None
-    if not np.array_equal(part - lead, hit[2]):  # the addresses less the first lane's
+    # the addresses less the first lane's: the same where the per-lane part is the same
+    # remembered (read-only) array, else compared
+    if hit[5]() is not part and not np.array_equal(part - lead, hit[2]):
         return None
     return hit
 
 
 def _remember(
-    key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask, counted: tuple[int, int]
+    key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask, counted: tuple[int, int], part: Any
 ) -> None:
     if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
         return
@@ -736,6 +753,7 @@ def _remember(
         addresses - first,
         counted,
         [],
+        weakref.ref(part) if part is not None and not part.flags.writeable else _NOTHING,
     )
 
 
@@ -782,6 +800,7 @@ def forget_patterns() -> None:
     _RANGES.clear()
     _SUMS.clear()
     _SHIFTED.clear()
+    affine.forget()
 
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays, device_api, fma, intrinsics, signatures
+from warpscope.emulator import affine, arrays, device_api, fma, intrinsics, signatures
 from warpscope.emulator.compiler import reductions
 from warpscope.emulator.compiler.base import CompilerBase
 from warpscope.emulator.compiler.codegen import Gen, gen_of
@@ -156,13 +156,16 @@ class Expressions(CompilerBase):
         inst = self.inst(node, None, deps(left) | deps(right))
         divide = isinstance(node.op, ast.Div)
         flop = isinstance(node.op, FLOP_OPS)
+        add = 1 if isinstance(node.op, ast.Add) else -1 if isinstance(node.op, ast.Sub) else 0
 
         def binop(run: Run, frame: Frame, mask: Mask) -> Any:
-            return binary_value(run, mask, inst, op, divide, flop, lf(run, frame, mask), rf(run, frame, mask))
+            return binary_value(
+                run, mask, inst, op, divide, flop, add, lf(run, frame, mask), rf(run, frame, mask)
+            )
 
         def gen(g: Gen) -> str:
             a, b = g.expr(left), g.expr(right)
-            return g.call(binary_value, inst, op, divide, flop, a=a, b=b)
+            return g.call(binary_value, inst, op, divide, flop, add, a=a, b=b)
 
         return with_deps(gen_of(binop, gen), {inst.dst})
 
@@ -610,23 +613,27 @@ class Product:
 
     __slots__ = ("_value", "a", "b", "dtype")
 
-    def __init__(self, a: Any, b: Any) -> None:
+    def __init__(self, a: Any, b: Any, inst: Any = None) -> None:
         self.a, self.b = a, b
         da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
         if da is not None and db is not None and "f" in (da.kind, db.kind):
             self._value = None
             self.dtype = np.result_type(da, db)
         else:  # integers (widened by numba's rules): never fused, so computed now
-            self._value = MULTIPLY(a, b)
+            self._value = MULTIPLY(a, b) if inst is None else affine.binary(inst, MULTIPLY, a, b, 0)
             self.dtype = np.asarray(self._value).dtype
 
     def rounded(self) -> Any:
         return MULTIPLY(self.a, self.b) if self._value is None else self._value
 
 
-def binary_value(run: Run, mask: Mask, inst: Any, op: Any, divide: bool, flop: bool, a: Any, b: Any) -> Any:
-    """``a op b`` for the active lanes, issued (and its flops counted)."""
-    v = op(a, b)
+def binary_value(
+    run: Run, mask: Mask, inst: Any, op: Any, divide: bool, flop: bool, add: int, a: Any, b: Any
+) -> Any:
+    """``a op b`` for the active lanes, issued (and its flops counted); integer arrays through
+    ``affine.binary`` (``add``: +1 an addition, -1 a subtraction, else 0), which remembers a
+    loop's index arithmetic."""
+    v = affine.binary(inst, op, a, b, add)
     run.issue(inst, mask, arith_op(v, divide))
     if flop:
         run.count_flop(inst, mask, v)
@@ -635,7 +642,7 @@ def binary_value(run: Run, mask: Mask, inst: Any, op: Any, divide: bool, flop: b
 
 def product_value(run: Run, mask: Mask, inst: Any, a: Any, b: Any) -> Product:
     """``a * b`` left for the add it feeds (``Product``), issued and counted as a multiply."""
-    p = Product(a, b)
+    p = Product(a, b, inst)
     run.issue(inst, mask, arith_op(p, False))
     run.count_flop(inst, mask, p)
     return p
@@ -652,8 +659,9 @@ def multiply_add_value(
             v = fma.fused(p.a, p.b, -c if subtract else c, p.dtype)
         else:
             v = fma.fused(-p.a if subtract else p.a, p.b, c, p.dtype)
-    else:
-        v = op(p.rounded(), c) if product_left else op(c, p.rounded())
+    else:  # not fused: integers through ``affine`` (a loop's ``row * N + k``)
+        add = -1 if subtract else 1
+        v = affine.binary(inst, op, p.rounded(), c, add) if product_left else affine.binary(inst, op, c, p.rounded(), add)
     run.issue(inst, mask, arith_op(v, False))
     run.count_flop(inst, mask, v)
     return v
