@@ -53,7 +53,13 @@ def binary(inst: Any, op: Any, a: Any, b: Any, add: int) -> Any:
     if add and v.dtype == _INT64:
         if isinstance(a, np.ndarray) and a.dtype == _INT64 and _integer(b) and not a.flags.writeable:
             _keep(_OFFSETS, id(v), (weakref.ref(v), a, add * int(b)))
-        elif add > 0 and isinstance(b, np.ndarray) and b.dtype == _INT64 and _integer(a) and not b.flags.writeable:
+        elif (
+            add > 0
+            and isinstance(b, np.ndarray)
+            and b.dtype == _INT64
+            and _integer(a)
+            and not b.flags.writeable
+        ):
             _keep(_OFFSETS, id(v), (weakref.ref(v), b, int(a)))
     return v
 
@@ -73,7 +79,11 @@ def forget() -> None:
 
 
 def _integer(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and np.ndim(value) == 0
+    return (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and np.ndim(value) == 0
+    )
 
 
 def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:

@@ -661,7 +661,11 @@ def multiply_add_value(
             v = fma.fused(-p.a if subtract else p.a, p.b, c, p.dtype)
     else:  # not fused: integers through ``affine`` (a loop's ``row * N + k``)
         add = -1 if subtract else 1
-        v = affine.binary(inst, op, p.rounded(), c, add) if product_left else affine.binary(inst, op, c, p.rounded(), add)
+        v = (
+            affine.binary(inst, op, p.rounded(), c, add)
+            if product_left
+            else affine.binary(inst, op, c, p.rounded(), add)
+        )
     run.issue(inst, mask, arith_op(v, False))
     run.count_flop(inst, mask, v)
     return v
