@@ -378,3 +378,36 @@ def test_atomics_on_one_address_do_not_race_each_other():
         launch = atomics_only[2, 64](out, hist)
     assert launch.hazards == [] and launch.racecheck
     assert hist.tolist() == [64, 64] and out.tolist() == [63, 16, 16, 16]
+
+
+@cuda.jit
+def few_lanes_race(src, out):
+    s = cuda.shared.array(256, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = src[cuda.blockIdx.x * 256 + t]
+    cuda.syncthreads()
+    if t % 128 == 0:  # two lanes a block: a sparse mask
+        s[t + 1] = s[t] * 2  # thread 0 writes s[1] ...
+    if t % 128 == 1:
+        out[cuda.blockIdx.x * 2 + t // 128] = s[t]  # ... that thread 1 reads: no barrier between
+
+
+def test_sparse_masks_find_the_races_and_values_dense_ones_do(monkeypatch):
+    """Masks of few lanes keep only their lanes' values and accesses (``Mask.sparse``): the
+    hazards and the results are those of the chunk-wide path."""
+    from warpscope.emulator import simt
+
+    src = np.arange(64 * 256, dtype=np.float32)
+    runs = []
+    for sparse in (simt.SPARSE, 10**9):  # the sparse path, then none sparse
+        monkeypatch.setattr(simt, "SPARSE", sparse)
+        out = np.zeros(128, dtype=np.float32)
+        with using(Settings(timing=False)):
+            launch = few_lanes_race[64, 256](src, out)
+        runs.append((out, launch.hazards))
+    (out, hazards), (dense_out, dense_hazards) = runs
+    np.testing.assert_array_equal(out, dense_out)
+    np.testing.assert_array_equal(out, src[::128] * 2)  # thread 1 read what thread 0 wrote
+    assert hazards == dense_hazards and len(hazards) == 1
+    (h,) = hazards
+    assert (h.kind, h.count, h.first_thread, h.second_thread) == ("RAW", 128, (0, 0, 0), (1, 0, 0))

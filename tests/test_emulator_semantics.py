@@ -871,3 +871,23 @@ def test_an_index_past_one_axis_but_inside_the_array_is_the_element_there_as_num
     row_overrun[1, 3](m, out)
     assert m[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0] and m[:, 1:].sum() == 0
     assert out.tolist() == [0.0, 0.0, 0.0]
+
+
+@cuda.jit
+def local_read_then_overwritten(out):
+    i = cuda.grid(1)
+    w = cuda.local.array(4, np.float32)
+    for k in range(4):
+        w[k] = i + k
+    first = w[0]  # read, then its element written: the value read stays
+    w[0] = -1.0
+    out[i, 0] = first
+    out[i, 1] = w[0] + w[3]
+
+
+def test_a_local_element_read_keeps_its_value_after_the_element_is_written():
+    out = np.zeros((4096, 2), dtype=np.float32)
+    local_read_then_overwritten[16, 256](out)
+    i = np.arange(4096, dtype=np.float32)
+    np.testing.assert_array_equal(out[:, 0], i)
+    np.testing.assert_array_equal(out[:, 1], i + 2)

@@ -51,6 +51,7 @@ class ArrayRef:
         elements of one copy, computed once per array."""
         if self._lead_flat is None:
             self._lead_flat = self.lead(None)[0] * int(np.prod(self.data.shape[1:]))
+            self._lead_flat.flags.writeable = False
         return self._lead_flat if lanes is None else self._lead_flat[lanes]
 
     _aligned: bool | None = None
@@ -142,13 +143,26 @@ class SharedArray(ArrayRef):
 
 
 class LocalArray(ArrayRef):
-    """One copy per lane: ``data`` is (lanes, *shape)."""
+    """One copy per lane: ``data`` is (lanes, *shape), laid out lanes innermost (``allocate``):
+    an element every lane names alike (``r[k]`` in a loop) is one contiguous column."""
 
     kind = "local"
 
     def __init__(self, data: np.ndarray, name: str) -> None:
         super().__init__(data, name)
         self.lane_index = np.arange(data.shape[0])
+
+    @staticmethod
+    def allocate(lanes: int, shape: tuple[int, ...], dtype: Any, name: str) -> LocalArray:
+        """Zeroed copies of ``shape`` for ``lanes`` lanes, element by element."""
+        return LocalArray(np.moveaxis(np.zeros((*shape, lanes), dtype=dtype), -1, 0), name)
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """One lane's copy as the kernel sees it, in C order: the data's strides over the lanes
+        (the lanes of an element lie side by side)."""
+        lanes = max(1, self.data.shape[0])
+        return tuple(s // lanes for s in self.data.strides[1:])
 
     def lead(self, lanes: Any) -> tuple[Any, ...]:
         return (self.lane_index if lanes is None else self.lane_index[lanes],)
@@ -365,6 +379,7 @@ _RANGES: dict[int, tuple[Any, np.ndarray | None, int, int]] = {}
 _SUMS: dict[tuple[Any, ...], tuple[list[Any], np.ndarray]] = {}
 #: per launch, what shared accesses counted, by site and the remembered offsets they moved
 _SHIFTED: dict[tuple[Any, ...], tuple[Any, np.ndarray, np.ndarray, tuple[int, int]]] = {}
+_KEPT_SUMS = 12  # sums, the least recently used dropped first (a tiled loop: inner and outer accesses)
 _KEPT = 4  # entries of each, at most (each may hold a chunk-sized array: memory kept live
 # slows every other allocation of a launch)
 
@@ -385,9 +400,9 @@ def _index_range(i: np.ndarray) -> tuple[np.ndarray, int, int]:
     return wide, low, high
 
 
-def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:
+def _keep(memo: dict[Any, Any], key: Any, value: Any, kept: int = _KEPT) -> None:
     memo[key] = value
-    if len(memo) > _KEPT:
+    if len(memo) > kept:
         del memo[next(iter(memo))]  # the oldest
 
 
@@ -418,17 +433,20 @@ def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int
     if not arrays:
         return None, scalar, False
     key = tuple((id(i), w) for i, w in arrays)
-    hit = _SUMS.get(key)
+    hit = _SUMS.pop(key, None)
     if hit is not None and all(a() is i for a, (i, _) in zip(hit[0], arrays)):
+        _SUMS[key] = hit  # the newest again: a loop's few sums outlive the accesses around it
         return hit[1], scalar, True
     part: Any = None
     for i, w in arrays:
         term = _int64(i) * w if w != 1 else _int64(i)
         part = term if part is None else part + term
+    if part is arrays[0][0] and not part.flags.writeable:  # an array no one writes: itself
+        return part, scalar, True
     if part is arrays[0][0] or part.size < PATTERN_LANES:  # the index itself, or small
         return part + 0, scalar, False
     part.flags.writeable = False
-    _keep(_SUMS, key, ([weakref.ref(i) for i, _ in arrays], part))
+    _keep(_SUMS, key, ([weakref.ref(i) for i, _ in arrays], part), _KEPT_SUMS)
     return part, scalar, True
 
 
@@ -541,31 +559,79 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
     if uniform and array.kind in ("global", "const"):
         return array.data[index]
     if uniform and array.kind == "local":  # each lane its own copy's one element: a column
-        return np.ascontiguousarray(array.data[(slice(None), *index)])
+        return array.data[(slice(None), *index)].copy()  # (a copy: later stores must not change it)
     safe = _safe(index, mask)
-    if array.kind in ("shared", "local"):
-        flat = _flat(array.data, safe, array.lead_flat(None))
-        if flat is None:
-            return array.data[array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)]
-        return np.take(array.data.reshape(-1), flat)
-    flat = _flat(array.data, safe)
-    return array.data[safe] if flat is None else np.take(array.data.reshape(-1), flat)
+    lead = array.lead_flat(None) if array.kind in ("shared", "local") else None
+    parts = _flat_parts(array.data, safe, lead)
+    if parts is None:
+        if lead is None:
+            return array.data[safe]
+        return array.data[array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)]
+    return _gather(array.data.reshape(-1), *parts, mask)
+
+
+def _gather(flat: np.ndarray, part: np.ndarray, scalar: int, mask: Mask) -> Any:
+    """``flat[part + scalar]`` in one ``np.take``: where ``part`` is a remembered sum known
+    to hold no negative value, from ``flat`` less its first ``scalar`` elements (no sum); under
+    a sparse mask, on the active lanes only (the others read 0)."""
+    if mask.sparse and np.ndim(part) == 1 and part.shape == mask.arr.shape:
+        lanes = mask.lanes
+        out = np.zeros(part.shape, dtype=flat.dtype)
+        out[lanes] = np.take(flat, part[lanes] + scalar)
+        return out
+    if scalar == 0:
+        return np.take(flat, part)
+    if scalar > 0 and _lowest(part) >= 0:
+        return np.take(flat[scalar:], part)
+    return np.take(flat, part + scalar)
+
+
+#: per launch, the smallest value of remembered sums (by identity, held weakly)
+_LOWEST: dict[int, tuple[Any, int]] = {}
+
+
+def _lowest(part: np.ndarray) -> int:
+    """The smallest value of ``part``: remembered for read-only (remembered) sums, else -1."""
+    if part.flags.writeable:
+        return -1
+    hit = _LOWEST.get(id(part))
+    if hit is not None and hit[0]() is part:
+        return hit[1]
+    low = int(part.min())
+    _keep(_LOWEST, id(part), (weakref.ref(part), low))
+    return low
 
 
 def _flat(data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = None) -> np.ndarray | None:
     """The element each lane's ``index`` names in ``data`` flattened, within the copy starting
     at ``lead`` (shared and local arrays: ``ArrayRef.lead_flat``); None where ``data`` is not
     C-contiguous: one gather instead of numpy's slower fancy indexing (on one axis too)."""
+    parts = _flat_parts(data, index, lead)
+    if parts is None:
+        return None
+    part, scalar = parts
+    return part if scalar == 0 else part + scalar
+
+
+def _flat_parts(
+    data: np.ndarray, index: tuple[Any, ...], lead: np.ndarray | None = None
+) -> tuple[np.ndarray, int] | None:
+    """``_flat``'s elements as a per-lane part (int64; remembered and read-only where the
+    same arrays come again) and a scalar to add to it."""
     if not data.flags.c_contiguous:
         return None
     if lead is None and len(index) < 2:
-        return _int64(index[0]) if len(index) == 1 and np.ndim(index[0]) else None
+        return (_int64(index[0]), 0) if len(index) == 1 and np.ndim(index[0]) else None
     steps = [1]
     for dim in reversed(data.shape[2 if lead is not None else 1 :]):
         steps.append(steps[-1] * dim)
     if lead is None:
-        return np.asarray(weighted(index, tuple(reversed(steps)), 0), dtype=np.int64)
-    return np.asarray(weighted((lead, *index), (1, *reversed(steps)), 0), dtype=np.int64)
+        part, scalar, _ = _weighted_parts(index, tuple(reversed(steps)), 0)
+    else:
+        part, scalar, _ = _weighted_parts((lead, *index), (1, *reversed(steps)), 0)
+    if part is None:
+        return np.asarray(scalar, dtype=np.int64), 0
+    return np.asarray(part, dtype=np.int64), int(scalar)
 
 
 def store(
@@ -800,6 +866,7 @@ def forget_patterns() -> None:
     _RANGES.clear()
     _SUMS.clear()
     _SHIFTED.clear()
+    _LOWEST.clear()
     affine.forget()
 
 

@@ -118,6 +118,14 @@ class _Record:
     threads: int
     gen: np.ndarray | None = None  # barriers each lane passed since all last met, None: 0
     pooled: bool = True  # ``offsets`` is one of the pool's buffers (given back once judged)
+    lanes: np.ndarray | None = None  # a sparse access: its lanes, ``offsets`` theirs alone
+
+    def picked(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lanes that accessed, and their byte addresses."""
+        if self.lanes is not None:
+            return self.lanes, self.offsets.astype(np.int64) + self.base
+        lanes = np.flatnonzero(self.offsets >= 0)
+        return lanes, self.offsets[lanes].astype(np.int64) + self.base
 
 
 @dataclass
@@ -204,6 +212,15 @@ class RaceCheck:
             record = _Record(
                 addresses, extra, len(self.accesses), self.epoch, threads, self.gen, pooled=False
             )
+        elif mask.sparse:  # few lanes: their offsets alone, not a chunk-wide buffer
+            lanes = mask.lanes
+            offsets = (np.broadcast_to(addresses, mask.arr.shape)[lanes] - (base - extra)).astype(dtype)
+            accessed = offsets >= 0
+            if not accessed.all():
+                lanes, offsets = lanes[accessed], offsets[accessed]
+            record = _Record(
+                offsets, base, len(self.accesses), self.epoch, threads, self.gen, pooled=False, lanes=lanes
+            )
         else:
             buf = self._take(dtype)
             if everyone:
@@ -262,17 +279,21 @@ class RaceCheck:
             return
         repeat = 1
         blocks, slots = self.chunk.blocks, self.chunk.warps_per_block * WARP
-        if space.name == "shared" and blocks > 1 and all(r.epoch is None and r.gen is None for r in records):
+        if (
+            space.name == "shared"
+            and blocks > 1
+            and all(r.epoch is None and r.gen is None and r.lanes is None for r in records)
+        ):
             # every block asking for the same offsets under the same masks (the usual case)
             # races alike: judge the first, count it for all
             views = [r.offsets.reshape(blocks, slots) for r in records]
             if all((v == v[0]).all() for v in views):
                 records = [_Record(r.offsets[:slots], r.base, r.id, None, 0, None) for r in records]
                 repeat = blocks
-        picked = [np.flatnonzero(r.offsets >= 0) for r in records]
+        picked, touched = zip(*(r.picked() for r in records))
         lanes = np.concatenate(picked)
         sizes = [p.size for p in picked]
-        addresses = np.concatenate([r.offsets[p].astype(np.int64) + r.base for r, p in zip(records, picked)])
+        addresses = np.concatenate(touched)
         ids = np.repeat(np.asarray([r.id for r in records], dtype=np.int64), sizes)
         epochs = None
         if self.independent and any(r.epoch is not None for r in records):

@@ -76,6 +76,11 @@ def merge(mask: Mask, new: Any, old: Any) -> Any:
         and new.dtype.kind in "fiub"
         and new.dtype.itemsize in (1, 2, 4, 8)
     ):  # the same bits as np.where, without its branch per lane
+        if mask.sparse:  # few lanes: copy the old and set those
+            out = old.copy()
+            lanes = mask.lanes
+            out[lanes] = new[lanes]
+            return out
         bits = f"u{new.dtype.itemsize}"
         n, o = new.view(bits), old.view(bits)
         return (o ^ ((n ^ o) & mask.select(new.dtype.itemsize))).view(new.dtype)

@@ -13,16 +13,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 WARP = 32
+#: a mask with at most one active lane in this many is ``Mask.sparse``
+SPARSE = 16
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 class Mask:
     """The lanes executing an instruction; warp and thread counts computed once per mask."""
 
-    __slots__ = ("_selects", "_threads", "_warp_any", "_warps", "arr", "traced")
+    __slots__ = ("_lanes", "_selects", "_threads", "_warp_any", "_warps", "arr", "traced")
 
     def __init__(self, arr: np.ndarray) -> None:
         self.arr = arr
+        self._lanes: np.ndarray | None = None
         self._warp_any: np.ndarray | None = None
         self._warps = -1
         self._threads = -1
@@ -56,6 +59,19 @@ class Mask:
         if self._threads < 0:
             self._threads = int(np.count_nonzero(self.arr))
         return self._threads
+
+    @property
+    def lanes(self) -> np.ndarray:
+        """The active lanes' numbers, ascending (read-only)."""
+        if self._lanes is None:
+            self._lanes = np.flatnonzero(self.arr)
+            self._lanes.flags.writeable = False
+        return self._lanes
+
+    @property
+    def sparse(self) -> bool:
+        """Few lanes active (under one in ``SPARSE``): worth working on them alone."""
+        return self.threads * SPARSE <= self.arr.size
 
     def __bool__(self) -> bool:
         return self.threads > 0

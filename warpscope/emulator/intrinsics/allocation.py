@@ -63,7 +63,7 @@ def _local_array(c: Compiling, node: ast.Call, args: list[Any], line: int) -> An
     def local_array(run: Run, frame: Frame, mask: Mask) -> Any:
         array = run.local.get(key)
         if array is None:
-            array = run.local[key] = arrays.LocalArray(np.zeros((run.chunk.lanes, *shape), dtype=dtype), name)
+            array = run.local[key] = arrays.LocalArray.allocate(run.chunk.lanes, shape, dtype, name)
         return array
 
     return local_array
