@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import affine, memory
+from warpscope.emulator import affine, gather, memory
 from warpscope.emulator.errors import KernelMistake, NotEmulated
 from warpscope.emulator.simt import WARP, Mask, SiteCounts
 
@@ -579,6 +579,12 @@ def _gather(flat: np.ndarray, part: np.ndarray, scalar: int, mask: Mask) -> Any:
         out = np.zeros(part.shape, dtype=flat.dtype)
         out[lanes] = np.take(flat, part[lanes] + scalar)
         return out
+    if np.ndim(part) == 1:
+        moved = affine.offset_of(part)  # ``row * N + k``: gathered by ``row * N``'s shape
+        base, shift = (part, scalar) if moved is None else (moved[0], scalar + moved[1])
+        shaped = gather.structured(flat, base, shift)
+        if shaped is not None:
+            return shaped
     if scalar == 0:
         return np.take(flat, part)
     if scalar > 0 and _lowest(part) >= 0:
@@ -868,6 +874,7 @@ def forget_patterns() -> None:
     _SHIFTED.clear()
     _LOWEST.clear()
     affine.forget()
+    gather.forget()
 
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:
