@@ -208,9 +208,11 @@ def test_glibc_rand_matches_the_c_library():
     if libc_path is None or "musl" in libc_path:
         pytest.skip("needs glibc")
     libc = ctypes.CDLL(libc_path)
-    libc.srand(1234)
-    expected = [libc.rand() for _ in range(1000)]
-    assert seed.glibc_rand(1234, 1000).tolist() == expected
+    count = 3 * 4096 + 101  # across blocks of the generator's matrix form, and a partial one
+    for s in (1234, 1, 987654321):
+        libc.srand(ctypes.c_uint(s))
+        expected = [libc.rand() for _ in range(count)]
+        assert seed.glibc_rand(s, count).tolist() == expected
 
 
 RAW = SASS.parent / "seed_full_raw.csv"

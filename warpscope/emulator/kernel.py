@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays, signatures
+from warpscope.emulator import arrays, heap, signatures
 from warpscope.emulator.compiler.core import Compiler
 from warpscope.emulator.errors import EmulatorError, KernelFault, users
 from warpscope.emulator.functions import DeviceFunction, JitFunction
@@ -156,6 +156,8 @@ def _shared_limit(arch_name: str) -> int:
 #: the block size ``forall`` launches with: what cuOccupancyMaxPotentialBlockSize gives a
 #: kernel of up to 32 registers and no shared memory (full occupancy at the largest block)
 FORALL_BLOCK = 1024
+#: lanes of a launch from which freed memory is kept for reuse (``heap``)
+BIG_LAUNCH = 1 << 16
 
 
 class Kernel(JitFunction):
@@ -246,6 +248,8 @@ class Kernel(JitFunction):
         counters = Counters()
         n_blocks = grid[0] * grid[1] * grid[2]
         slots = -(-threads // 32) * 32
+        if n_blocks * slots >= BIG_LAUNCH:
+            heap.keep_freed_memory()  # its statements' megabyte arrays reused, not mapped afresh
         # a grid-wide barrier needs every block in the one chunk (a cooperative launch's blocks
         # are all resident at once on a GPU too)
         per_chunk = n_blocks if fn.grid_sync else max(1, settings.chunk_lanes // slots)

@@ -163,12 +163,11 @@ class Chunk:
         self.warps_per_block = -(-threads // WARP)
         self.lanes = blocks * self.warps_per_block * WARP
         self.block_of_lane, self.tid, self.lane_id, self.alive = _layout(block, blocks)
-        linear_block = self.block_of_lane + first_block
-        self.bid = (
-            linear_block % grid[0],
-            linear_block // grid[0] % grid[1],
-            linear_block // (grid[0] * grid[1]),
-        )
+        linear = np.arange(first_block, first_block + blocks, dtype=np.int64)  # per block, then per lane
+        per_block = (linear % grid[0], linear // grid[0] % grid[1], linear // (grid[0] * grid[1]))
+        self.bid = tuple(np.repeat(b, self.warps_per_block * WARP) for b in per_block)
+        for b in self.bid:
+            b.flags.writeable = False  # fixed for the chunk: index arithmetic on it is remembered
         self.entry = Mask(self.alive.copy())
 
     def where(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
