@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.conftest import run_cli
 from warpscope.emulator.kernel import Settings
@@ -231,3 +232,20 @@ def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
         assert few_touched.keys() == many_touched.keys()
         for k in few_touched:
             assert all(np.array_equal(x, y) for x, y in zip(few_touched[k], many_touched[k]))
+
+
+def test_freed_memory_is_kept_only_where_the_environment_does_not_say(tmp_path):
+    """``heap.keep_freed_memory`` raises glibc's thresholds once, and leaves a process whose
+    environment sets them as it is."""
+    import ctypes.util
+
+    libc = ctypes.util.find_library("c") or ""
+    if not sys.platform.startswith("linux") or "musl" in libc:
+        pytest.skip("needs glibc")
+    code = "from warpscope.emulator import heap; print(heap.keep_freed_memory(), heap.keep_freed_memory())"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert plain.stdout.split() == ["True", "True"]
+    env["MALLOC_MMAP_THRESHOLD_"] = str(1 << 20)
+    told = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert told.stdout.split() == ["False", "False"]
