@@ -230,9 +230,10 @@ class Run:
         if self.waiting is not None:
             self.waiting = self.waiting & ~mask.arr
 
-    def barrier(self, line: int, mask: Mask, arrived: np.ndarray, expected: np.ndarray) -> bool:
+    def barrier(self, line: int, mask: Mask, arrived: np.ndarray | None, expected: np.ndarray | None) -> bool:
         """``syncthreads`` reached by ``mask`` (``arrived``/``expected``: threads per block of
-        the chunk at it, and live). Returns whether every live thread of the chunk is there.
+        the chunk at it, and live; None: every live thread is there). Returns whether every live
+        thread of the chunk is there.
 
         Where only part of a block arrives (a barrier in divergent code) the others reach
         another barrier or exit later: a warning, as the GPU runs it, unless threads of one
@@ -248,12 +249,18 @@ class Run:
                     "meet (a GPU hangs here)",
                     lane=int(np.argmax(clash)),
                 )
-        partial = (arrived > 0) & (arrived < expected)
-        complete = not partial.any() and int(arrived.sum()) == int(expected.sum())
-        if self.passed is not None or partial.any():
+        partial: np.ndarray | None = None
+        complete = True
+        if arrived is not None and expected is not None:
+            partial = (arrived > 0) & (arrived < expected)
+            if not partial.any():
+                partial = None
+            complete = partial is None and int(arrived.sum()) == int(expected.sum())
+        if self.passed is not None or partial is not None:
             before = np.zeros(ch.lanes, dtype=np.int64) if self.passed is None else self.passed
             self.passed = before + mask.arr
-        if partial.any():
+        if partial is not None:
+            assert arrived is not None and expected is not None
             here = partial[ch.block_of_lane]
             missing = self.alive & ~mask.arr & here
             if self.independent:  # live warp-mates of arriving threads elsewhere

@@ -24,9 +24,13 @@ def _syncthreads_kind(kind: str) -> Callable[..., Any]:
 
         def syncthreads(run: Run, frame: Frame, mask: Mask) -> Any:
             ch = run.chunk
-            arrived = np.bincount(ch.block_of_lane[mask.arr], minlength=ch.blocks)
-            expected = np.bincount(ch.block_of_lane[run.alive], minlength=ch.blocks)
-            complete = run.barrier(line, mask, arrived, expected)
+            expected: np.ndarray | None = None
+            if np.array_equal(mask.arr, run.alive):  # every live thread: no block to count
+                complete = run.barrier(line, mask, None, None)
+            else:
+                arrived = np.bincount(ch.block_of_lane[mask.arr], minlength=ch.blocks)
+                expected = np.bincount(ch.block_of_lane[run.alive], minlength=ch.blocks)
+                complete = run.barrier(line, mask, arrived, expected)
             if run.race is not None:
                 run.race.barrier(mask, complete)
             site = run.counters.site(line)
@@ -40,6 +44,8 @@ def _syncthreads_kind(kind: str) -> Callable[..., Any]:
             if kind == "count":
                 return per_lane.astype(np.int64)
             if kind == "and":
+                if expected is None:
+                    expected = np.bincount(ch.block_of_lane[run.alive], minlength=ch.blocks)
                 return (per_lane == expected[ch.block_of_lane]).astype(np.int64)
             return (per_lane > 0).astype(np.int64)
 
