@@ -336,6 +336,11 @@ def checked_index(
         if kind not in "iu":
             raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
         inside = False  # every lane (active or not) in bounds: nothing to wrap or check
+        if np.ndim(i) and i.size and mask.sparse and i.shape == mask.arr.shape:
+            active = i[mask.lanes]  # few lanes: only theirs checked (the others' are never read)
+            if not active.size or (active.min() >= 0 and active.max() < dim):
+                out.append(_int64(i))
+                continue
         if np.ndim(i) and i.size:
             i, low, high = _index_range(i)  # int64: a uint8 index plus the dimension must not wrap
             inside = low >= 0 and high < dim
@@ -560,6 +565,10 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
         return array.data[index]
     if uniform and array.kind == "local":  # each lane its own copy's one element: a column
         return array.data[(slice(None), *index)].copy()  # (a copy: later stores must not change it)
+    if mask.sparse and mask.arr.ndim == 1:
+        few = _load_lanes(array, index, mask)
+        if few is not None:
+            return few
     safe = _safe(index, mask)
     lead = array.lead_flat(None) if array.kind in ("shared", "local") else None
     parts = _flat_parts(array.data, safe, lead)
@@ -568,6 +577,20 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
             return array.data[safe]
         return array.data[array.lead(None) + tuple(np.broadcast_to(i, mask.arr.shape) for i in safe)]
     return _gather(array.data.reshape(-1), *parts, mask)
+
+
+def _load_lanes(array: ArrayRef, index: tuple[Any, ...], mask: Mask) -> np.ndarray | None:
+    """A load under a sparse mask, computed on its active lanes alone (the others read 0);
+    None where the data is not C-ordered."""
+    lanes = mask.lanes
+    picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
+    lead = array.lead_flat(lanes) if array.kind in ("shared", "local") else None
+    flat = _flat(array.data, picked, lead)
+    if flat is None:
+        return None
+    out = np.zeros(mask.arr.shape, dtype=array.dtype)
+    out[lanes] = np.take(array.data.reshape(-1), flat)
+    return out
 
 
 def _gather(flat: np.ndarray, part: np.ndarray, scalar: int, mask: Mask) -> Any:
