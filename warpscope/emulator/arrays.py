@@ -696,7 +696,7 @@ def store(
         lanes = None
         picked = index
     else:
-        lanes = np.flatnonzero(mask.arr)
+        lanes = mask.lanes
         if not lanes.size:
             return
         picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
