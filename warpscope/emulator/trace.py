@@ -124,6 +124,9 @@ class Trace:
         # the chunk being run: which of its warps are sampled, and their stream numbers
         self._sel: np.ndarray | None = None
         self._ids: np.ndarray | None = None
+        # the chunk's last shared accesses of remembered (read-only) offsets: their lane terms,
+        # mask, bank phase (the scalar modulo a word) and what each sampled warp touched
+        self._shared_seen: list[tuple[Any, np.ndarray, int, int, Accesses]] = []
 
     def start_chunk(self, chunk: Chunk) -> None:
         sel: list[int] = []
@@ -136,6 +139,7 @@ class Trace:
                 ids.extend(range(first, first + chunk.warps_per_block))
         self._sel = np.array(sel, dtype=np.int64) if sel else None
         self._ids = np.array(ids, dtype=np.int64) if ids else None
+        self._shared_seen = []
 
     @property
     def sampling(self) -> bool:
@@ -269,6 +273,28 @@ class Trace:
                 self._mark(array, byte_addresses, scalar, mask, store)
         if self._sel is None or kind == "const":
             return None
+        if kind == "shared":
+            return self._shared_accesses(byte_addresses, scalar, itemsize, mask)
+        return self._sampled(kind, byte_addresses, scalar, itemsize, mask)
+
+    def _shared_accesses(self, offsets: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
+        """``accesses`` of a shared access, remembered where its lane terms are remembered
+        (read-only) and come again under the same mask moved by whole words: the banks rotate,
+        and each warp's busiest bank keeps its count (a tiled loop's ``As[ty, i]``)."""
+        remembered = isinstance(offsets, np.ndarray) and not offsets.flags.writeable and not np.ndim(scalar)
+        if remembered:
+            phase = int(scalar) % memory.BANK_BYTES
+            for seen in self._shared_seen:
+                if seen[0] is offsets and seen[1] is mask.arr and seen[2] == phase and seen[3] == itemsize:
+                    return seen[4]
+        result = self._sampled("shared", offsets, scalar, itemsize, mask)
+        if remembered:
+            self._shared_seen = [(offsets, mask.arr, phase, itemsize, result), *self._shared_seen[:3]]
+        return result
+
+    def _sampled(self, kind: str, byte_addresses: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
+        """What each active sampled warp's access touched (``accesses``, after the marks)."""
+        assert self._sel is not None
         active = mask.arr.reshape(-1, WARP)[self._sel]
         keep = active.any(axis=1)
         rows = np.broadcast_to(byte_addresses, mask.arr.shape).reshape(-1, WARP)[self._sel][keep]
