@@ -231,3 +231,70 @@ def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
         assert few_touched.keys() == many_touched.keys()
         for k in few_touched:
             assert all(np.array_equal(x, y) for x, y in zip(few_touched[k], many_touched[k]))
+
+
+def test_a_top_level_function_parsed_alone_is_the_whole_files_tree_of_it():
+    """``source`` parses a top-level kernel's own lines: the same tree, positions included, as
+    the whole file's; a cut that would split a string or bracket falls back to the file."""
+    import ast
+
+    from warpscope.emulator import source
+
+    raw = [
+        "import numpy as np\n",
+        "@cuda.jit(\n",
+        "    'void(f4[:])')\n",
+        "def k(a):\n",
+        "    s = '''\n",
+        "x'''\n",  # a string whose line starts in the first column: not the end of k
+        "    a[0] = 1\n",
+        "# a comment in the first column\n",
+        "\n",
+        "    # and one indented\n",
+        "def main():\n",
+        "    def inner(x):\n",
+        "        return x\n",
+        "    return inner\n",
+    ]
+    whole = source._all_definitions(raw)
+    assert source._top_level_definition(raw, "k", 2) is None  # the string cut: the file decides
+    main = source._top_level_definition(raw, "main", 11)
+    assert main is not None
+    assert ast.dump(main, include_attributes=True) == ast.dump(whole[("main", 11)], include_attributes=True)
+    assert source._top_level_definition(raw, "inner", 12) is None  # nested: the file decides
+    plain = raw[:4] + ["    s = 1\n", "    a[1] = 2\n"] + raw[6:]
+    k = source._top_level_definition(plain, "k", 2)
+    assert k is not None and k.end_lineno == 7
+    assert ast.dump(k, include_attributes=True) == ast.dump(
+        source._all_definitions(plain)[("k", 2)], include_attributes=True
+    )
+
+
+def test_a_launch_that_compiles_leaves_no_young_objects_and_keeps_a_users_freeze():
+    """The collector's young generations are emptied without a pass after a launch that
+    compiled (not after one that did not); where the program froze objects, nothing moves."""
+    import gc
+
+    from warpscope.emulator import cuda
+
+    @cuda.jit
+    def fill(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = i
+
+    a = np.zeros(64, np.float32)
+    fill[2, 32](a)
+    assert gc.get_count()[0] < 700 and a[63] == 63
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+
+        @cuda.jit
+        def again(a):
+            a[cuda.grid(1)] = 1
+
+        again[2, 32](a)
+        assert gc.get_freeze_count() <= frozen  # none added (frozen objects may die)
+    finally:
+        gc.unfreeze()
