@@ -298,3 +298,39 @@ def test_a_launch_that_compiles_leaves_no_young_objects_and_keeps_a_users_freeze
         assert gc.get_freeze_count() <= frozen  # none added (frozen objects may die)
     finally:
         gc.unfreeze()
+
+
+def test_objects_moved_past_the_collector_are_collected_once_enough_have_moved(monkeypatch):
+    """A program compiling kernels in a loop: the cycles it drops are collected by a full
+    collection once ``PROMOTED_MAX`` objects have been moved without a pass."""
+    import gc
+    import weakref
+
+    from warpscope.emulator import cuda
+    from warpscope.emulator.kernel import _CollectorPaused
+
+    class Node:
+        pass
+
+    monkeypatch.setattr(_CollectorPaused, "PROMOTED_MAX", 10**9)
+    monkeypatch.setattr(_CollectorPaused, "promoted", 0)
+    a = np.zeros(32, np.float32)
+
+    def launch_new_kernel() -> None:
+        @cuda.jit
+        def k(a):
+            a[cuda.grid(1)] += 1
+
+        k[1, 32](a)
+
+    gc.collect()  # young counts at zero: no collection before the launch
+    cycle = Node()
+    cycle.self = cycle  # garbage only a collection frees
+    alive = weakref.ref(cycle)
+    del cycle
+    launch_new_kernel()  # moved to the oldest generation, not collected
+    assert alive() is not None and _CollectorPaused.promoted > 0
+    monkeypatch.setattr(_CollectorPaused, "PROMOTED_MAX", 0)
+    launch_new_kernel()  # past the bound: a full collection
+    assert alive() is None and _CollectorPaused.promoted == 0 and a[0] == 2
+    gc.collect()
