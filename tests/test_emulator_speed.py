@@ -249,3 +249,106 @@ def test_freed_memory_is_kept_only_where_the_environment_does_not_say(tmp_path):
     env["MALLOC_MMAP_THRESHOLD_"] = str(1 << 20)
     told = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert told.stdout.split() == ["False", "False"]
+
+
+def test_a_top_level_function_parsed_alone_is_the_whole_files_tree_of_it():
+    """``source`` parses a top-level kernel's own lines: the same tree, positions included, as
+    the whole file's; a cut that would split a string or bracket falls back to the file."""
+    import ast
+
+    from warpscope.emulator import source
+
+    raw = [
+        "import numpy as np\n",
+        "@cuda.jit(\n",
+        "    'void(f4[:])')\n",
+        "def k(a):\n",
+        "    s = '''\n",
+        "x'''\n",  # a string whose line starts in the first column: not the end of k
+        "    a[0] = 1\n",
+        "# a comment in the first column\n",
+        "\n",
+        "    # and one indented\n",
+        "def main():\n",
+        "    def inner(x):\n",
+        "        return x\n",
+        "    return inner\n",
+    ]
+    whole = source._all_definitions(raw)
+    assert source._top_level_definition(raw, "k", 2) is None  # the string cut: the file decides
+    main = source._top_level_definition(raw, "main", 11)
+    assert main is not None
+    assert ast.dump(main, include_attributes=True) == ast.dump(whole[("main", 11)], include_attributes=True)
+    assert source._top_level_definition(raw, "inner", 12) is None  # nested: the file decides
+    plain = raw[:4] + ["    s = 1\n", "    a[1] = 2\n"] + raw[6:]
+    k = source._top_level_definition(plain, "k", 2)
+    assert k is not None and k.end_lineno == 7
+    assert ast.dump(k, include_attributes=True) == ast.dump(
+        source._all_definitions(plain)[("k", 2)], include_attributes=True
+    )
+
+
+def test_a_launch_that_compiles_leaves_no_young_objects_and_keeps_a_users_freeze():
+    """The collector's young generations are emptied without a pass after a launch that
+    compiled (not after one that did not); where the program froze objects, nothing moves."""
+    import gc
+
+    from warpscope.emulator import cuda
+
+    @cuda.jit
+    def fill(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = i
+
+    a = np.zeros(64, np.float32)
+    fill[2, 32](a)
+    assert gc.get_count()[0] < 700 and a[63] == 63
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+
+        @cuda.jit
+        def again(a):
+            a[cuda.grid(1)] = 1
+
+        again[2, 32](a)
+        assert gc.get_freeze_count() <= frozen  # none added (frozen objects may die)
+    finally:
+        gc.unfreeze()
+
+
+def test_objects_moved_past_the_collector_are_collected_once_enough_have_moved(monkeypatch):
+    """A program compiling kernels in a loop: the cycles it drops are collected by a full
+    collection once ``PROMOTED_MAX`` objects have been moved without a pass."""
+    import gc
+    import weakref
+
+    from warpscope.emulator import cuda
+    from warpscope.emulator.kernel import _CollectorPaused
+
+    class Node:
+        pass
+
+    monkeypatch.setattr(_CollectorPaused, "PROMOTED_MAX", 10**9)
+    monkeypatch.setattr(_CollectorPaused, "promoted", 0)
+    a = np.zeros(32, np.float32)
+
+    def launch_new_kernel() -> None:
+        @cuda.jit
+        def k(a):
+            a[cuda.grid(1)] += 1
+
+        k[1, 32](a)
+
+    gc.collect()  # young counts at zero: no collection before the launch
+    cycle = Node()
+    cycle.self = cycle  # garbage only a collection frees
+    alive = weakref.ref(cycle)
+    del cycle
+    launch_new_kernel()  # moved to the oldest generation, not collected
+    assert alive() is not None and _CollectorPaused.promoted > 0
+    monkeypatch.setattr(_CollectorPaused, "PROMOTED_MAX", 0)
+    launch_new_kernel()  # past the bound: a full collection
+    assert alive() is None and _CollectorPaused.promoted == 0 and a[0] == 2
+    gc.collect()

@@ -104,6 +104,19 @@ def test_many_small_launches_load_the_model_once_the_reference_spent_as_long(mon
     assert not compiled.use_compiled(compiled.RENT_MIN - 1) and compiled.use_compiled(compiled.RENT_MIN)
 
 
+def test_a_launch_whose_foreseen_reference_time_would_reach_the_price_loads_the_model(monkeypatch):
+    """Rent or buy in its classic form: the launch to come counts at ``REFERENCE_S`` a traced
+    instruction, so one that would take the reference past the load's price loads the model
+    instead (the corpus's c28: 53 ms spent, a 28,416-instruction launch of 99 ms to come)."""
+    monkeypatch.delenv("WARPSCOPE_JIT", raising=False)
+    monkeypatch.setattr(compiled, "_run_sm", None)
+    half = compiled.load_cost() / 2
+    monkeypatch.setattr(compiled, "_reference_s", half)
+    crossing = int(half / compiled.REFERENCE_S)
+    assert not compiled.repaid(crossing - 10) and compiled.repaid(crossing + 10)
+    assert not compiled.use_compiled(crossing - 10) and compiled.use_compiled(crossing + 10)
+
+
 def test_the_load_costs_less_once_numba_is_imported(monkeypatch):
     """Rent or buy counts numba's import in the price only while nothing has imported numba (a
     numba.cuda file naming numba's types imports it before any kernel is timed)."""

@@ -59,14 +59,15 @@ def _from_inspect(fn: Callable[..., Any], name: str) -> tuple[str, ast.FunctionD
     return file, tree, lines, first - 1
 
 
-#: per source file: (its lines as read, the functions it defines by (name, first line)); the
-#: trees are shared between compilations, which never change them
-_MODULES: dict[str, tuple[list[str], dict[tuple[str, int], ast.FunctionDef]]] = {}
+#: per source file: (its lines as read, the functions found in it so far by (name, first
+#: line), its name as ``inspect.getsourcefile`` gives it); the trees are shared between
+#: compilations, which never change them
+_MODULES: dict[str, tuple[list[str], dict[tuple[str, int], ast.FunctionDef | None], str]] = {}
 
 
 def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int, str]] | None:
-    """The function's definition in its file parsed whole, once per file (what ``inspect``
-    finds, without tokenizing the file again for every function); None where that fails."""
+    """The function's definition in its file (what ``inspect`` finds, without tokenizing the
+    file again for every function), parsed once per file and function; None where that fails."""
     code = getattr(fn, "__code__", None)
     file = getattr(code, "co_filename", "")
     if code is None or not file or file.startswith("<"):
@@ -76,21 +77,58 @@ def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int
         return None
     known = _MODULES.get(file)
     if known is None or known[0] != raw:
-        try:
-            module = ast.parse("".join(raw))
-        except SyntaxError:
-            return None
-        defs = {
-            (n.name, min([n.lineno, *(d.lineno for d in n.decorator_list)])): n
-            for n in _definitions(list(module.body))
-        }
-        known = _MODULES[file] = (raw, defs)
-    tree = known[1].get((code.co_name, code.co_firstlineno))
+        known = _MODULES[file] = (raw, {}, inspect.getsourcefile(fn) or file)
+    first = code.co_firstlineno
+    key = (code.co_name, first)
+    trees = known[1]
+    if key not in trees:
+        tree = _top_level_definition(raw, *key)
+        if tree is None:
+            trees.update(_all_definitions(raw))
+        trees.setdefault(key, tree)
+    tree = trees[key]
     if tree is None or tree.end_lineno is None:
         return None
-    first = code.co_firstlineno
     lines = {i: raw[i - 1].rstrip("\n") for i in range(first, tree.end_lineno + 1)}
-    return inspect.getsourcefile(fn) or file, tree, lines
+    return known[2], tree, lines
+
+
+def _top_level_definition(raw: list[str], name: str, first: int) -> ast.FunctionDef | None:
+    """A function defined at the file's top level, parsed alone: its lines (decorators on) up
+    to the next line after its ``def`` that starts in the first column (not a comment), after as many empty lines as put it at
+    its line in the file (the tree is the whole file's tree of it, line for line). A cut inside
+    a bracket or string does not parse: None, and the caller parses the whole file."""
+    if first > len(raw) or raw[first - 1][:1] in ("", " ", "\t"):
+        return None
+    end = first - 1
+    while end < len(raw) and not raw[end].startswith(("def ", "async def ")):
+        end += 1  # past the decorators
+    end += 1
+    while end < len(raw) and (not raw[end].strip() or raw[end][:1] in (" ", "\t", "#", "\n")):
+        end += 1
+    while end > first and not raw[end - 1].strip():
+        end -= 1
+    try:
+        module = ast.parse("\n" * (first - 1) + "".join(raw[first - 1 : end]))
+    except (SyntaxError, ValueError):
+        return None
+    body = module.body
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].name != name:
+        return None
+    return body[0]
+
+
+def _all_definitions(raw: list[str]) -> dict[tuple[str, int], ast.FunctionDef | None]:
+    """Every function the file defines, nested ones included, by (name, first line): the
+    whole file parsed (empty where it does not parse)."""
+    try:
+        module = ast.parse("".join(raw))
+    except (SyntaxError, ValueError):
+        return {}
+    return {
+        (n.name, min([n.lineno, *(d.lineno for d in n.decorator_list)])): n
+        for n in _definitions(list(module.body))
+    }
 
 
 def _definitions(body: list[ast.AST]) -> Iterator[ast.FunctionDef]:

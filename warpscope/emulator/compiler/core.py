@@ -58,9 +58,28 @@ def _assignment_counts(tree: ast.FunctionDef) -> dict[str, int]:
     (a copy: the caller may change it)."""
     counts = _COUNTS.get(tree)
     if counts is None:
-        counts = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                counts[node.id] = counts.get(node.id, 0) + 1
-        _COUNTS[tree] = counts
+        counts = _COUNTS[tree] = _stored_names(tree)
     return dict(counts)
+
+
+def _stored_names(tree: ast.AST) -> dict[str, int]:
+    """How often each name is assigned under ``tree``: ``ast.walk``'s count by a plain stack
+    (``ast.walk``'s generators were a fifth of compiling a small kernel)."""
+    counts: dict[str, int] = {}
+    stack = [tree]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if type(node) is ast.Name:
+            if type(node.ctx) is ast.Store:
+                counts[node.id] = counts.get(node.id, 0) + 1
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
+            elif isinstance(value, ast.AST):
+                push(value)
+    return counts

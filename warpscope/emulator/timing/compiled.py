@@ -42,6 +42,8 @@ _reference_s = 0.0  # seconds this process spent in the reference model
 
 RENT_MIN = 100  # traced warp instructions from which the compiled model times a launch in a
 # fraction of the reference's time (below, both cost about the launch's fixed cost)
+REFERENCE_S = 3.5e-6  # the reference's time per traced warp instruction, at least (a large
+# launch's; small ones pay more for their fixed cost): what a launch will cost it, foreseen
 
 
 def spent_in_reference(seconds: float, traced: int) -> None:
@@ -58,10 +60,14 @@ def load_cost() -> float:
     return LOAD_S + (0.0 if sys.modules.get("numba") is not None else IMPORT_S)
 
 
-def repaid() -> bool:
-    """Whether the reference model has spent as long as loading the compiled model takes (the
-    rent-or-buy rule: small launches many times over pay for the load, at most twice over)."""
-    return _run_sm is None and _reference_s >= load_cost() and numba_available()
+def repaid(traced: int = 0) -> bool:
+    """Whether the reference model, with a launch of ``traced`` warp instructions to come, would
+    have spent as long as loading the compiled model takes (the rent-or-buy rule, in its
+    classic form: rent until the next rent would reach the price, then buy; small launches many
+    times over pay for the load, at most twice over). The launch to come is foreseen at
+    ``REFERENCE_S`` a traced instruction, so a mid-sized launch that would cross the price
+    loads the model instead of paying for the reference and the load after it."""
+    return _run_sm is None and _reference_s + traced * REFERENCE_S >= load_cost() and numba_available()
 
 
 def use_compiled(traced: int) -> bool:
@@ -69,7 +75,7 @@ def use_compiled(traced: int) -> bool:
     ``worth_it`` says so, or the reference has ``repaid`` the load and this launch is one the
     model times faster (``RENT_MIN``): loading it for a launch it would not speed up only moves
     the load's cost onto that launch."""
-    return worth_it(traced) or (traced >= RENT_MIN and repaid())
+    return worth_it(traced) or (traced >= RENT_MIN and repaid(traced))
 
 
 def numba_available() -> bool:

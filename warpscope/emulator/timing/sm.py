@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import attrgetter
 
 import numpy as np
@@ -230,7 +231,9 @@ class SM:
             now = max(now + 1, wake)
         r = self.r
         r.cycles = now - (first or 0)
-        r.timeline = np.array(self._timeline, np.int64).reshape(-1, 7)
+        # the intervals' fields streamed into one array (np.array of the tuples: twice as slow)
+        tl = self._timeline
+        r.timeline = np.fromiter(chain.from_iterable(tl), np.int64, count=7 * len(tl)).reshape(-1, 7)
         m = self.mem
         r.l1_lookups, r.l1_hits, r.l2_lookups, r.l2_hits, r.dram_sectors = (
             m.l1_lookups,
