@@ -348,6 +348,8 @@ def checked_index(
             i = _int64(i)
         if inside:
             pass
+        elif np.ndim(i) and i.shape == mask.arr.shape and _active_inside(i, mask, dim):
+            pass  # inactive lanes out of bounds (past a bounds check): never read
         elif np.ndim(i):
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
@@ -373,6 +375,12 @@ def checked_index(
         axis = next(a for a, b in bad_axes if b[lane])
         raise OutOfBounds(lane, _oob(array, index, axis, lane, write), faulted)
     return tuple(out)
+
+
+def _active_inside(i: np.ndarray, mask: Mask, dim: int) -> bool:
+    """Every active lane's index within ``[0, dim)`` (nothing to wrap or fault)."""
+    active = i[mask.lanes] if mask.sparse else i[mask.arr]
+    return not active.size or (int(active.min()) >= 0 and int(active.max()) < dim)
 
 
 #: per launch, the last index arrays seen (by identity, held weakly): the array, it as int64
