@@ -551,9 +551,9 @@ def load(
     line: int = 0,
     past_end: PastEndHeard | None = None,
 ) -> Any:
-    """The value each active lane reads (inactive lanes: element 0's value); ``race``, a
-    ``race.RaceCheck``, hears of the access; ``past_end`` of lanes that read just past their
-    array's end (``PAST_END``: the GPU reads what lies there; they get 0)."""
+    """The value each active lane reads (inactive lanes: element 0's value, or 0 under a sparse
+    mask); ``race``, a ``race.RaceCheck``, hears of the access; ``past_end`` of lanes that read
+    just past their array's end (``PAST_END``: the GPU reads what lies there; they get 0)."""
     try:
         index = checked_index(array, index, mask, write=False, past_end=past_end is not None)
     except ReadPastEnd as e:
@@ -814,7 +814,8 @@ _VISITS: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}  # per key: the last
 _LAST_REPEAT: list[tuple[Any, Any, _Pattern, int] | None] = [None]
 
 
-def _NOTHING() -> None:
+def _no_part() -> None:
+    """A pattern's part where it had none remembered (``_remember``)."""
     return None
 
 
@@ -856,7 +857,7 @@ def _remember(
         addresses - first,
         counted,
         [],
-        weakref.ref(part) if part is not None and not part.flags.writeable else _NOTHING,
+        weakref.ref(part) if part is not None and not part.flags.writeable else _no_part,
     )
 
 

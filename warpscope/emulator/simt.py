@@ -70,7 +70,7 @@ class Mask:
 
     @property
     def sparse(self) -> bool:
-        """Few lanes active (under one in ``SPARSE``): worth working on them alone."""
+        """Few lanes active (at most one in ``SPARSE``): worth working on them alone."""
         return self.threads * SPARSE <= self.arr.size
 
     def __bool__(self) -> bool:
