@@ -150,3 +150,30 @@ def test_without_numba_the_reference_gives_the_same_results(monkeypatch):
         [l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
         for l in fast
     ] == plain  # type: ignore[union-attr]
+
+
+def test_first_touch_fractions_are_the_same_where_sector_ids_are_too_wide_to_pack(monkeypatch):
+    """``timing._flat_fractions`` counts each SM's distinct loaded and stored sectors by one
+    sort of (SM, direction, sector) packed into a word; sector ids too wide for that are
+    sorted as pairs instead. Both give the reference's fractions on a grid of several SMs."""
+    import warpscope.emulator.timing as timing_model
+    from warpscope.emulator import cuda
+
+    @cuda.jit
+    def gather_scatter(out, a):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[(i * 7) % out.size] = a[i] + a[(i * 3) % a.size]
+
+    def run() -> None:
+        a = np.arange(1000, dtype=np.float32)
+        gather_scatter[8, 128](np.zeros(1000, np.float32), a)
+
+    with using(Settings(timing=True)):
+        reference = _timed(monkeypatch, "0", run)
+        packed = _timed(monkeypatch, "1", run)
+        monkeypatch.setattr(timing_model, "_GROUP_SHIFT", 4)  # every sector id is wider than 4 bits
+        pairs = _timed(monkeypatch, "1", run)
+    assert len(reference[0].timing.simulated) == 8  # one SM per block
+    _assert_same(reference, packed)
+    _assert_same(reference, pairs)

@@ -187,7 +187,12 @@ class Run:
             moved = None
         else:  # local memory is interleaved: element i of the 32 lanes is one 128-byte row
             size = array.itemsize
-            addresses = weighted(index, array.strides, 0) // size * (WARP * size) + self.chunk.lane_id * size
+            element = weighted(index, array.strides, 0) // size
+            if not np.ndim(element):
+                uniform = trace.uniform_local(int(element), size, mask)
+                if uniform is not None:
+                    return uniform
+            addresses = element * (WARP * size) + self.chunk.lane_id * size
             return trace.accesses(array.kind, array, addresses, array.itemsize, mask, store)
         if part is None:  # the same address on every lane
             return trace.accesses(array.kind, array, np.int64(scalar), array.itemsize, mask, store, moved)

@@ -30,6 +30,7 @@ from warpscope.emulator.simt import WARP, Chunk, Mask
 #: blocks simulated when every block has an SM of its own (first, last, evenly between)
 SMALL_GRID_SAMPLES = 8
 LINE_SECTORS = 4  # 128-byte L1 lines of four 32-byte sectors
+LINE_BYTES = LINE_SECTORS * memory.SECTOR_BYTES
 _OPS = list(Op)  # by value
 
 
@@ -116,6 +117,7 @@ class Trace:
         self.touched: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}  # id(data) -> (array, loads, stores)
         # one event per recorded instruction: its stream ids, instruction, op, accesses
         self._ids_of: list[np.ndarray] = []
+        self._n_of: list[int] = []  # their sizes
         self._inst_of: list[int] = []
         self._op_of: list[int] = []
         self._acc_of: list[Accesses | None] = []
@@ -158,6 +160,7 @@ class Trace:
             mask.traced = (self._sel, ids)
         if ids.size:
             self._ids_of.append(ids)
+            self._n_of.append(ids.size)
             self._inst_of.append(inst.id)
             self._op_of.append(op)
             self._acc_of.append(accesses)
@@ -168,7 +171,7 @@ class Trace:
         """The events sorted into streams (a stable sort keeps each warp's issue order)."""
         if self._flat is not None:
             return self._flat
-        n = [len(i) for i in self._ids_of]
+        n = self._n_of
         ids = np.concatenate(self._ids_of) if n else np.zeros(0, np.int64)
         # a stable sort keeps each warp's order; on 16-bit keys numpy's is a radix sort (17x faster)
         order = np.argsort(ids.astype(np.uint16) if len(self.info) <= 1 << 16 else ids, kind="stable")
@@ -184,8 +187,9 @@ class Trace:
                     counts[end - k : end] = a.counts
                     parts.append(a.sectors)
         size = np.maximum(counts, 0)
-        first = np.cumsum(size) - size  # where each access's run of sectors starts
-        sec_off = np.column_stack([first, first + counts])
+        sec_off = np.empty((ids.size, 2), np.int64)
+        np.cumsum(size, out=sec_off[:, 1])  # where each access's run of sectors ends ...
+        sec_off[:, 0] = sec_off[:, 1] - size  # ... and starts
         sec_off[counts < 0] = -1
         start = np.zeros(len(self.info) + 1, np.int64)
         np.cumsum(np.bincount(ids, minlength=len(self.info)), out=start[1:])
@@ -277,6 +281,23 @@ class Trace:
             return self._shared_accesses(byte_addresses, scalar, itemsize, mask)
         return self._sampled(kind, byte_addresses, scalar, itemsize, mask)
 
+    def uniform_local(self, element: int, itemsize: int, mask: Mask) -> Accesses | None:
+        """``accesses`` of a local access whose every lane names element ``element`` of its own
+        copy, every lane active: local memory is interleaved, so each sampled warp's lanes
+        touch 32 consecutive elements, the same lines in every warp. None where it does not
+        apply (an inactive lane, an element wider than a sector or not dividing it)."""
+        if (
+            self._sel is None
+            or element < 0
+            or mask.threads != mask.arr.size
+            or itemsize > memory.SECTOR_BYTES
+            or memory.SECTOR_BYTES % itemsize
+        ):
+            return None
+        first, last = element * WARP * itemsize, (element + 1) * WARP * itemsize - 1
+        lines = last // LINE_BYTES - first // LINE_BYTES + 1
+        return Accesses(np.full(self._sel.size, lines, np.int64))
+
     def _shared_accesses(self, offsets: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
         """``accesses`` of a shared access, remembered where its lane terms are remembered
         (read-only) and come again under the same mask moved by whole words: the banks rotate,
@@ -308,13 +329,17 @@ class Trace:
     ) -> Accesses | None:
         """``accesses`` of a chunk of a few warps, on lists of the active lanes (numpy's calls
         cost more there)."""
-        on = np.flatnonzero(mask.arr)
+        on = mask.lanes
         if np.ndim(byte_addresses):
-            picked = np.broadcast_to(byte_addresses, mask.arr.shape)[on].tolist()
+            shape = mask.arr.shape
+            full = byte_addresses if byte_addresses.shape == shape else np.broadcast_to(byte_addresses, shape)
+            addresses = full[on]
+            picked = addresses.tolist()
         else:
             picked = [int(byte_addresses)] * on.size
+            addresses = np.array(picked, dtype=np.int64)
         if kind == "global":
-            self._mark_sectors(array, np.array(picked, dtype=np.int64), store)
+            self._mark_sectors(array, addresses.astype(np.int64, copy=False), store)
         if self._sel is None or kind == "const":
             return None
         by_warp: dict[int, list[tuple[int, int]]] = {}  # warp -> (lane, address) of its active lanes

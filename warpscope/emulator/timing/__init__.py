@@ -15,6 +15,7 @@ import copy
 import functools
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +36,8 @@ MIN_L1_BYTES = 16 * 1024
 MEMO_MAX_TRACED = 20_000
 _MEMO: OrderedDict[tuple[object, ...], tuple[list[Inst], Timing, TimingResult]] = OrderedDict()
 _MEMO_SIZE = 64
+#: the instruction tables of kernels timed before, by identity (``_first_timed``)
+_TIMED: OrderedDict[int, list[Inst]] = OrderedDict()
 
 
 @dataclass
@@ -80,10 +83,12 @@ def simulate(
     None: where numba is installed and the launch is large enough to repay loading it).
 
     A small launch whose trace, kernel and configuration equal an earlier one's (``_MEMO``)
-    gets that launch's result without simulating again: the model is deterministic."""
+    gets that launch's result without simulating again: the model is deterministic. A
+    kernel's first timed launch is not hashed (``_TIMED``): only a kernel launched again can
+    repeat a trace."""
     if jit is None:
         jit = compiled.use_compiled(trace.traced)
-    if trace.traced > MEMO_MAX_TRACED:
+    if trace.traced > MEMO_MAX_TRACED or _first_timed(table):
         return _simulate(
             trace, table, arch, block_threads, registers, static_shared, dynamic_shared, barriers, policy, jit
         )
@@ -110,6 +115,19 @@ def simulate(
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
     return copy.copy(result)
+
+
+def _first_timed(table: list[Inst]) -> bool:
+    """Whether no launch of the kernel whose instruction table is ``table`` was timed before
+    (remembered for the last ``_MEMO_SIZE`` kernels; the table is the compiled kernel's own)."""
+    key = id(table)
+    if _TIMED.get(key) is table:
+        _TIMED.move_to_end(key)
+        return False
+    _TIMED[key] = table
+    while len(_TIMED) > _MEMO_SIZE:
+        _TIMED.popitem(last=False)
+    return True
 
 
 def _simulate(
@@ -141,15 +159,13 @@ def _simulate(
     streams = None if jit else trace.streams  # the reference model's
     sectors = compiled.Sectors(flat.sectors) if flat is not None else None
     wpb = trace.warps_per_block
+    parts = list(_parts(trace.per_sm, wpb))
+    fractions = None if flat is None else _flat_fractions(grid_loads, grid_stores, flat, parts, active_sms)
     results = []
-    first = 0
-    for blocks in trace.per_sm:  # each SM's streams: its blocks' warps, in order, numbered on
-        part = range(first, first + len(blocks) * wpb)
-        first = part.stop
+    for k, (blocks, part) in enumerate(zip(trace.per_sm, parts)):
         mine = [] if streams is None else streams[part.start : part.stop]
-        if flat is not None:
-            load_fraction = _flat_fraction(grid_loads, flat, part, (Op.LDG, Op.ATOMG), active_sms)
-            store_fraction = _flat_fraction(grid_stores, flat, part, (Op.STG,), active_sms)
+        if fractions is not None:
+            load_fraction, store_fraction = fractions[k]
         else:
             load_fraction = _fraction(grid_loads, mine, (Op.LDG, Op.ATOMG), active_sms)
             store_fraction = _fraction(grid_stores, mine, (Op.STG,), active_sms)
@@ -224,23 +240,61 @@ def _fraction(grid_sectors: int, streams: list[WarpStream], ops: tuple[Op, ...],
     return float(np.clip(grid_sectors / (len(seen) * sms), 0.0, 1.0))
 
 
-def _flat_fraction(grid_sectors: int, flat: Flat, part: range, ops: tuple[Op, ...], sms: int) -> float:
-    """``_fraction`` of the SM whose streams are ``part``, on the flat trace (the compiled
-    model's input: no loop over instructions)."""
+def _parts(per_sm: list[list[int]], warps_per_block: int) -> Iterator[range]:
+    """Each simulated SM's streams: its blocks' warps, in order, numbered on from the last SM's."""
+    first = 0
+    for blocks in per_sm:
+        yield range(first, first + len(blocks) * warps_per_block)
+        first += len(blocks) * warps_per_block
+
+
+def _flat_fractions(
+    grid_loads: int, grid_stores: int, flat: Flat, parts: list[range], sms: int
+) -> list[tuple[float, float]]:
+    """``_fraction`` of loads and of stores, per SM whose streams are ``parts``, on the flat
+    trace (the compiled model's input): one sort of every access's sectors, keyed by SM and
+    direction, for all of them (no loop over instructions or SMs)."""
+    n = len(parts)
     if not flat.sectors.size:
-        return 1.0
-    a, b = flat.start[part.start], flat.start[part.stop]
-    chosen = flat.sec_off[a:b, 0] >= 0
-    chosen &= functools.reduce(np.logical_or, [flat.ops[a:b] == op for op in ops])
-    offsets = flat.sec_off[a:b][chosen]
+        return [(1.0, 1.0)] * n
+    # per position: 0 a load (LDG, ATOMG), 1 a store (STG), its SM; positions with no sectors out
+    direction = _DIRECTION[flat.ops]
+    chosen = np.flatnonzero((direction >= 0) & (flat.sec_off[:, 0] >= 0))
+    bounds = flat.start[[p.stop for p in parts]]
+    group = np.searchsorted(bounds, chosen, side="right") * 2 + direction[chosen]
+    offsets = flat.sec_off[chosen]
     lengths = offsets[:, 1] - offsets[:, 0]
     total = int(lengths.sum())
-    if not total:
-        return 1.0
-    # every sector of those accesses: each run of ``lengths`` from its own start
-    index = np.repeat(offsets[:, 0] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
-    ordered = np.sort(
-        flat.sectors[index]
-    )  # distinct count without np.unique (its first call imports numpy.ma)
-    seen = 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
-    return float(np.clip(grid_sectors / (seen * sms), 0.0, 1.0))
+    seen = np.zeros(2 * n, np.int64)
+    if total:
+        # every sector of those accesses (each run of ``lengths`` from its own start), tagged
+        # with its group in the high bits: distinct (group, sector) pairs by one sort
+        index = np.repeat(offsets[:, 0] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+        sectors = flat.sectors[index]
+        tags = np.repeat(group, lengths)
+        if int(sectors.max()) < 1 << _GROUP_SHIFT and 2 * n < 1 << (63 - _GROUP_SHIFT):
+            ordered = np.sort((tags << _GROUP_SHIFT) | sectors)
+            new = np.ones(ordered.size, bool)
+            new[1:] = ordered[1:] != ordered[:-1]
+            seen = np.bincount(ordered[new] >> _GROUP_SHIFT, minlength=2 * n)
+        else:  # sector ids too wide to share a word with the group: sorted as pairs
+            order = np.lexsort((sectors, tags))
+            s_o, t_o = sectors[order], tags[order]
+            new = np.ones(order.size, bool)
+            new[1:] = (s_o[1:] != s_o[:-1]) | (t_o[1:] != t_o[:-1])
+            seen = np.bincount(t_o[new], minlength=2 * n)
+    counts = seen.tolist()
+
+    def fraction(grid_sectors: int, distinct: int) -> float:
+        return min(max(grid_sectors / (distinct * sms), 0.0), 1.0) if distinct else 1.0
+
+    return [(fraction(grid_loads, counts[2 * k]), fraction(grid_stores, counts[2 * k + 1])) for k in range(n)]
+
+
+#: bits of a sector id below its group in ``_flat_fractions``' sort keys
+_GROUP_SHIFT = 56
+#: per op: 0 a load that counts towards the grid's first touches (LDG, ATOMG), 1 a store
+#: (STG), -1 neither
+_DIRECTION = np.full(max(Op) + 1, -1, np.int64)
+_DIRECTION[[Op.LDG, Op.ATOMG]] = 0
+_DIRECTION[Op.STG] = 1

@@ -141,53 +141,11 @@ def run(
     ``part`` and the memory system's as its three numbers), through the compiled model."""
     if policy not in POLICIES:
         raise ValueError(f"scheduler policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-    p = np.zeros(j.N_P, np.int64)
-    p[j.P_XU_REF], p[j.P_MUFU_LAT], p[j.P_FMA_LAT] = t.xu_refinement, t.mufu_latency, t.fma_latency
-    p[j.P_SHARED_LAT], p[j.P_SHUFFLE_LAT], p[j.P_L1_LAT] = t.shared_latency, t.shuffle_latency, t.l1_latency
-    p[j.P_L2_LAT], p[j.P_DRAM_LAT] = t.cycles(t.l2_latency_ns), t.cycles(t.dram_latency_ns)
-    p[j.P_STORE_ACK], p[j.P_BRANCH], p[j.P_MIO_Q], p[j.P_LG_Q] = (
-        t.store_ack_cycles,
-        t.branch_cycles,
-        t.mio_queue,
-        t.lg_queue,
-    )
-    p[j.P_WARP_START], p[j.P_COLD_START], p[j.P_EXIT] = (
-        t.warp_start_cycles,
-        t.cold_start_cycles,
-        t.exit_cycles,
-    )
+    base, q, latency, reason = _model(t)
+    p = base.copy()
     p[j.P_MAX_BLOCKS], p[j.P_MAX_WARPS], p[j.P_POLICY] = max_blocks, max_warps, POLICIES.index(policy)
     p[j.P_DISPATCH_STEP], p[j.P_FIRST_DISPATCH] = max(1, round(dispatch_interval)), first_dispatch
     p[j.P_TL_LIMIT], p[j.P_L1_CAP] = timeline_limit, max(1, l1_sectors)
-    p[j.P_INTERVAL : j.P_INTERVAL + 5] = [
-        128 // t.alu_lanes,
-        max(1, 128 // t.fma_lanes),
-        max(1, 128 // t.fp64_lanes),
-        max(1, 128 // t.xu_lanes),
-        max(1, 128 // t.cvt_lanes),
-    ]
-    q = np.array(
-        [
-            1.0 / t.shared_wavefronts_per_cycle,
-            1.0 / t.shuffle_per_cycle,
-            1.0 / t.l1_lines_per_cycle,
-            1.0 / t.l2_sectors_per_cycle,
-            1.0 / t.dram_sectors_per_cycle,
-        ]
-    )
-    # result latency and the stall reason of a warp waiting on it, by op (sm.SM.result_latency)
-    latency = np.zeros(j.N_OPS, np.int64)
-    reason = np.full(j.N_OPS, WAIT, np.int64)
-    refined = t.xu_refinement > 0
-    for op, lat, why in (
-        (j.FMA, t.fma_latency, WAIT),
-        (j.ALU, t.alu_latency, WAIT),
-        (j.FP64, t.fp64_latency, WAIT),
-        (j.CVT, t.conversion_latency, SHORT_SB),
-        (j.XU, t.fma_latency if refined else t.xu_latency, WAIT if refined else SHORT_SB),
-        (j.FDIV, t.fma_latency if refined else t.fdiv_latency, WAIT if refined else SHORT_SB),
-    ):
-        latency[op], reason[op] = lat, why
     packed = _pack(table, part)
     ids, sectors = packed["sector_ids"], packed["sectors"]
     ft_load = first_touch(ids, load_fraction)
@@ -242,6 +200,65 @@ def run(
     )
 
 
+def _model(t: Timing) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``t``'s part of ``run_sm``'s inputs (read-only there): the parameters that do not depend
+    on the launch, the queues' cycles per unit, and per op the result latency and the stall
+    reason of a warp waiting on it (``sm.SM.result_latency``); once per ``Timing``."""
+    hit = _MODELS.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    p = np.zeros(j.N_P, np.int64)
+    p[j.P_XU_REF], p[j.P_MUFU_LAT], p[j.P_FMA_LAT] = t.xu_refinement, t.mufu_latency, t.fma_latency
+    p[j.P_SHARED_LAT], p[j.P_SHUFFLE_LAT], p[j.P_L1_LAT] = t.shared_latency, t.shuffle_latency, t.l1_latency
+    p[j.P_L2_LAT], p[j.P_DRAM_LAT] = t.cycles(t.l2_latency_ns), t.cycles(t.dram_latency_ns)
+    p[j.P_STORE_ACK], p[j.P_BRANCH], p[j.P_MIO_Q], p[j.P_LG_Q] = (
+        t.store_ack_cycles,
+        t.branch_cycles,
+        t.mio_queue,
+        t.lg_queue,
+    )
+    p[j.P_WARP_START], p[j.P_COLD_START], p[j.P_EXIT] = (
+        t.warp_start_cycles,
+        t.cold_start_cycles,
+        t.exit_cycles,
+    )
+    p[j.P_INTERVAL : j.P_INTERVAL + 5] = [
+        128 // t.alu_lanes,
+        max(1, 128 // t.fma_lanes),
+        max(1, 128 // t.fp64_lanes),
+        max(1, 128 // t.xu_lanes),
+        max(1, 128 // t.cvt_lanes),
+    ]
+    q = np.array(
+        [
+            1.0 / t.shared_wavefronts_per_cycle,
+            1.0 / t.shuffle_per_cycle,
+            1.0 / t.l1_lines_per_cycle,
+            1.0 / t.l2_sectors_per_cycle,
+            1.0 / t.dram_sectors_per_cycle,
+        ]
+    )
+    latency = np.zeros(j.N_OPS, np.int64)
+    reason = np.full(j.N_OPS, WAIT, np.int64)
+    refined = t.xu_refinement > 0
+    for op, lat, why in (
+        (j.FMA, t.fma_latency, WAIT),
+        (j.ALU, t.alu_latency, WAIT),
+        (j.FP64, t.fp64_latency, WAIT),
+        (j.CVT, t.conversion_latency, SHORT_SB),
+        (j.XU, t.fma_latency if refined else t.xu_latency, WAIT if refined else SHORT_SB),
+        (j.FDIV, t.fma_latency if refined else t.fdiv_latency, WAIT if refined else SHORT_SB),
+    ):
+        latency[op], reason[op] = lat, why
+    arrays = (p, q, latency, reason)
+    _MODELS[id(t)] = (t, arrays)
+    return arrays
+
+
+#: ``_model``'s arrays by the ``Timing``'s identity (hashing its fields costs more)
+_MODELS: dict[int, tuple[Timing, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
+
+
 class Sectors:
     """A launch's traced sector ids renumbered densely (0, 1, ...), once for all its SMs."""
 
@@ -283,13 +300,7 @@ def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
     block_w0 = np.arange(n_blocks, dtype=np.int64) * part.warps_per_block
     at = slice(first, starts[-1])
     insts = f.insts[at]
-    inst_n = np.array([i.n for i in table], np.int64)
-    inst_dst = np.array([i.dst for i in table], np.int64)
-    src_counts = np.array([len(i.srcs) for i in table], np.int64)
-    inst_src = np.zeros(len(table) + 1, np.int64)
-    np.cumsum(src_counts, out=inst_src[1:])
-    src_list = np.fromiter(itertools.chain.from_iterable(i.srcs for i in table), np.int64, int(inst_src[-1]))
-    values = 1 + max(int(inst_dst.max(initial=0)), int(src_list.max(initial=0)))
+    inst_n, inst_dst, inst_src, src_list, values = _table(table)
     return {
         "warps": warps,
         "block_w0": block_w0,
@@ -306,3 +317,30 @@ def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
         "sector_ids": part.sectors.ids,
         "values": values,
     }
+
+
+def _table(table: list[Inst]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The instruction table as arrays (per instruction its count, destination and sources'
+    offsets into the sources' list; the values' count), once per table and length: a
+    kernel's table is its own and complete once it is compiled."""
+    key = (id(table), len(table))
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    inst_n = np.array([i.n for i in table], np.int64)
+    inst_dst = np.array([i.dst for i in table], np.int64)
+    src_counts = np.array([len(i.srcs) for i in table], np.int64)
+    inst_src = np.zeros(len(table) + 1, np.int64)
+    np.cumsum(src_counts, out=inst_src[1:])
+    src_list = np.fromiter(itertools.chain.from_iterable(i.srcs for i in table), np.int64, int(inst_src[-1]))
+    values = 1 + max(int(inst_dst.max(initial=0)), int(src_list.max(initial=0)))
+    arrays = (inst_n, inst_dst, inst_src, src_list, values)
+    _TABLES[key] = (table, arrays)
+    while len(_TABLES) > _TABLES_KEPT:
+        del _TABLES[next(iter(_TABLES))]  # the oldest
+    return arrays
+
+
+#: ``_table``'s arrays by the table's identity and length, the newest ``_TABLES_KEPT``
+_TABLES: dict[tuple[int, int], tuple[list[Inst], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]]] = {}
+_TABLES_KEPT = 64
