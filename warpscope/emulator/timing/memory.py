@@ -35,6 +35,19 @@ def first_touch(sectors: np.ndarray, fraction: float) -> np.ndarray:
     return h.astype(np.float64) < fraction * float(1 << 24)
 
 
+_HASH_INT = int(_HASH)
+_MASK64 = (1 << 64) - 1
+
+
+def _first_touched(sectors: list[int], fraction: float) -> set[int]:
+    """``first_touch``'s sectors among a warp access's few, as a set: the same hash in Python's
+    integers, wrapped to 64 bits as numpy's are (numpy's calls cost more on a few sectors)."""
+    if fraction >= 1.0:
+        return set(sectors)
+    limit = fraction * float(1 << 24)
+    return {s for s in sectors if float((((s & _MASK64) * _HASH_INT) & _MASK64) >> 40) < limit}
+
+
 class MemorySystem:
     """L1, L2 and DRAM as seen by one SM."""
 
@@ -72,13 +85,15 @@ class MemorySystem:
         if use_l1:
             l1 = self.l1
             self.l1_lookups += sectors.size
+            hits = 0
             for s in sectors.tolist():
                 if s in l1:
                     l1.move_to_end(s)
-                    self.l1_hits += 1
+                    hits += 1
                 else:
                     misses.append(s)
                     l1[s] = None
+            self.l1_hits += hits
             while len(l1) > self.l1_capacity:
                 l1.popitem(last=False)
             if not misses:
@@ -97,25 +112,30 @@ class MemorySystem:
         return self._l2(start, sectors.tolist(), self.store_fraction)
 
     def _l2(self, arrive: float, sectors: list[int], fraction: float) -> int:
+        """When the last of ``sectors`` is back from L2 (or DRAM) for requests arriving at
+        ``arrive``: each stage serves them in order at its rate."""
         seen = self.l2_seen
         new = [s for s in sectors if s not in seen]
-        dram = (
-            set(np.asarray(new)[first_touch(np.asarray(new, dtype=np.int64), fraction)].tolist())
-            if new
-            else set()
-        )
+        dram = _first_touched(new, fraction) if new else set()
         done = 0.0
         self.l2_lookups += len(sectors)
-        for s in sectors:
-            start = max(arrive, self.l2_free)
-            self.l2_free = start + self.l2_step
+        l2_free, l2_step, l2_latency = self.l2_free, self.l2_step, self.l2_latency
+        dram_free, dram_step, dram_latency = self.dram_free, self.dram_step, self.dram_latency
+        from_dram = 0
+        for s in sectors:  # ``a if a >= b else b``: max(a, b), without the call
+            start = arrive if arrive >= l2_free else l2_free
+            l2_free = start + l2_step
             if s in dram:
-                d = max(start, self.dram_free)
-                self.dram_free = d + self.dram_step
-                self.dram_sectors += 1
-                done = max(done, d + self.dram_latency)
+                d = start if start >= dram_free else dram_free
+                dram_free = d + dram_step
+                from_dram += 1
+                back = d + dram_latency
             else:
-                self.l2_hits += 1
-                done = max(done, start + self.l2_latency)
+                back = start + l2_latency
+            if back > done:
+                done = back
+        self.l2_free, self.dram_free = l2_free, dram_free
+        self.dram_sectors += from_dram
+        self.l2_hits += len(sectors) - from_dram
         seen.update(new)
         return int(done)
