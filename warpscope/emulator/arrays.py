@@ -336,21 +336,21 @@ def checked_index(
         if kind not in "iu":
             raise KernelMistake(f"index into {array.name} must be an integer, not {np.asarray(i).dtype}")
         inside = False  # every lane (active or not) in bounds: nothing to wrap or check
-        if np.ndim(i) and i.size and mask.sparse and i.shape == mask.arr.shape:
+        if _ndim(i) and i.size and mask.sparse and i.shape == mask.arr.shape:
             active = i[mask.lanes]  # few lanes: only theirs checked (the others' are never read)
             if not active.size or (active.min() >= 0 and active.max() < dim):
                 out.append(_int64(i))
                 continue
-        if np.ndim(i) and i.size:
+        if _ndim(i) and i.size:
             i, low, high = _index_range(i)  # int64: a uint8 index plus the dimension must not wrap
             inside = low >= 0 and high < dim
         else:
             i = _int64(i)
         if inside:
             pass
-        elif np.ndim(i) and i.shape == mask.arr.shape and _active_inside(i, mask, dim):
+        elif _ndim(i) and i.shape == mask.arr.shape and _active_inside(i, mask, dim):
             pass  # inactive lanes out of bounds (past a bounds check): never read
-        elif np.ndim(i):
+        elif _ndim(i):
             i = np.where(i < 0, i + dim, i)
             bad = mask.arr & ((i < 0) | (i >= dim))
             if bad.any():
@@ -435,7 +435,7 @@ def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int
     arrays = []
     scalar: Any = start
     for i, w in zip(index, weights):
-        if not np.ndim(i):
+        if not _ndim(i):
             scalar = scalar + _int64(i) * w
             continue
         moved = affine.offset_of(i)  # ``row * N + k``: the sum is ``row * N``'s, plus k
@@ -445,6 +445,12 @@ def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int
         arrays.append((i, w))
     if not arrays:
         return None, scalar, False
+    if len(arrays) == 1 and arrays[0][0].size < PATTERN_LANES:  # never remembered: none to find
+        i, w = arrays[0]
+        part = _int64(i) * w if w != 1 else _int64(i)
+        if part is i and not part.flags.writeable:
+            return part, scalar, True
+        return part + 0 if part is i else part, scalar, False
     key = tuple((id(i), w) for i, w in arrays)
     hit = _SUMS.pop(key, None)
     if hit is not None and all(a() is i for a, (i, _) in zip(hit[0], arrays)):
@@ -527,6 +533,12 @@ def _strides(array: ArrayRef) -> tuple[int, ...]:
     return array.strides
 
 
+def _ndim(value: Any) -> int:
+    """``np.ndim`` of an index or an address part (an array, a numpy or Python number): the
+    attribute, without numpy's dispatch (a tenth of the time; many calls per access)."""
+    return getattr(value, "ndim", 0)
+
+
 def _int64(i: Any) -> Any:
     """An index as int64 (numba indexes with intp whatever the index's own width)."""
     dtype = getattr(i, "dtype", None)
@@ -539,7 +551,7 @@ def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
     """Inactive lanes may hold any index: point them at element 0."""
     if mask.threads == mask.arr.size:
         return index  # none inactive
-    return tuple(np.where(mask.arr, i, 0) if np.ndim(i) else i for i in index)
+    return tuple(np.where(mask.arr, i, 0) if _ndim(i) else i for i in index)
 
 
 def load(
@@ -565,7 +577,7 @@ def load(
 
 
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
-    uniform = not any(np.ndim(i) for i in index)
+    uniform = not any(_ndim(i) for i in index)
     addresses, extra = _count(array, index, mask, site, store=False, uniform=uniform)
     if race is not None:
         race.access(array, index, addresses, mask, line, False, extra=extra)
@@ -591,7 +603,7 @@ def _load_lanes(array: ArrayRef, index: tuple[Any, ...], mask: Mask) -> np.ndarr
     """A load under a sparse mask, computed on its active lanes alone (the others read 0);
     None where the data is not C-ordered."""
     lanes = mask.lanes
-    picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
+    picked = tuple(i[lanes] if _ndim(i) else i for i in index)
     lead = array.lead_flat(lanes) if array.kind in ("shared", "local") else None
     flat = _flat(array.data, picked, lead)
     if flat is None:
@@ -605,12 +617,12 @@ def _gather(flat: np.ndarray, part: np.ndarray, scalar: int, mask: Mask) -> Any:
     """``flat[part + scalar]`` in one ``np.take``: where ``part`` is a remembered sum known
     to hold no negative value, from ``flat`` less its first ``scalar`` elements (no sum); under
     a sparse mask, on the active lanes only (the others read 0)."""
-    if mask.sparse and np.ndim(part) == 1 and part.shape == mask.arr.shape:
+    if mask.sparse and _ndim(part) == 1 and part.shape == mask.arr.shape:
         lanes = mask.lanes
         out = np.zeros(part.shape, dtype=flat.dtype)
         out[lanes] = np.take(flat, part[lanes] + scalar)
         return out
-    if np.ndim(part) == 1:
+    if _ndim(part) == 1:
         moved = affine.offset_of(part)  # ``row * N + k``: gathered by ``row * N``'s shape
         base, shift = (part, scalar) if moved is None else (moved[0], scalar + moved[1])
         shaped = gather.structured(flat, base, shift)
@@ -658,7 +670,7 @@ def _flat_parts(
     if not data.flags.c_contiguous:
         return None
     if lead is None and len(index) < 2:
-        return (_int64(index[0]), 0) if len(index) == 1 and np.ndim(index[0]) else None
+        return (_int64(index[0]), 0) if len(index) == 1 and _ndim(index[0]) else None
     steps = [1]
     for dim in reversed(data.shape[2 if lead is not None else 1 :]):
         steps.append(steps[-1] * dim)
@@ -684,7 +696,7 @@ def store(
     if array.kind == "const":
         raise KernelMistake(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
-    uniform = not any(np.ndim(i) for i in index)
+    uniform = not any(_ndim(i) for i in index)
     addresses, extra = _count(array, index, mask, site, store=True, uniform=uniform)
     if race is not None:
         race.access(array, index, addresses, mask, line, True, extra=extra)
@@ -707,7 +719,7 @@ def store(
         lanes = mask.lanes
         if not lanes.size:
             return
-        picked = tuple(i[lanes] if np.ndim(i) else i for i in index)
+        picked = tuple(i[lanes] if _ndim(i) else i for i in index)
         if np.ndim(value):
             value = value[lanes]
     if array.kind in ("shared", "local"):
@@ -825,7 +837,7 @@ def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, ma
     access's moved by whole sectors, which changes neither count: a loop stepping through an
     array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
     fraction of sorting. The addresses are ``part + scalar``. None: count it."""
-    if np.ndim(part) != 1 or part.shape[0] < PATTERN_LANES:
+    if _ndim(part) != 1 or part.shape[0] < PATTERN_LANES:
         return None
     seen = _PATTERNS.get(key)
     if seen is None:
@@ -844,7 +856,7 @@ def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, ma
 def _remember(
     key: tuple[Any, ...], site: SiteCounts, addresses: Any, mask: Mask, counted: tuple[int, int], part: Any
 ) -> None:
-    if np.ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
+    if _ndim(addresses) != 1 or addresses.shape[0] < PATTERN_LANES:
         return
     last = _VISITS.get(key)
     _VISITS[key] = (site, mask.arr)
@@ -911,7 +923,7 @@ def forget_patterns() -> None:
 
 def _rows(addresses: Any, mask: Mask) -> np.ndarray:
     """(active warps, 32) addresses, -1 on inactive lanes."""
-    if mask.threads == mask.arr.size and np.ndim(addresses) == 1:  # every lane: nothing to blank
+    if mask.threads == mask.arr.size and _ndim(addresses) == 1:  # every lane: nothing to blank
         return np.asarray(addresses).reshape(-1, WARP)
     full = np.where(mask.arr, addresses, -1).reshape(-1, WARP)
     return full[mask.warp_any]

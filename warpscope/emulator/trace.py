@@ -129,6 +129,8 @@ class Trace:
         # the chunk's last shared accesses of remembered (read-only) offsets: their lane terms,
         # mask, bank phase (the scalar modulo a word) and what each sampled warp touched
         self._shared_seen: list[tuple[Any, np.ndarray, int, int, Accesses]] = []
+        # the last mask's sampled active warps and their lanes (``_sampled_rows``)
+        self._rows_of: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
     def start_chunk(self, chunk: Chunk) -> None:
         sel: list[int] = []
@@ -315,14 +317,29 @@ class Trace:
 
     def _sampled(self, kind: str, byte_addresses: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
         """What each active sampled warp's access touched (``accesses``, after the marks)."""
-        assert self._sel is not None
-        active = mask.arr.reshape(-1, WARP)[self._sel]
-        keep = active.any(axis=1)
-        rows = np.broadcast_to(byte_addresses, mask.arr.shape).reshape(-1, WARP)[self._sel][keep]
-        rows = np.where(active[keep], rows + scalar if scalar else rows, -1)
+        warps, active = self._sampled_rows(mask)
+        shape = mask.arr.shape
+        full = byte_addresses if np.shape(byte_addresses) == shape else np.broadcast_to(byte_addresses, shape)
+        rows = full.reshape(-1, WARP)[warps]
+        if scalar:
+            rows = rows + scalar
+        if active is not None:
+            rows = np.where(active, rows, -1)
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
         return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
+
+    def _sampled_rows(self, mask: Mask) -> tuple[np.ndarray, np.ndarray | None]:
+        """The chunk's sampled warps active under ``mask`` and their lanes' activity (None:
+        every lane active), remembered for the last mask (a loop's accesses share theirs)."""
+        assert self._sel is not None
+        known = self._rows_of
+        if known is not None and known[0] is mask.arr and known[1] is self._sel:
+            return known[2], known[3]
+        warps = self._sel[mask.warp_any[self._sel]]
+        active = None if mask.threads == mask.arr.size else mask.arr.reshape(-1, WARP)[warps]
+        self._rows_of = (mask.arr, self._sel, warps, active)
+        return warps, active
 
     def _few_accesses(
         self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
