@@ -122,9 +122,13 @@ def test_a_repeated_small_launch_reuses_its_timing_and_a_different_one_does_not(
     monkeypatch.setattr(timing, "_simulate", lambda *a: simulated.append(a) or real(*a))
     a = np.zeros(64, np.float32)
     with using(Settings(timing=True)):
-        first, again, other = bump[2, 32](a, 40), bump[2, 32](a, 40), bump[2, 32](a, 20)
-    assert len(simulated) == 2  # the second launch's trace equals the first's
+        unhashed, first, again = bump[2, 32](a, 40), bump[2, 32](a, 40), bump[2, 32](a, 40)
+        other = bump[2, 32](a, 20)
+    # a kernel's first timed launch is simulated without a hash (none of it came before); the
+    # third launch's trace equals the second's
+    assert len(simulated) == 3
     assert first.timing is not None and again.timing is not None and other.timing is not None
+    assert unhashed.timing is not None and unhashed.timing.cycles == first.timing.cycles
     assert again.timing is not first.timing  # a copy: its wall time is its own
     assert dataclasses.replace(again.timing, wall_s=0.0) == dataclasses.replace(first.timing, wall_s=0.0)
     assert other.timing.cycles != first.timing.cycles or other.timing.simulated != first.timing.simulated
