@@ -379,10 +379,13 @@ class Trace:
 
     def _mark(self, array: Any, byte_addresses: Any, scalar: Any, mask: Mask, store: bool) -> None:
         """Mark the sectors of ``byte_addresses + scalar`` on the active lanes."""
-        if mask.threads == mask.arr.size and np.shape(byte_addresses) == mask.arr.shape:
+        shape = mask.arr.shape
+        whole = np.shape(byte_addresses) == shape
+        if mask.threads == mask.arr.size and whole:
             offsets = byte_addresses + (scalar - array.alloc.base)  # every lane: none to pick out
         else:
-            offsets = np.broadcast_to(byte_addresses, mask.arr.shape)[mask.arr] + (scalar - array.alloc.base)
+            full = byte_addresses if whole else np.broadcast_to(byte_addresses, shape)
+            offsets = full[mask.arr] + (scalar - array.alloc.base)
         self._touched(array, store)[np.right_shift(offsets, memory.SECTOR_SHIFT, out=offsets)] = True
 
     def mark_moved(self, array: Any, moved: tuple[int, np.ndarray], store: bool) -> None:
@@ -413,7 +416,7 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     """Each row's distinct sector ids (sorted, -1 = inactive dropped) and distinct 128-byte
     lines, for all rows at once: one sort of the whole (warps, lanes) array instead of a
     ``np.unique`` per warp."""
-    if sectors.shape[0] <= memory.FEW_WARPS:
+    if sectors.shape[0] == 1:  # one warp: Python's sets cost less than numpy's calls (two: more)
         return _few_per_warp(sectors.tolist(), keep_ids)
     ordered = np.sort(sectors, axis=1)
     valid = ordered >= 0
@@ -439,9 +442,18 @@ def _busiest_bank(offsets: list[int]) -> int:
 
 def _few_per_warp(rows: list[list[int]], keep_ids: bool) -> Accesses:
     """``_per_warp`` of a few warps' sector ids, as lists (numpy's calls cost more)."""
-    distinct = [sorted({s for s in row if s >= 0}) for row in rows]
-    lines = np.array([len({s // LINE_SECTORS for s in d}) for d in distinct], dtype=np.int64)
+    lines: list[int] = []
+    counts: list[int] = []
+    ids: list[int] = []
+    for row in rows:
+        distinct = sorted(set(row))  # a warp's lanes name a few sectors: dedupe, then drop -1
+        while distinct and distinct[0] < 0:
+            del distinct[0]
+        lines.append(len({s // LINE_SECTORS for s in distinct}))
+        counts.append(len(distinct))
+        ids += distinct
     if not keep_ids:
-        return Accesses(lines)
-    counts = np.array([len(d) for d in distinct], dtype=np.int64)
-    return Accesses(lines, counts, np.array([s for d in distinct for s in d], dtype=np.int64))
+        return Accesses(np.array(lines, dtype=np.int64))
+    return Accesses(
+        np.array(lines, dtype=np.int64), np.array(counts, dtype=np.int64), np.array(ids, dtype=np.int64)
+    )
