@@ -13,6 +13,7 @@ import warpscope
 from tests.conftest import run_cli
 
 DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).parent.parent
 
 
 def test_emulate_file_json_is_the_report_json():
@@ -236,6 +237,43 @@ def test_emulate_runs_a_numba_cuda_file_unchanged(tmp_path):
     assert json.loads(out.stdout)["launches"][0]["kernel"] == "k"
     want = float(np.sqrt(np.arange(64)).astype(np.float32).sum())
     assert f"sum {want}"[:9] in out.stderr
+
+
+def test_numba_is_imported_only_for_a_file_that_imports_it(tmp_path):
+    """A file that names only the emulator runs without numba being imported (a tenth of a
+    second of ``warpscope emulate``); a file that imports numba during the run still gets the
+    emulator as ``numba.cuda`` (and ``target='cuda'`` ufuncs), numba's own put back after."""
+    import subprocess
+    import sys
+
+    (tmp_path / "lesson.py").write_text(
+        "import numba\nimport numpy as np\nfrom numba import cuda\n\n\n"
+        "@numba.vectorize(['float32(float32)'], target='cuda')\ndef twice(x):\n    return 2 * x\n\n\n"
+        "@numba.cuda.jit\ndef k(out):\n    i = numba.cuda.grid(1)\n    out[i] = i\n\n\n"
+        "def main():\n    out = cuda.device_array(64, dtype=np.float32)\n    k[2, 32](out)\n"
+        "    print('sum', float(twice(out.copy_to_host()).sum()))\n"
+    )
+    check = (
+        "import sys\n"
+        "from warpscope.emulator.runner import emulate_file\n"
+        "emulate_file(sys.argv[1])\n"
+        "assert 'numba' not in sys.modules, 'numba imported'\n"
+        "kernels = [row['kernel'] for row in emulate_file(sys.argv[2]).launches.iter_rows(named=True)]\n"
+        "import numba\n"
+        "assert 'cuda' not in vars(numba) and 'numba.cuda' not in sys.modules\n"
+        "assert not any(type(f).__name__ == '_AfterImport' for f in sys.meta_path)\n"
+        "print(kernels)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", check, str(DATA / "emulate_saxpy.py"), str(tmp_path / "lesson.py")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "WARPSCOPE_TIMING": "0"},
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['k', '__vectorized_twice']"  # the ufunc runs as a kernel too
+    assert f"sum {2.0 * sum(range(64))}" in out.stderr
 
 
 def test_the_numba_cuda_stand_in_is_put_back():

@@ -447,10 +447,10 @@ def _weighted_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int
         return None, scalar, False
     if len(arrays) == 1 and arrays[0][0].size < PATTERN_LANES:  # never remembered: none to find
         i, w = arrays[0]
-        part = _int64(i) * w if w != 1 else _int64(i)
-        if part is i and not part.flags.writeable:
-            return part, scalar, True
-        return part + 0 if part is i else part, scalar, False
+        term = _int64(i) * w if w != 1 else _int64(i)
+        if term is i and not term.flags.writeable:
+            return term, scalar, True
+        return term + 0 if term is i else term, scalar, False
     key = tuple((id(i), w) for i, w in arrays)
     hit = _SUMS.pop(key, None)
     if hit is not None and all(a() is i for a, (i, _) in zip(hit[0], arrays)):

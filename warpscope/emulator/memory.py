@@ -124,12 +124,12 @@ def _busiest_bank(words: np.ndarray) -> np.ndarray:
     if words.shape[0] <= FEW_WARPS:
         busiest = []
         for row in words.tolist():
-            banks = [w % BANKS for w in {w for w in row if w >= 0}]
-            if len(set(banks)) == len(banks):  # every word on a bank of its own (or none asked)
-                busiest.append(1 if banks else 0)
+            asked = [w % BANKS for w in {w for w in row if w >= 0}]
+            if len(set(asked)) == len(asked):  # every word on a bank of its own (or none asked)
+                busiest.append(1 if asked else 0)
                 continue
             per_bank = [0] * BANKS
-            for b in banks:
+            for b in asked:
                 per_bank[b] += 1
             busiest.append(max(per_bank))
         return np.array(busiest, dtype=np.int64)

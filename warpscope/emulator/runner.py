@@ -6,14 +6,14 @@ import contextlib
 import importlib
 import importlib.util
 import sys
-import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from warpscope.emulator.errors import EmulatorError
 from warpscope.emulator.kernel import Launch, Settings, current_settings, recording, using
+from warpscope.emulator.numba_standin import numba_cuda_is_the_emulator
 from warpscope.emulator.profile import to_profile
 from warpscope.model.profile import Profile
 
@@ -48,86 +48,6 @@ def emulate_file(
             return _profile(path, main, (), settings, progress, 0)
     finally:
         sys.modules.pop(name, None)
-
-
-#: the modules a numba.cuda file imports, and what stands for each while it runs
-_NUMBA_CUDA_MODULES = ("numba.cuda", "numba.cuda.random", "numba.cuda.types")
-
-
-_PATCH_LOCK = threading.Lock()
-_patched: list[Callable[[], None]] = []  # while patched: the one call that puts numba back
-_depth = 0  # numba_cuda_is_the_emulator blocks open
-
-
-@contextlib.contextmanager
-def numba_cuda_is_the_emulator() -> Iterator[None]:
-    """A learner's numba.cuda file as it is: while it runs, ``from numba import cuda``,
-    ``import numba`` then ``numba.cuda.jit``, ``numba.cuda.random`` and ``numba.cuda.types``
-    are the emulator's (numba itself still gives its type names). Put back afterwards: by the
-    last of the blocks open at once (two threads emulating files each open one; the first to
-    leave must not put numba back under the other, nor the last leave the stand-in behind)."""
-    global _depth
-    with _PATCH_LOCK:
-        if _depth == 0:
-            _patched.append(_patch())
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _PATCH_LOCK:
-            _depth -= 1
-            if _depth == 0:
-                _patched.pop()()
-
-
-def _patch() -> Callable[[], None]:
-    """Make numba.cuda the emulator's; return what puts numba back."""
-    from warpscope.emulator import cuda, random
-
-    numba: Any
-    try:
-        import numba
-    except ImportError:  # numba is optional: only files naming it need it
-        numba = None
-    saved = {m: sys.modules.get(m) for m in _NUMBA_CUDA_MODULES}
-    had_cuda = numba is not None and "cuda" in vars(numba)
-    old_cuda = vars(numba).get("cuda") if numba is not None else None
-    sys.modules["numba.cuda"] = cuda  # type: ignore[assignment]
-    sys.modules["numba.cuda.random"] = random
-    ufuncs = {n: getattr(numba, n) for n in ("vectorize", "guvectorize")} if numba is not None else {}
-    if numba is not None:
-        sys.modules["numba.cuda.types"] = numba.types
-        setattr(numba, "cuda", cuda)  # noqa: B010  (numba's own submodule attribute)
-        for n, theirs in ufuncs.items():
-            setattr(numba, n, _cuda_target(getattr(cuda, n), theirs))
-
-    def restore() -> None:
-        for n, theirs in ufuncs.items():
-            setattr(numba, n, theirs)
-        for m, was in saved.items():
-            if was is None:
-                sys.modules.pop(m, None)
-            else:
-                sys.modules[m] = was
-        if numba is not None:
-            if had_cuda:
-                setattr(numba, "cuda", old_cuda)  # noqa: B010
-            else:
-                vars(numba).pop("cuda", None)
-
-    return restore
-
-
-def _cuda_target(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callable[..., Any]:
-    """numba's ``vectorize``/``guvectorize``: ``target='cuda'`` is the emulator's, any other
-    target numba's own."""
-
-    def decorator(*args: Any, **kwargs: Any) -> Any:
-        return (ours if kwargs.get("target") == "cuda" else theirs)(*args, **kwargs)
-
-    decorator.__name__ = getattr(theirs, "__name__", "vectorize")
-    decorator.__doc__ = getattr(theirs, "__doc__", None)
-    return decorator
 
 
 def emulate_workload(

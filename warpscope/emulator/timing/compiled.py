@@ -342,5 +342,7 @@ def _table(table: list[Inst]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 
 #: ``_table``'s arrays by the table's identity and length, the newest ``_TABLES_KEPT``
-_TABLES: dict[tuple[int, int], tuple[list[Inst], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]]] = {}
+_TABLES: dict[
+    tuple[int, int], tuple[list[Inst], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]]
+] = {}
 _TABLES_KEPT = 64
