@@ -926,7 +926,7 @@ def _rows(addresses: Any, mask: Mask) -> np.ndarray:
     if mask.threads == mask.arr.size and _ndim(addresses) == 1:  # every lane: nothing to blank
         return np.asarray(addresses).reshape(-1, WARP)
     full = np.where(mask.arr, addresses, -1).reshape(-1, WARP)
-    return full[mask.warp_any]
+    return full if mask.warps == full.shape[0] else full[mask.warp_any]
 
 
 def resolve(base: Any, index: tuple[Any, ...]) -> tuple[ArrayRef, tuple[Any, ...]]:

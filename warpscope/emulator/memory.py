@@ -57,7 +57,9 @@ def _few_global(rows: list[list[int]], itemsize: int, aligned: bool) -> tuple[in
     straddle a sector (misaligned)."""
     sectors = elements = 0
     for row in rows:
-        named = {a for a in row if a >= 0}
+        named = set(row)
+        if min(named, default=0) < 0:  # inactive lanes (-1)
+            named = {a for a in named if a >= 0}
         if not aligned and any(a % itemsize for a in named):
             return None
         elements += len(named)
