@@ -535,7 +535,8 @@ def _strides(array: ArrayRef) -> tuple[int, ...]:
 
 def _ndim(value: Any) -> int:
     """``np.ndim`` of an index or an address part (an array, a numpy or Python number): the
-    attribute, without numpy's dispatch (a tenth of the time; many calls per access)."""
+    attribute, without numpy's dispatch (0.03 µs a call, against 0.2 on an array and 0.9 on a
+    Python number; an access makes ten or more)."""
     return getattr(value, "ndim", 0)
 
 

@@ -252,9 +252,13 @@ def _model(t: Timing) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         latency[op], reason[op] = lat, why
     arrays = (p, q, latency, reason)
     _MODELS[id(t)] = (t, arrays)
+    while len(_MODELS) > _MODELS_KEPT:
+        del _MODELS[next(iter(_MODELS))]  # the oldest (an architecture without its own
+        # parameters gets a new ``Timing`` each launch)
     return arrays
 
 
+_MODELS_KEPT = 8
 #: ``_model``'s arrays by the ``Timing``'s identity (hashing its fields costs more)
 _MODELS: dict[int, tuple[Timing, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
 
