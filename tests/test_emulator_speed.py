@@ -199,6 +199,52 @@ def test_a_global_access_repeated_by_whole_sectors_counts_what_counting_it_again
     assert not arrays._PATTERNS  # forgotten at the launch's end
 
 
+def test_a_grid_stride_loop_counts_from_its_thread_index_moved(monkeypatch):
+    """``for i in range(cuda.grid(1), n, stride)``: the counter is the chunk's thread index
+    (read-only, ``Chunk.grid_index``) moved by a scalar (``affine.moved``), so its accesses
+    reuse their counts; every counter, the timing and the results equal a run that remembers
+    nothing, including a last iteration that only some lanes run and a stride that moves by
+    part of a sector."""
+    from warpscope.emulator import affine, arrays, cuda
+    from warpscope.emulator.kernel import using
+
+    @cuda.jit
+    def scale(out, src, factor):
+        start = cuda.grid(1)
+        for i in range(start, src.shape[0], cuda.gridsize(1)):
+            out[i] = src[i] * factor - i
+
+    noted, reused = [], []
+    moved, repeated = affine.moved, arrays._repeated
+    monkeypatch.setattr(affine, "moved", lambda *a: noted.append(affine.offset_of(v := moved(*a))) or v)
+    monkeypatch.setattr(arrays, "_repeated", lambda *a: reused.append(repeated(*a)) or reused[-1])
+
+    def run(lanes: int, grid: int, block: int, dtype: type, n: int) -> tuple[object, ...]:
+        monkeypatch.setattr(arrays, "PATTERN_LANES", lanes)
+        noted.clear()
+        reused.clear()
+        src = np.linspace(-1, 1, n).astype(dtype)
+        out = np.zeros_like(src)
+        with using(Settings(timing=True)):
+            launch = scale[grid, block](out, src, dtype(3.0))
+        sites = sorted((k, dataclasses.asdict(v)) for k, v in launch.counters.sites.items())
+        return sites, launch.timing.cycles, out
+
+    # whole sectors a step; 252 float32 lanes a step (31.5 sectors); fewer lanes than remembered
+    for grid, block, dtype, n in (
+        (4, 64, np.float64, 5000),
+        (7, 36, np.float32, 3001),
+        (3, 64, np.float64, 1001),
+    ):
+        remembered = run(256, grid, block, dtype, n)
+        assert noted and all(o is not None for o in noted)  # each counter known as its start moved
+        if grid * 64 >= 256:  # the loads and stores of most iterations reused their counts
+            assert sum(r is not None for r in reused) >= len(noted)
+        afresh = run(1 << 40, grid, block, dtype, n)
+        assert remembered[:2] == afresh[:2] and np.array_equal(remembered[2], afresh[2])
+        assert np.allclose(remembered[2], np.linspace(-1, 1, n) * 3.0 - np.arange(n), rtol=1e-5)
+
+
 def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
     """``Trace.accesses`` on lists for a chunk of a few warps gives what its numpy path gives:
     global (aligned or straddling sectors), local and shared, some lanes inactive, some warps

@@ -64,6 +64,19 @@ def binary(inst: Any, op: Any, a: Any, b: Any, add: int) -> Any:
     return v
 
 
+def moved(base: Any, shift: Any) -> Any:
+    """``base + shift``; where ``base`` is an int64 array no one writes and ``shift`` an integer
+    scalar, the sum is read-only and noted as ``base`` moved by ``shift`` (``offset_of``): a
+    loop counter that starts from a thread index, ``for i in range(start, n, stride)``, is
+    then its start moved each iteration, whose range, sums and sector pattern are known."""
+    v = base + shift
+    fixed = isinstance(base, np.ndarray) and base.dtype == _INT64 and not base.flags.writeable
+    if fixed and _integer(shift) and isinstance(v, np.ndarray) and v.dtype == _INT64:
+        v.flags.writeable = False
+        _keep(_OFFSETS, id(v), (weakref.ref(v), base, int(shift)))
+    return v
+
+
 def offset_of(index: Any) -> tuple[np.ndarray, int] | None:
     """(base, scalar) where ``index`` is ``base + scalar`` lane for lane (both int64), else None."""
     hit = _OFFSETS.get(id(index))

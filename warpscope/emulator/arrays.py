@@ -823,8 +823,9 @@ def _count(
 #: accesses of at least this many lanes are remembered by ``_remember``, and index sums and
 #: ranges of that many by ``_weighted_parts`` and ``_index_range`` (below it, counting costs
 #: less than comparing; measured on the corpus: a 2,304-lane loop of ``A[i, k]`` loads ran
-#: 15-20% faster at 512 than at 4,096, and 256 gained nothing more)
-PATTERN_LANES = 512
+#: 15-20% faster at 512 than at 4,096, a 256-lane grid-stride loop 15% faster at 256 than at
+#: 512, and the corpus as a whole no slower)
+PATTERN_LANES = 256
 #: a remembered access: site, mask, addresses less the first lane's, what it counted, (once
 #: asked for) the distinct sectors its active lanes touch relative to the first lane's, and
 #: (weakly) the remembered per-lane part its addresses were summed from

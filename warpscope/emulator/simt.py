@@ -169,6 +169,17 @@ class Chunk:
         for b in self.bid:
             b.flags.writeable = False  # fixed for the chunk: index arithmetic on it is remembered
         self.entry = Mask(self.alive.copy())
+        self._grid: dict[int, np.ndarray] = {}
+
+    def grid_index(self, axis: int) -> np.ndarray:
+        """Each lane's global thread index on ``axis`` (``cuda.grid``), computed once per chunk
+        and read-only: a loop counting from it (``for i in range(start, n, stride)``) is then
+        known as it moved by a scalar (``affine.moved``)."""
+        index = self._grid.get(axis)
+        if index is None:
+            index = self._grid[axis] = self.bid[axis] * self.block[axis] + self.tid[axis]
+            index.flags.writeable = False
+        return index
 
     def where(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(block index, thread index) of a lane, for error messages."""

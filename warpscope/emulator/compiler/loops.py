@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator import arrays
+from warpscope.emulator import affine, arrays
 from warpscope.emulator.compiler.codegen import Gen, gen_of
 from warpscope.emulator.compiler.expressions import load_element
 from warpscope.emulator.compiler.statements import Statements
@@ -212,6 +212,10 @@ def range_loop(
     step = values[2] if len(values) == 3 else np.int64(1)
     counter = [start]
     up = not np.ndim(step) and step > 0
+    # a counter from a thread index no one writes (``range(cuda.grid(1), n, stride)``) is kept
+    # as that index moved by a scalar: its accesses are then known as one pattern, moved
+    from_start = isinstance(start, np.ndarray) and not start.flags.writeable and isinstance(step, np.int64)
+    moved_by = [np.int64(0)]
     run.issue(first, mask)  # the counter's first value
 
     def test(live: Mask) -> Any:
@@ -224,7 +228,11 @@ def range_loop(
         target(run, frame, live, counter[0])
 
     def advance() -> None:
-        counter[0] = counter[0] + step
+        if from_start:
+            moved_by[0] = moved_by[0] + step
+            counter[0] = affine.moved(start, moved_by[0])
+        else:
+            counter[0] = counter[0] + step
 
     return run_loop(run, frame, mask, body, test, enter, advance, test_inst, step_inst, orelse)
 

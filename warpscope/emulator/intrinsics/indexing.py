@@ -41,7 +41,7 @@ def _grid(c: Compiling, node: ast.Call, args: list[Any], line: int) -> Any:
     def grid(run: Run, frame: Frame, mask: Mask) -> Any:
         ch = run.chunk
         run.issue(inst, mask)
-        vals = tuple(ch.bid[a] * ch.block[a] + ch.tid[a] for a in range(n))
+        vals = tuple(ch.grid_index(a) for a in range(n))
         return vals[0] if n == 1 else vals
 
     return with_deps(grid, {inst.dst})
