@@ -31,6 +31,9 @@ from warpscope.emulator.simt import WARP, Chunk, Mask
 SMALL_GRID_SAMPLES = 8
 LINE_SECTORS = 4  # 128-byte L1 lines of four 32-byte sectors
 LINE_BYTES = LINE_SECTORS * memory.SECTOR_BYTES
+#: global accesses a chunk's trace remembers (``Trace._global_accesses``): a loop over ``k``
+#: of ``A[i, k]`` in float32 comes back to each of its 32 phases of a line
+GLOBAL_SEEN = 64
 _OPS = list(Op)  # by value
 
 
@@ -129,6 +132,9 @@ class Trace:
         # the chunk's last shared accesses of remembered (read-only) offsets: their lane terms,
         # mask, bank phase (the scalar modulo a word) and what each sampled warp touched
         self._shared_seen: list[tuple[Any, np.ndarray, int, int, Accesses]] = []
+        # and its global accesses', by (lane terms, mask, element size, the scalar's phase in a
+        # 128-byte line): the lane terms, the mask, the scalar, what each sampled warp touched
+        self._global_seen: dict[tuple[int, int, int, int], tuple[Any, np.ndarray, int, Accesses]] = {}
         # the last mask's sampled active warps and their lanes (``_sampled_rows``)
         self._rows_of: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
@@ -144,6 +150,7 @@ class Trace:
         self._sel = np.array(sel, dtype=np.int64) if sel else None
         self._ids = np.array(ids, dtype=np.int64) if ids else None
         self._shared_seen = []
+        self._global_seen = {}
 
     @property
     def sampling(self) -> bool:
@@ -179,20 +186,28 @@ class Trace:
         order = np.argsort(ids.astype(np.uint16) if len(self.info) <= 1 << 16 else ids, kind="stable")
         units = np.full(ids.size, -1, np.int64)
         counts = np.full(ids.size, -1, np.int64)
+        # the events' accesses put at their positions by one assignment each, not one slice
+        # per event (a launch records thousands)
+        events = [(k, a) for k, a in enumerate(self._acc_of) if a is not None]
         parts: list[np.ndarray] = []
-        end = 0
-        for k, a in zip(n, self._acc_of):
-            end += k
-            if a is not None:
-                units[end - k : end] = a.units
-                if a.counts is not None and a.sectors is not None:
-                    counts[end - k : end] = a.counts
-                    parts.append(a.sectors)
+        if events:
+            sizes = np.array(n, np.int64)
+            first = np.cumsum(sizes) - sizes  # each event's first position
+            picked = [k for k, _ in events]
+            units[_positions(first[picked], sizes[picked])] = np.concatenate([a.units for _, a in events])
+            global_ = [(k, a) for k, a in events if a.counts is not None and a.sectors is not None]
+            if global_:
+                picked = [k for k, _ in global_]
+                counts[_positions(first[picked], sizes[picked])] = np.concatenate(
+                    [a.counts for _, a in global_]
+                )
+                parts = [a.sectors for _, a in global_]
         size = np.maximum(counts, 0)
+        end = np.cumsum(size)  # where each access's run of sectors ends in ``sectors``
+        none = (counts < 0)[order]
         sec_off = np.empty((ids.size, 2), np.int64)
-        np.cumsum(size, out=sec_off[:, 1])  # where each access's run of sectors ends ...
-        sec_off[:, 0] = sec_off[:, 1] - size  # ... and starts
-        sec_off[counts < 0] = -1
+        sec_off[:, 1] = np.where(none, -1, end[order])  # columns gathered one by one: numpy's
+        sec_off[:, 0] = np.where(none, -1, (end - size)[order])  # 2-D gather costs 5x more
         start = np.zeros(len(self.info) + 1, np.int64)
         np.cumsum(np.bincount(ids, minlength=len(self.info)), out=start[1:])
         self._flat = Flat(
@@ -200,7 +215,7 @@ class Trace:
             np.repeat(np.array(self._inst_of, np.int64), n)[order],
             np.repeat(np.array(self._op_of, np.int64), n)[order],
             units[order],
-            sec_off[order],
+            sec_off,
             np.concatenate(parts) if parts else np.zeros(0, np.int64),
         )
         return self._flat
@@ -281,6 +296,8 @@ class Trace:
             return None
         if kind == "shared":
             return self._shared_accesses(byte_addresses, scalar, itemsize, mask)
+        if kind == "global":
+            return self._global_accesses(byte_addresses, scalar, itemsize, mask)
         return self._sampled(kind, byte_addresses, scalar, itemsize, mask)
 
     def uniform_local(self, element: int, itemsize: int, mask: Mask) -> Accesses | None:
@@ -313,6 +330,28 @@ class Trace:
         result = self._sampled("shared", offsets, scalar, itemsize, mask)
         if remembered:
             self._shared_seen = [(offsets, mask.arr, phase, itemsize, result), *self._shared_seen[:3]]
+        return result
+
+    def _global_accesses(self, part: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
+        """``accesses`` of a global access, remembered where its lane terms are remembered
+        (read-only) and come again under the same mask moved by whole 128-byte lines: each
+        sampled warp's lines and sector count stay, its sector ids move by as many sectors
+        (``A[i, k]`` in a loop over ``k`` comes back to each phase of a line every few steps)."""
+        if not isinstance(part, np.ndarray) or part.flags.writeable or np.ndim(scalar):
+            return self._sampled("global", part, scalar, itemsize, mask)
+        at = int(scalar)
+        key = (id(part), id(mask.arr), itemsize, at % LINE_BYTES)
+        seen = self._global_seen.get(key)
+        if seen is not None and seen[0] is part and seen[1] is mask.arr:
+            was = seen[3]
+            shift = (at - seen[2]) >> memory.SECTOR_SHIFT
+            if not shift or was.sectors is None:
+                return was
+            return Accesses(was.units, was.counts, was.sectors + shift)
+        result = self._sampled("global", part, scalar, itemsize, mask)
+        self._global_seen[key] = (part, mask.arr, at, result)
+        if len(self._global_seen) > GLOBAL_SEEN:
+            del self._global_seen[next(iter(self._global_seen))]  # the oldest
         return result
 
     def _sampled(self, kind: str, byte_addresses: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
@@ -410,6 +449,13 @@ class Trace:
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
         return int(sum(int(e[2 if store else 1].sum()) for e in self.touched.values()))
+
+
+def _positions(first: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Every position of runs starting at ``first`` of ``sizes`` positions, run after run."""
+    total = int(sizes.sum())
+    run_start = np.cumsum(sizes) - sizes  # where each run begins in the output
+    return np.repeat(first - run_start, sizes) + np.arange(total)
 
 
 def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
