@@ -284,6 +284,38 @@ def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
             assert all(np.array_equal(x, y) for x, y in zip(few_touched[k], many_touched[k]))
 
 
+def test_a_global_access_moved_by_whole_lines_is_traced_as_counted_afresh():
+    """``Trace.accesses`` remembers a global access's sampled warps by its read-only lane
+    terms, mask and phase in a 128-byte line; the same terms moved by any scalar (whole
+    lines, part of one, backwards), under the same or another mask, of elements that straddle
+    sectors or not, give what a trace that never saw them gives."""
+    from warpscope.emulator.arrays import Allocation
+    from warpscope.emulator.simt import Mask, chunk_for
+    from warpscope.emulator.trace import Trace
+
+    rng = np.random.default_rng(11)
+    array = type("A", (), {"alloc": Allocation(1, 1 << 20, 1 << 16)})()
+    for trial in range(40):
+        warps = int(rng.integers(3, 9))  # more than a few: the numpy path
+        itemsize = int(rng.choice([1, 4, 8, 12, 16, 64]))
+        terms = rng.integers(0, 512, size=warps * 32) * int(rng.choice([1, itemsize]))
+        terms.flags.writeable = False  # remembered lane terms, as arrays hands them over
+        masks = [Mask(np.ones(warps * 32, bool)), Mask(rng.random(warps * 32) < 0.6)]
+        chunk = chunk_for((4, 1, 1), (warps * 32, 1, 1), 0, 1)
+        remembering = Trace(4, warps, 132)
+        remembering.start_chunk(chunk)
+        for step in range(12):
+            scalar = np.int64((1 << 20) + int(rng.choice([0, 128, -256, 8, 32, 1024])) * step)
+            mask = masks[int(rng.integers(0, 2))]
+            got = remembering.accesses("global", array, terms, itemsize, mask, False, scalar=scalar)
+            fresh = Trace(4, warps, 132)
+            fresh.start_chunk(chunk)
+            want = fresh.accesses("global", array, terms + scalar, itemsize, mask, False)
+            for name in ("units", "counts", "sectors"):
+                assert np.array_equal(getattr(got, name), getattr(want, name)), (trial, step, name)
+        assert remembering._global_seen  # it remembered them
+
+
 def test_freed_memory_is_kept_only_where_the_environment_does_not_say(tmp_path):
     """``heap.keep_freed_memory`` raises glibc's thresholds once, and leaves a process whose
     environment sets them as it is."""

@@ -847,7 +847,7 @@ def _no_part() -> None:
 def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, mask: Mask) -> _Pattern | None:
     """The earlier global access at the same site (its (sectors, bytes) counted), where this
     one's active lanes are the same (the same mask object) and its addresses are that
-    access's moved by whole sectors, which changes neither count: a loop stepping through an
+    access's moved by whole sectors (``_period``), which changes neither count: a loop stepping through an
     array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
     fraction of sorting. The addresses are ``part + scalar``. None: count it."""
     if _ndim(part) != 1 or part.shape[0] < PATTERN_LANES:
@@ -856,7 +856,7 @@ def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, ma
     if seen is None:
         return None
     lead = int(part[0])
-    hit = seen.get((lead + scalar) % memory.SECTOR_BYTES)
+    hit = seen.get((lead + scalar) % _period(key[2]))
     if hit is None or hit[0] is not site or hit[1] is not mask.arr:
         return None
     # the addresses less the first lane's: the same where the per-lane part is the same
@@ -864,6 +864,15 @@ def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, ma
     if hit[5]() is not part and not np.array_equal(part - lead, hit[2]):
         return None
     return hit
+
+
+def _period(itemsize: int) -> int:
+    """The moves that change neither count of a global access of ``itemsize``-byte elements:
+    whole sectors, and for a size that neither divides a sector nor spans one, whole elements
+    too (whether an element straddles a sector depends on where it starts within one)."""
+    if memory.SECTOR_BYTES % itemsize == 0 or itemsize > memory.SECTOR_BYTES:
+        return memory.SECTOR_BYTES
+    return math.lcm(memory.SECTOR_BYTES, itemsize)
 
 
 def _remember(
@@ -876,7 +885,7 @@ def _remember(
     if last is None or last[0] is not site or last[1] is not mask.arr:
         return  # kept from the site's second access under one mask on (a loop), not before
     first = int(addresses[0])
-    _PATTERNS.setdefault(key, {})[first % memory.SECTOR_BYTES] = (
+    _PATTERNS.setdefault(key, {})[first % _period(key[2])] = (
         site,
         mask.arr,
         addresses - first,

@@ -18,6 +18,7 @@ of a sector (a DRAM access) and how much other SMs already brought into the shar
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,7 +134,8 @@ class Trace:
         # mask, bank phase (the scalar modulo a word) and what each sampled warp touched
         self._shared_seen: list[tuple[Any, np.ndarray, int, int, Accesses]] = []
         # and its global accesses', by (lane terms, mask, element size, the scalar's phase in a
-        # 128-byte line): the lane terms, the mask, the scalar, what each sampled warp touched
+        # 128-byte line and an element): the lane terms, the mask, the scalar, what each sampled
+        # warp touched
         self._global_seen: dict[tuple[int, int, int, int], tuple[Any, np.ndarray, int, Accesses]] = {}
         # the last mask's sampled active warps and their lanes (``_sampled_rows``)
         self._rows_of: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
@@ -340,7 +342,9 @@ class Trace:
         if not isinstance(part, np.ndarray) or part.flags.writeable or np.ndim(scalar):
             return self._sampled("global", part, scalar, itemsize, mask)
         at = int(scalar)
-        key = (id(part), id(mask.arr), itemsize, at % LINE_BYTES)
+        # moved by whole lines, and by whole elements: whether an element straddles sectors,
+        # and whether the addresses are checked for it, stay as they were
+        key = (id(part), id(mask.arr), itemsize, at % math.lcm(LINE_BYTES, itemsize))
         seen = self._global_seen.get(key)
         if seen is not None and seen[0] is part and seen[1] is mask.arr:
             was = seen[3]
