@@ -847,9 +847,9 @@ def _no_part() -> None:
 def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, mask: Mask) -> _Pattern | None:
     """The earlier global access at the same site (its (sectors, bytes) counted), where this
     one's active lanes are the same (the same mask object) and its addresses are that
-    access's moved by whole sectors (``_period``), which changes neither count: a loop stepping through an
-    array (``A[row * N + k]``) counts alike every 8th iteration, and comparing costs a
-    fraction of sorting. The addresses are ``part + scalar``. None: count it."""
+    access's moved by whole sectors (``_period``), which changes neither count: a loop
+    stepping through an array (``A[row * N + k]``) counts alike every 8th iteration, and
+    comparing costs a fraction of sorting. The addresses are ``part + scalar``. None: count it."""
     if _ndim(part) != 1 or part.shape[0] < PATTERN_LANES:
         return None
     seen = _PATTERNS.get(key)
