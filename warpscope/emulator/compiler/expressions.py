@@ -440,12 +440,10 @@ class Expressions(CompilerBase):
             a = basef(run, frame, mask)
             if not isinstance(a, (arrays.ArrayRef, arrays.RowView)):
                 raise KernelMistake(f"{name}() needs an array, not {type(a).__name__}")
-            lanes = mask.arr.shape
-            columns = [
-                np.broadcast_to(load_element(run, mask, a, tuple(np.int64(i) for i in at), line, load), lanes)
-                for at in np.ndindex(*a.shape)
-            ]
-            values = np.stack(columns, axis=1) if columns else np.zeros(lanes + (0,), a.dtype)
+            # each element's load into its column (assigning broadcasts one value to every lane)
+            values = np.empty(mask.arr.shape + (int(np.prod(a.shape)),), a.dtype)
+            for k, at in enumerate(np.ndindex(*a.shape)):
+                values[:, k] = load_element(run, mask, a, tuple(np.int64(i) for i in at), line, load)
             result = reductions.reduce(name, values, a.dtype)
             run.issue(compute, mask, arith_op(result, False))
             return result
