@@ -224,3 +224,34 @@ def test_two_emulations_at_once_keep_their_own_settings_and_launches():
             alone[key].metrics.sort("launch_id", "metric")
         )
     assert SETTINGS.arch == "sm_90" and SETTINGS.policy == "gty"  # the defaults were never touched
+
+
+def test_the_timing_model_is_told_the_element_a_negative_index_reads(monkeypatch):
+    """``a[i - 1]`` on thread 0 reads ``a[-1]``, the last element (numba wraps negative
+    indices): the trace gets that element's address, as for the stores and loads of every
+    other lane, not an address before the array."""
+    from warpscope.emulator import cuda
+    from warpscope.emulator.runtime import Run
+
+    told = []
+    cost = Run.memory_cost
+    monkeypatch.setattr(
+        Run,
+        "memory_cost",
+        lambda self, a, index, *r, **k: told.append(index) or cost(self, a, index, *r, **k),
+    )
+
+    @cuda.jit
+    def previous(out, a):
+        i = cuda.grid(1)
+        out[i - 1] = a[i - 1] + 1
+
+    a = np.arange(64, dtype=f32)
+    out = np.zeros(64, f32)
+    SETTINGS.timing = True
+    _launch(previous, 1, 64, out, a)
+    assert np.array_equal(out, a + 1)  # thread 0 wrote out[-1] = a[-1] + 1
+    assert len(told) == 2 and all(
+        np.array_equal(np.asarray(index[0]) % 64, np.roll(np.arange(64), 1)) for index in told
+    )
+    assert all(int(np.min(index[0])) == 0 and int(np.max(index[0])) == 63 for index in told)

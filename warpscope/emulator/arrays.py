@@ -572,18 +572,20 @@ def load(
     race: Any = None,
     line: int = 0,
     past_end: PastEndHeard | None = None,
-) -> Any:
+) -> tuple[Any, tuple[Any, ...]]:
     """The value each active lane reads (inactive lanes: element 0's value, or 0 under a sparse
-    mask); ``race``, a ``race.RaceCheck``, hears of the access; ``past_end`` of lanes that read
-    just past their array's end (``PAST_END``: the GPU reads what lies there; they get 0)."""
+    mask), and the index it read at (negative indices wrapped: what the timing model is told);
+    ``race``, a ``race.RaceCheck``, hears of the access; ``past_end`` of lanes that read just
+    past their array's end (``PAST_END``: the GPU reads what lies there; they get 0)."""
     try:
         index = checked_index(array, index, mask, write=False, past_end=past_end is not None)
     except ReadPastEnd as e:
         assert past_end is not None
         past_end(line, e.lanes, e.what)
         value = _load(array, e.index, Mask(mask.arr & ~e.lanes), site, race, line)
-        return np.where(e.lanes, np.zeros((), array.dtype), np.broadcast_to(value, e.lanes.shape))
-    return _load(array, index, mask, site, race, line)
+        value = np.where(e.lanes, np.zeros((), array.dtype), np.broadcast_to(value, e.lanes.shape))
+        return value, e.index
+    return _load(array, index, mask, site, race, line), index
 
 
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
@@ -701,11 +703,19 @@ def store(
     site: SiteCounts,
     race: Any = None,
     line: int = 0,
-) -> None:
-    """Each active lane writes its value (several lanes on one element: the last lane wins)."""
+) -> tuple[Any, ...]:
+    """Each active lane writes its value (several lanes on one element: the last lane wins);
+    the index written at (negative indices wrapped)."""
     if array.kind == "const":
         raise KernelMistake(f"{array.name} is a module-level constant array: kernels cannot write it")
     index = checked_index(array, index, mask, write=True)
+    _store(array, index, value, mask, site, race, line)
+    return index
+
+
+def _store(
+    array: ArrayRef, index: tuple[Any, ...], value: Any, mask: Mask, site: SiteCounts, race: Any, line: int
+) -> None:
     uniform = not any(_ndim(i) for i in index)
     addresses, extra = _count(array, index, mask, site, store=True, uniform=uniform)
     if race is not None:

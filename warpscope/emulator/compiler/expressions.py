@@ -481,12 +481,12 @@ class Expressions(CompilerBase):
                 v = fn(*values)
                 run.issue(compute, mask, arith_op(v, False))
                 array, full = arrays.resolve(out, index)
-                arrays.store(array, full, v, mask, run.counters.site(line), run.race, line)
+                at = arrays.store(array, full, v, mask, run.counters.site(line), run.race, line)
                 run.issue(
                     store,
                     mask,
-                    memory_op(STORE_OP, array, full),
-                    run.memory_cost(array, full, mask, store=True),
+                    memory_op(STORE_OP, array, at),
+                    run.memory_cost(array, at, mask, store=True),
                 )
             return out
 
@@ -724,12 +724,12 @@ def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: in
         return arrays.RowView(array, full)
     if array.dtype.fields is not None:
         return arrays.RecordRef(array, full)
-    v = arrays.load(array, full, mask, run.counters.site(line), run.race, line, run.past_end)
+    v, at = arrays.load(array, full, mask, run.counters.site(line), run.race, line, run.past_end)
     past = run.past_end_lanes
     if past is not None:  # lanes that read just past the array's end: no address to time
         run.past_end_lanes = None
         mask = Mask(mask.arr & ~past)
-    run.issue(inst, mask, memory_op(LOAD_OP, array, full), run.memory_cost(array, full, mask))
+    run.issue(inst, mask, memory_op(LOAD_OP, array, at), run.memory_cost(array, at, mask))
     return v
 
 

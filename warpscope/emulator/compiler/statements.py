@@ -188,12 +188,12 @@ class Statements(Expressions):
 
             def set_item(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
                 array, idx = arrays.resolve(base(run, frame, mask), index(run, frame, mask))
-                arrays.store(array, idx, value, mask, run.counters.site(line), run.race, line)
+                at = arrays.store(array, idx, value, mask, run.counters.site(line), run.race, line)
                 run.issue(
                     store,
                     mask,
-                    memory_op(STORE_OP, array, idx),
-                    run.memory_cost(array, idx, mask, store=True),
+                    memory_op(STORE_OP, array, at),
+                    run.memory_cost(array, at, mask, store=True),
                 )
 
             return set_item
