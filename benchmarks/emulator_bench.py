@@ -24,7 +24,8 @@ imports switched back to numba's) and under warpscope with the timing model off
 (``WARPSCOPE_TIMING=0``) and on, one process per engine, the engines alternated
 ``--repeat`` times (best kept per file), and prints the three side by side with the ratios
 (targets: total >= 300x without timing and >= 100x with it, per-file median >= 50x / 20x,
-no file slower than the simulator):
+no file slower than the simulator), and the share of warpscope's untimed time spent compiling
+kernels (in total and the per-file median):
 
     python benchmarks/emulator_bench.py --corpus [--repeat 2] [--sim-timeout 120]
 """
@@ -159,12 +160,25 @@ def corpus_worker(engine: str, out: str, timeout: float) -> None:
         raise TimeoutError
 
     signal.signal(signal.SIGALRM, stop)
+    compiling = [0.0]  # seconds the running file's kernels took to compile
     if engine == "warpscope":  # as WARPSCOPE_TIMING says, also on a warpscope that predates it
-        from warpscope.emulator.kernel import SETTINGS
+        from warpscope.emulator.kernel import SETTINGS, Kernel
 
         SETTINGS.timing = os.environ.get("WARPSCOPE_TIMING", "1") != "0"
+        compile_kernel = Kernel.compile
+
+        def timed_compile(self: Any, arg_types: tuple[Any, ...] = ()) -> Any:
+            started = time.perf_counter()
+            try:
+                return compile_kernel(self, arg_types)
+            finally:
+                compiling[0] += time.perf_counter() - started
+
+        Kernel.compile = timed_compile  # type: ignore[method-assign]
     times: dict[str, float | None] = {}
+    compiled: dict[str, float] = {}
     for path in harness.corpus_files():
+        compiling[0] = 0.0
         name = f"_bench_{engine}_{path.stem}"
         module = types.ModuleType(name)
         module.__file__ = str(path)
@@ -176,6 +190,7 @@ def corpus_worker(engine: str, out: str, timeout: float) -> None:
             started = time.perf_counter()
             module.main()
             times[path.stem] = time.perf_counter() - started
+            compiled[path.stem] = compiling[0]
         except BaseException as e:  # a file numba cannot run (or over the timeout) is reported, not fatal
             times[path.stem] = None
             print(f"{engine}: {path.stem}: {type(e).__name__}: {str(e)[:200]}", file=sys.stderr)
@@ -183,6 +198,7 @@ def corpus_worker(engine: str, out: str, timeout: float) -> None:
             signal.setitimer(signal.ITIMER_REAL, 0)
             sys.modules.pop(name, None)
     Path(out).write_text(json.dumps(times))
+    Path(out + ".compile").write_text(json.dumps(compiled))
 
 
 def corpus(repeat: int, timeout: float) -> None:
@@ -196,6 +212,7 @@ def corpus(repeat: int, timeout: float) -> None:
         "warpscope, timing": ("warpscope", {"WARPSCOPE_TIMING": "1"}),
     }
     best: dict[str, dict[str, float | None]] = {k: {} for k in engines}
+    compile_of_best: dict[str, float] = {}  # per file: the compile time within its best untimed run
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeat):
             for label, (engine, extra) in engines.items():
@@ -215,9 +232,13 @@ def corpus(repeat: int, timeout: float) -> None:
                     check=True,
                     timeout=3600,
                 )
+                compiled = Path(str(out) + ".compile")
+                spent = json.loads(compiled.read_text()) if compiled.is_file() else {}
                 for stem, sec in json.loads(out.read_text()).items():
                     old = best[label].get(stem)
                     best[label][stem] = sec if old is None or (sec is not None and sec < old) else old
+                    if label == "warpscope, no timing" and best[label][stem] == sec and stem in spent:
+                        compile_of_best[stem] = spent[stem]
     sim, off, on = (best[k] for k in engines)
     stems = sorted(sim)
     print(
@@ -255,6 +276,13 @@ def corpus(repeat: int, timeout: float) -> None:
         f"per-file median ratio: {med_off:.1f}x without timing (target >= 50x), {med_on:.1f}x with (target >= 20x)"
     )
     print(f"files slower than numba's simulator with timing: {', '.join(slower) or 'none'}")
+    shares = [compile_of_best[s] / off[s] for s in both if s in compile_of_best and off[s]]  # type: ignore[operator]
+    if shares:
+        spent = sum(compile_of_best.get(s, 0.0) for s in both)
+        print(
+            f"compiling kernels (first call, in warpscope's untimed runs): {spent / t_off:.0%} of its total, "
+            f"per-file median {statistics.median(shares):.0%}"
+        )
 
 
 def main() -> None:

@@ -197,13 +197,13 @@ class Trace:
             first = np.cumsum(sizes) - sizes  # each event's first position
             picked = [k for k, _ in events]
             units[_positions(first[picked], sizes[picked])] = np.concatenate([a.units for _, a in events])
-            global_ = [(k, a) for k, a in events if a.counts is not None and a.sectors is not None]
+            global_ = [
+                (k, a.counts, a.sectors) for k, a in events if a.counts is not None and a.sectors is not None
+            ]
             if global_:
-                picked = [k for k, _ in global_]
-                counts[_positions(first[picked], sizes[picked])] = np.concatenate(
-                    [a.counts for _, a in global_]
-                )
-                parts = [a.sectors for _, a in global_]
+                picked = [k for k, _, _ in global_]
+                counts[_positions(first[picked], sizes[picked])] = np.concatenate([c for _, c, _ in global_])
+                parts = [ids_ for _, _, ids_ in global_]
         size = np.maximum(counts, 0)
         end = np.cumsum(size)  # where each access's run of sectors ends in ``sectors``
         none = (counts < 0)[order]
