@@ -866,7 +866,7 @@ def _repeated(key: tuple[Any, ...], site: SiteCounts, part: Any, scalar: Any, ma
     if seen is None:
         return None
     lead = int(part[0])
-    hit = seen.get((lead + scalar) % _period(key[2]))
+    hit = seen.get((lead + scalar) % _period(key[2]))  # key: (site, store, itemsize, aligned)
     if hit is None or hit[0] is not site or hit[1] is not mask.arr:
         return None
     # the addresses less the first lane's: the same where the per-lane part is the same

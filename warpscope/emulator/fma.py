@@ -38,8 +38,8 @@ def fused(a: Any, b: Any, c: Any, dtype: np.dtype) -> Any:
                 exact += c  # the product is a new array of the result's shape: added in place
             else:
                 exact = np.add(exact, c, dtype=np.float64)
-            # rounded once into the narrow type (measured: 1.5-2.8x faster than one ufunc
-            # adding in float64 into a narrow ``out``, whose casts run buffered)
+            # rounded once into the narrow type (measured 5-7% faster at 64K-128K lanes than
+            # one ufunc adding in float64 into a narrow ``out``, 20% at a million)
             return exact.astype(dtype)
         a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
         p = a * b

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,7 +137,7 @@ class Trace:
         # and its global accesses', by (lane terms, mask, element size, the scalar's phase in a
         # 128-byte line and an element): the lane terms, the mask, the scalar, what each sampled
         # warp touched
-        self._global_seen: dict[tuple[int, int, int, int], tuple[Any, np.ndarray, int, Accesses]] = {}
+        self._global_seen: dict[tuple[int, int, int, int], tuple[Any, Any, int, Accesses]] = {}
         # the last mask's sampled active warps and their lanes (``_sampled_rows``)
         self._rows_of: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
@@ -346,14 +347,15 @@ class Trace:
         # and whether the addresses are checked for it, stay as they were
         key = (id(part), id(mask.arr), itemsize, at % math.lcm(LINE_BYTES, itemsize))
         seen = self._global_seen.get(key)
-        if seen is not None and seen[0] is part and seen[1] is mask.arr:
+        if seen is not None and seen[0]() is part and seen[1]() is mask.arr:
             was = seen[3]
             shift = (at - seen[2]) >> memory.SECTOR_SHIFT
             if not shift or was.sectors is None:
                 return was
             return Accesses(was.units, was.counts, was.sectors + shift)
         result = self._sampled("global", part, scalar, itemsize, mask)
-        self._global_seen[key] = (part, mask.arr, at, result)
+        # held weakly: a chunk's lane terms and masks are chunk-sized, and up to 64 entries
+        self._global_seen[key] = (weakref.ref(part), weakref.ref(mask.arr), at, result)
         if len(self._global_seen) > GLOBAL_SEEN:
             del self._global_seen[next(iter(self._global_seen))]  # the oldest
         return result
