@@ -5,6 +5,7 @@ sectors computed for all warps at once exactly as ``np.unique`` per warp gave th
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import subprocess
 import sys
@@ -201,10 +202,11 @@ def test_a_global_access_repeated_by_whole_sectors_counts_what_counting_it_again
 
 def test_a_grid_stride_loop_counts_from_its_thread_index_moved(monkeypatch):
     """``for i in range(cuda.grid(1), n, stride)``: the counter is the chunk's thread index
-    (read-only, ``Chunk.grid_index``) moved by a scalar (``affine.moved``), so its accesses
-    reuse their counts; every counter, the timing and the results equal a run that remembers
-    nothing, including a last iteration that only some lanes run and a stride that moves by
-    part of a sector."""
+    (read-only, ``Chunk.grid_index``; written out as ``threadIdx.x + blockIdx.x * blockDim.x``,
+    remembered by ``affine``) moved by a scalar (``affine.moved``), so its accesses reuse their
+    counts; every counter, the timing and the results equal a run that remembers nothing,
+    including a last iteration that only some lanes run and a stride that moves by part of a
+    sector."""
     from warpscope.emulator import affine, arrays, cuda
     from warpscope.emulator.kernel import using
 
@@ -214,33 +216,39 @@ def test_a_grid_stride_loop_counts_from_its_thread_index_moved(monkeypatch):
         for i in range(start, src.shape[0], cuda.gridsize(1)):
             out[i] = src[i] * factor - i
 
+    @cuda.jit
+    def scale_by_hand(out, src, factor):  # the index and stride written out (affine's memo)
+        start = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+        for i in range(start, src.shape[0], cuda.blockDim.x * cuda.gridDim.x):
+            out[i] = src[i] * factor - i
+
     noted, reused = [], []
     moved, repeated = affine.moved, arrays._repeated
     monkeypatch.setattr(affine, "moved", lambda *a: noted.append(affine.offset_of(v := moved(*a))) or v)
     monkeypatch.setattr(arrays, "_repeated", lambda *a: reused.append(repeated(*a)) or reused[-1])
 
-    def run(lanes: int, grid: int, block: int, dtype: type, n: int) -> tuple[object, ...]:
+    def run(kernel, lanes: int, grid: int, block: int, dtype: type, n: int) -> tuple[object, ...]:
         monkeypatch.setattr(arrays, "PATTERN_LANES", lanes)
+        monkeypatch.setattr(affine, "MIN_LANES", lanes)
         noted.clear()
         reused.clear()
         src = np.linspace(-1, 1, n).astype(dtype)
         out = np.zeros_like(src)
         with using(Settings(timing=True)):
-            launch = scale[grid, block](out, src, dtype(3.0))
+            launch = kernel[grid, block](out, src, dtype(3.0))
         sites = sorted((k, dataclasses.asdict(v)) for k, v in launch.counters.sites.items())
         return sites, launch.timing.cycles, out
 
     # whole sectors a step; 252 float32 lanes a step (31.5 sectors); fewer lanes than remembered
-    for grid, block, dtype, n in (
-        (4, 64, np.float64, 5000),
-        (7, 36, np.float32, 3001),
-        (3, 64, np.float64, 1001),
+    for kernel, (grid, block, dtype, n) in itertools.product(
+        (scale, scale_by_hand),
+        ((4, 64, np.float64, 5000), (7, 36, np.float32, 3001), (3, 64, np.float64, 1001)),
     ):
-        remembered = run(256, grid, block, dtype, n)
-        assert noted and all(o is not None for o in noted)  # each counter known as its start moved
-        if grid * 64 >= 256:  # the loads and stores of most iterations reused their counts
+        remembered = run(kernel, 256, grid, block, dtype, n)
+        if grid * 64 >= 256:  # each counter known as its start moved; most accesses reused
+            assert noted and all(o is not None for o in noted)
             assert sum(r is not None for r in reused) >= len(noted)
-        afresh = run(1 << 40, grid, block, dtype, n)
+        afresh = run(kernel, 1 << 40, grid, block, dtype, n)
         assert remembered[:2] == afresh[:2] and np.array_equal(remembered[2], afresh[2])
         assert np.allclose(remembered[2], np.linspace(-1, 1, n) * 3.0 - np.arange(n), rtol=1e-5)
 
