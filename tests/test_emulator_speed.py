@@ -13,9 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import run_cli
+from warpscope.emulator import arrays, fma
 from warpscope.emulator.kernel import Settings
+from warpscope.emulator.simt import Mask
 from warpscope.emulator.trace import LINE_SECTORS, _per_warp
 
 DATA = Path(__file__).parent / "data"
@@ -256,7 +260,7 @@ def test_a_grid_stride_loop_counts_from_its_thread_index_moved(monkeypatch):
 def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
     """``Trace.accesses`` on lists for a chunk of a few warps gives what its numpy path gives:
     global (aligned or straddling sectors), local and shared, some lanes inactive, some warps
-    not sampled."""
+    not sampled, every lane at one address now and then (a serial loop's)."""
     from warpscope.emulator import memory
     from warpscope.emulator.arrays import Allocation
     from warpscope.emulator.simt import Mask, chunk_for
@@ -269,6 +273,8 @@ def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
         itemsize = int(rng.choice([1, 2, 4, 8, 16] + ([12, 64] if kind != "shared" else [])))
         step = itemsize if trial % 4 else 1  # misaligned now and then
         addresses = (1 << 20) + rng.integers(0, 64, size=warps * 32) * step
+        if trial % 3 == 0:
+            addresses = np.int64(addresses[0])
         mask = Mask(rng.random(warps * 32) < 0.7)
         array = type("A", (), {"alloc": Allocation(1, 1 << 20, 64 * 64)})()
         block = int(rng.integers(0, 40))
@@ -442,3 +448,41 @@ def test_objects_moved_past_the_collector_are_collected_once_enough_have_moved(m
     launch_new_kernel()  # past the bound: a full collection
     assert alive() is None and _CollectorPaused.promoted == 0 and a[0] == 2
     gc.collect()
+
+
+_DOUBLES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e308, -1e308, 1 / 3]),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_DOUBLES, _DOUBLES, _DOUBLES)
+def test_a_scalar_float64_fma_is_the_vector_ones_bit_for_bit(a, b, c):
+    """One thread's (uniform) float64 fused multiply-add on Python floats gives the very bits
+    numpy's lane-vector steps give, NaNs and overflow included."""
+    f64 = np.dtype(np.float64)
+    one = fma.fused(np.float64(a), np.float64(b), np.float64(c), f64)
+    lanes = fma.fused(np.array([a, 1.0]), np.array([b, 1.0]), np.array([c, 1.0]), f64)
+    assert type(one) is np.float64
+    assert one.tobytes() == lanes[0].tobytes()
+
+
+def test_a_uniform_index_is_checked_wrapped_and_faulted_as_a_lanes_index():
+    """A serial (one-element) index is taken as it is where it lies inside the array, and
+    wraps or faults where it does not, as the same index held by every lane does."""
+    array = arrays.ArrayRef(np.arange(12.0).reshape(3, 4), "a")
+    mask = Mask(np.ones(32, bool))
+    for i, j in itertools.product(range(-4, 5), range(-5, 6)):
+        scalar = (np.int64(i), np.int64(j))
+        lanes = (np.full(32, i, np.int64), np.full(32, j, np.int64))
+        try:
+            expected = [np.broadcast_to(x, 32).tolist() for x in arrays.checked_index(array, lanes, mask, write=False)]
+        except arrays.OutOfBounds:
+            with pytest.raises(arrays.OutOfBounds):
+                arrays.checked_index(array, scalar, mask, write=False)
+            continue
+        got = arrays.checked_index(array, scalar, mask, write=False)
+        assert [np.broadcast_to(x, 32).tolist() for x in got] == expected
+        if 0 <= i < 3 and 0 <= j < 4:
+            assert got == scalar and all(type(x) is np.int64 for x in got)

@@ -329,6 +329,8 @@ def checked_index(
     instead of ``OutOfBounds``."""
     if len(index) != array.ndim:
         raise KernelMistake(f"{array.name} has {array.ndim} dimensions, indexed with {len(index)}")
+    if all(type(i) is np.int64 and 0 <= i < dim for i, dim in zip(index, array.shape)):
+        return index  # one element for every lane, inside: nothing to wrap or check (a serial loop's)
     out = []
     bad_axes: list[tuple[int, Any]] = []  # (axis, its out-of-bounds lanes)
     for axis, (i, dim) in enumerate(zip(index, array.shape)):

@@ -392,6 +392,10 @@ class Trace:
         """``accesses`` of a chunk of a few warps, on lists of the active lanes (numpy's calls
         cost more there)."""
         on = mask.lanes
+        if not np.ndim(byte_addresses) and on.size:
+            uniform = self._uniform_accesses(kind, array, int(byte_addresses), itemsize, on, store)
+            if uniform is not False:
+                return uniform
         if np.ndim(byte_addresses):
             shape = mask.arr.shape
             full = byte_addresses if byte_addresses.shape == shape else np.broadcast_to(byte_addresses, shape)
@@ -421,6 +425,29 @@ class Trace:
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
+
+    def _uniform_accesses(
+        self, kind: str, array: Any, address: int, itemsize: int, on: np.ndarray, store: bool
+    ) -> Accesses | None | bool:
+        """``_few_accesses`` where every active lane (``on``) names the same ``address`` (a
+        serial loop's, one thread's): one sector and one line (one bank) per active sampled
+        warp, without building the lanes' lists; False where that does not hold (the element
+        straddles sectors or is wider than a bank's word, or the address is not a sector's)."""
+        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
+        if address < 0 or (kind == "shared" and itemsize > memory.BANK_BYTES):
+            return False
+        if kind != "shared" and not (within and not address % itemsize):
+            return False
+        if kind == "global":
+            self._touched(array, store)[(address - array.alloc.base) >> memory.SECTOR_SHIFT] = True
+        if self._sel is None or kind == "const":
+            return None
+        present = {lane // WARP for lane in on.tolist()}
+        n = sum(1 for w in self._sel.tolist() if w in present)
+        ones = np.ones(n, np.int64)
+        if kind != "global":
+            return Accesses(ones)
+        return Accesses(ones, ones.copy(), np.full(n, address >> memory.SECTOR_SHIFT, np.int64))
 
     def _mark(self, array: Any, byte_addresses: Any, scalar: Any, mask: Mask, store: bool) -> None:
         """Mark the sectors of ``byte_addresses + scalar`` on the active lanes."""
