@@ -428,7 +428,7 @@ class Trace:
 
     def _uniform_accesses(
         self, kind: str, array: Any, address: int, itemsize: int, on: np.ndarray, store: bool
-    ) -> Accesses | None | bool:
+    ) -> Accesses | bool | None:
         """``_few_accesses`` where every active lane (``on``) names the same ``address`` (a
         serial loop's, one thread's): one sector and one line (one bank) per active sampled
         warp, without building the lanes' lists; False where that does not hold (the element
