@@ -477,7 +477,9 @@ def test_a_uniform_index_is_checked_wrapped_and_faulted_as_a_lanes_index():
         scalar = (np.int64(i), np.int64(j))
         lanes = (np.full(32, i, np.int64), np.full(32, j, np.int64))
         try:
-            expected = [np.broadcast_to(x, 32).tolist() for x in arrays.checked_index(array, lanes, mask, write=False)]
+            expected = [
+                np.broadcast_to(x, 32).tolist() for x in arrays.checked_index(array, lanes, mask, write=False)
+            ]
         except arrays.OutOfBounds:
             with pytest.raises(arrays.OutOfBounds):
                 arrays.checked_index(array, scalar, mask, write=False)
