@@ -148,11 +148,15 @@ class Run:
 
     def issue(self, inst: Inst, mask: Mask, op: Op | None = None, accesses: Accesses | None = None) -> None:
         """Count the warp instructions of ``inst`` executed under ``mask`` (and trace them)."""
-        site = self.counters.site(inst.line)
+        counters = self.counters
+        site = counters.sites.get(inst.line)
+        if site is None:
+            site = counters.site(inst.line)
         n = inst.n
-        site.warp_instructions += n * mask.warps
+        warps = n * mask.warps
+        site.warp_instructions += warps
         site.thread_instructions += n * mask.threads
-        self.counters.warp_instructions += n * mask.warps
+        counters.warp_instructions += warps
         if self.trace is not None:
             chosen = inst.op if op is None else op
             assert chosen is not None, "an instruction whose pipe depends on its result is issued with it"

@@ -17,6 +17,7 @@ of a sector (a DRAM access) and how much other SMs already brought into the shar
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import weakref
@@ -444,10 +445,10 @@ class Trace:
             return None
         present = {lane // WARP for lane in on.tolist()}
         n = sum(1 for w in self._sel.tolist() if w in present)
-        ones = np.ones(n, np.int64)
+        ones = _ones(n)
         if kind != "global":
             return Accesses(ones)
-        return Accesses(ones, ones.copy(), np.full(n, address >> memory.SECTOR_SHIFT, np.int64))
+        return Accesses(ones, ones, np.full(n, address >> memory.SECTOR_SHIFT, np.int64))
 
     def _mark(self, array: Any, byte_addresses: Any, scalar: Any, mask: Mask, store: bool) -> None:
         """Mark the sectors of ``byte_addresses + scalar`` on the active lanes."""
@@ -482,6 +483,15 @@ class Trace:
     def grid_sectors(self, store: bool) -> int:
         """Distinct global sectors the whole grid loaded (or stored)."""
         return int(sum(int(e[2 if store else 1].sum()) for e in self.touched.values()))
+
+
+@functools.lru_cache(maxsize=8)
+def _ones(n: int) -> np.ndarray:
+    """``n`` ones (int64), read-only: one line, one sector per warp, shared by the accesses
+    that count so (their arrays are read, never written)."""
+    out = np.ones(n, np.int64)
+    out.flags.writeable = False
+    return out
 
 
 def _positions(first: np.ndarray, sizes: np.ndarray) -> np.ndarray:
