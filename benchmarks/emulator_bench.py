@@ -28,6 +28,14 @@ no file slower than the simulator), and the share of warpscope's untimed time sp
 kernels (in total and the per-file median):
 
     python benchmarks/emulator_bench.py --corpus [--repeat 2] [--sim-timeout 120]
+
+``--serial`` times the class the corpus has one file of (c65): one-thread launches whose
+thread loops over an array (a sum of squares and a scale, ``[1, 1]``), ``--n`` elements,
+the same source under both imports, each run in a fresh process (best of ``--repeat``):
+numba's simulator runs the thread as Python, warpscope counts and times every iteration's
+instructions:
+
+    python benchmarks/emulator_bench.py --serial [--n 2000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -92,6 +100,55 @@ start = time.perf_counter()
 seed.main(int(sys.argv[2]))
 print(time.perf_counter() - start)
 """
+
+
+SERIAL = """
+import os, sys, time
+import numpy as np
+{import_line}
+
+
+@cuda.jit
+def sum_of_squares(x, out):
+    s = 0.0
+    for i in range(x.size):
+        s += x[i] * x[i]
+    out[0] = s
+
+
+@cuda.jit
+def scale(x, y):
+    for i in range(x.size):
+        y[i] = 2.0 * x[i] + 1.0
+
+
+x = np.arange(int(sys.argv[1]), dtype=np.float64)
+out, y = np.zeros(1), np.zeros_like(x)
+start = time.perf_counter()
+sum_of_squares[1, 1](x, out)
+scale[1, 1](x, y)
+print(time.perf_counter() - start)
+"""
+
+
+def serial(n: int, repeat: int) -> None:
+    """One-thread serial loops: numba's simulator, warpscope without and with timing."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = {
+        "numba simulator": ("from numba import cuda", {"NUMBA_ENABLE_CUDASIM": "1"}),
+        "warpscope, no timing": ("from warpscope.emulator import cuda", {"WARPSCOPE_TIMING": "0"}),
+        "warpscope, timing": ("from warpscope.emulator import cuda", {"WARPSCOPE_TIMING": "1"}),
+    }
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, (line, extra) in runs.items():
+            path = Path(tmp) / f"serial_{len(best)}.py"
+            path.write_text(SERIAL.format(import_line=line))
+            best[label] = min(run_args(path, [str(n)], {**env, **extra}) for _ in range(repeat))
+    sim = best["numba simulator"]
+    print(f"one-thread launches looping over {n:,} float64 elements (two kernels), best of {repeat}")
+    for label, seconds in best.items():
+        print(f"{label:24} {seconds * 1e3:9.1f} ms   simulator / this: {sim / seconds:6.2f}x")
 
 
 def run(path: Path, blocks: int, env: dict[str, str]) -> float:
@@ -288,6 +345,14 @@ def corpus(repeat: int, timeout: float) -> None:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--corpus-worker":
         corpus_worker(sys.argv[2], sys.argv[3], float(sys.argv[5]) if len(sys.argv) > 5 else 120.0)
+        return
+    if "--serial" in sys.argv:
+        serial_args = argparse.ArgumentParser()
+        serial_args.add_argument("--serial", action="store_true")
+        serial_args.add_argument("--n", type=int, default=2000)
+        serial_args.add_argument("--repeat", type=int, default=3)
+        a = serial_args.parse_args()
+        serial(a.n, a.repeat)
         return
     if "--corpus" in sys.argv:
         corpus_args = argparse.ArgumentParser()
