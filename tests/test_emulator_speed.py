@@ -468,6 +468,22 @@ def test_a_scalar_float64_fma_is_the_vector_ones_bit_for_bit(a, b, c):
     assert one.tobytes() == lanes[0].tobytes()
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_DOUBLES, _DOUBLES, _DOUBLES), min_size=1, max_size=40), st.booleans(), st.booleans())
+def test_lanes_float64_fmas_are_each_lanes_scalar_one_bit_for_bit(triples, square, scalar_addend):
+    """The lanes' steps (in place, a square's operand split once, an addend of one value
+    broadcast) give each lane the bits of its own scalar fused multiply-add."""
+    f64 = np.dtype(np.float64)
+    a, b, c = (np.array(v, dtype=np.float64) for v in zip(*triples))
+    if square:
+        b = a
+    addend = np.float64(c[0]) if scalar_addend else c
+    lanes = fma.fused(a, b, addend, f64)
+    for k in range(a.size):
+        one = fma.fused(a[k], b[k], c[0] if scalar_addend else c[k], f64)
+        assert one.tobytes() == lanes[k].tobytes()
+
+
 def test_a_uniform_index_is_checked_wrapped_and_faulted_as_a_lanes_index():
     """A serial (one-element) index is taken as it is where it lies inside the array, and
     wraps or faults where it does not, as the same index held by every lane does."""
