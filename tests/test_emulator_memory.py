@@ -46,10 +46,21 @@ def _wavefronts_reference(warps, itemsize):
     return total, ideal
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(lanes, min_size=1, max_size=4), st.sampled_from([1, 2, 4, 8, 16]))
+@settings(max_examples=300, deadline=None)
+@given(st.lists(lanes, min_size=1, max_size=4), st.sampled_from([1, 2, 4, 8, 12, 16, 24, 64]))
 def test_global_sectors_match_lane_by_lane_count(warps, itemsize):
+    """Elements of every size, those that do not divide a sector (12, 24 bytes) straddling
+    one even where they start at a multiple of their size."""
     assert memory.global_sectors(_rows(warps, itemsize), itemsize) == _sectors_reference(warps, itemsize)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(lanes, min_size=1, max_size=4), st.sampled_from([1, 2, 4, 8, 12, 16, 64]))
+def test_sector_ids_told_the_addresses_are_whole_elements_give_what_checking_gives(warps, itemsize):
+    """A local access's addresses are whole elements: told so, the sectors are those the
+    alignment check finds."""
+    rows = _rows(warps, itemsize)
+    assert np.array_equal(memory.sector_ids(rows, itemsize, aligned=True), memory.sector_ids(rows, itemsize))
 
 
 @settings(max_examples=200, deadline=None)

@@ -75,11 +75,17 @@ def unique_bytes(addresses: np.ndarray, itemsize: int) -> int:
     return _distinct_per_row(addresses) * itemsize
 
 
-def sector_ids(addresses: np.ndarray, itemsize: int) -> np.ndarray:
+def sector_ids(addresses: np.ndarray, itemsize: int, aligned: bool = False) -> np.ndarray:
     """The sector of every lane's access, (warps, 32 or more), -1 = inactive; an element that
-    straddles sectors adds a column per extra sector it covers."""
+    straddles sectors adds a column per extra sector it covers. ``aligned``: every address is
+    known to be a multiple of ``itemsize`` (not checked). An element whose size does not divide
+    a sector (12 bytes) may straddle one wherever it starts: always checked."""
     first = np.where(addresses >= 0, addresses // SECTOR_BYTES, -1)
-    if itemsize > SECTOR_BYTES or np.any((addresses >= 0) & (addresses % itemsize != 0)):
+    if (
+        itemsize > SECTOR_BYTES
+        or SECTOR_BYTES % itemsize
+        or (not aligned and np.any((addresses >= 0) & (addresses % itemsize != 0)))
+    ):
         last = np.where(addresses >= 0, (addresses + itemsize - 1) // SECTOR_BYTES, -1)
         if np.any(last != first):
             return _spans(first, last)

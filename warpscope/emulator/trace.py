@@ -373,7 +373,9 @@ class Trace:
             rows = np.where(active, rows, -1)
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
-        return _per_warp(memory.sector_ids(rows, itemsize), kind == "global")
+        # a local access's addresses are whole elements (``Run.memory_cost``): none straddles
+        # a sector unless it is wider than one
+        return _per_warp(memory.sector_ids(rows, itemsize, aligned=kind == "local"), kind == "global")
 
     def _sampled_rows(self, mask: Mask) -> tuple[np.ndarray, np.ndarray | None]:
         """The chunk's sampled warps active under ``mask`` and their lanes' activity (None:
@@ -509,14 +511,14 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
         return _few_per_warp(sectors.tolist(), keep_ids)
     ordered = np.sort(sectors, axis=1)
     valid = ordered >= 0
-    new = valid.copy()
-    new[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
     line = ordered // LINE_SECTORS
     new_line = valid.copy()
     new_line[:, 1:] &= line[:, 1:] != line[:, :-1]
     lines = new_line.sum(axis=1).astype(np.int64)
-    if not keep_ids:
+    if not keep_ids:  # local memory: its lines alone
         return Accesses(lines)
+    new = valid
+    new[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
 
 
