@@ -119,9 +119,13 @@ class _Record:
     gen: np.ndarray | None = None  # barriers each lane passed since all last met, None: 0
     pooled: bool = True  # ``offsets`` is one of the pool's buffers (given back once judged)
     lanes: np.ndarray | None = None  # a sparse access: its lanes, ``offsets`` theirs alone
+    whole: bool = False  # ``offsets`` holds every lane of the chunk, ``lanes`` the active ones
 
     def picked(self) -> tuple[np.ndarray, np.ndarray]:
         """The lanes that accessed, and their byte addresses."""
+        if self.whole:
+            assert self.lanes is not None
+            return self.lanes, self.offsets[self.lanes] + self.base
         if self.lanes is not None:
             return self.lanes, self.offsets.astype(np.int64) + self.base
         lanes = np.flatnonzero(self.offsets >= 0)
@@ -212,6 +216,21 @@ class RaceCheck:
             record = _Record(
                 addresses, extra, len(self.accesses), self.epoch, threads, self.gen, pooled=False
             )
+        elif kind == "global" and _remembered(addresses, mask.arr.shape):
+            # a global access's remembered lane terms (read-only, alive for the launch) kept as
+            # they are with the active lanes, not copied: most are reads of inputs no thread
+            # writes, never judged (a copy per access was a third of a small matmul's time)
+            record = _Record(
+                addresses,
+                extra,
+                len(self.accesses),
+                self.epoch,
+                threads,
+                self.gen,
+                pooled=False,
+                lanes=mask.lanes,
+                whole=True,
+            )
         elif mask.sparse:  # few lanes: their offsets alone, not a chunk-wide buffer
             lanes = mask.lanes
             offsets = (np.broadcast_to(addresses, mask.arr.shape)[lanes] - (base - extra)).astype(dtype)
@@ -277,6 +296,8 @@ class RaceCheck:
         records = space.records
         if not any(self.accesses[r.id].write for r in records):
             return
+        if all(self.accesses[r.id].atomic for r in records):
+            return  # atomics never race among themselves, and read nothing stale (each a write)
         repeat = 1
         blocks, slots = self.chunk.blocks, self.chunk.warps_per_block * WARP
         if (
