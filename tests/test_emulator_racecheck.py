@@ -411,3 +411,25 @@ def test_sparse_masks_find_the_races_and_values_dense_ones_do(monkeypatch):
     assert hazards == dense_hazards and len(hazards) == 1
     (h,) = hazards
     assert (h.kind, h.count, h.first_thread, h.second_thread) == ("RAW", 128, (0, 0, 0), (1, 0, 0))
+
+
+@cuda.jit
+def strided_stores(out, step):
+    t = cuda.grid(1)
+    for k in range(4):
+        out[t + k * step] = k
+
+
+@pytest.mark.parametrize("lanes", [64, 256, 512])
+def test_stores_whose_ranges_overlap_race_and_those_that_do_not_do_not(lanes):
+    """Each pass's stores name ascending addresses, one per thread: where a later pass's range
+    overlaps an earlier one's (a step shorter than the threads), another thread writes the
+    same element (WAW); one step apart by the whole grid, no address is shared. Below and
+    above the lanes from which accesses are remembered (``arrays.PATTERN_LANES``)."""
+    out = np.zeros(4 * lanes, dtype=np.int64)
+    apart = strided_stores[1, lanes](out, lanes)
+    assert apart.hazards == [] and out.tolist() == [k for k in range(4) for _ in range(lanes)]
+    overlapping = strided_stores[1, lanes](np.zeros(4 * lanes, dtype=np.int64), lanes // 2)
+    (h,) = overlapping.hazards
+    assert (h.kind, h.space, h.array) == ("WAW", "global", "out")
+    assert h.count > 0  # passes k and k + 2 write half the threads' elements of each other

@@ -52,15 +52,16 @@ READ_LIMIT = 1 << 22
 #: lanes recorded per space before an interval is judged early (memory bound)
 EVENT_LIMIT = 1 << 24
 _ADDRESS_BITS = 46  # global addresses start at 2**40 (kernel._arguments)
+_INT64 = np.dtype(np.int64)
 
 
 def _remembered(addresses: Any, shape: tuple[int, ...]) -> bool:
     """Whether ``addresses`` is a per-lane int64 array nothing can change (a remembered sum,
     ``arrays._weighted_parts``: read-only, alive for the launch anyway)."""
     return (
-        isinstance(addresses, np.ndarray)
+        type(addresses) is np.ndarray
+        and addresses.dtype is _INT64
         and addresses.shape == shape
-        and addresses.dtype == np.int64
         and not addresses.flags.writeable
     )
 
@@ -97,15 +98,17 @@ class Hazard:
         )
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Access:
+    """A site's kind of access (one object per kind a launch makes: ``RaceCheck.access``)."""
+
     line: int
     array: str
     write: bool
     atomic: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Record:
     """One warp-wide access, copied into a reused buffer until its interval is judged (a
     buffer per access would be fresh memory each time: page faults cost more than the copy),
@@ -157,6 +160,7 @@ class RaceCheck:
         self.written: set[int] = set()  # global allocations written so far in the launch
         self.chunks = 0
         self.pool: dict[str, list[np.ndarray]] = {}
+        self._kinds: dict[tuple[int, str, bool, bool], _Access] = {}  # the accesses' kinds, each once
 
     # -- while the kernel runs --------------------------------------------------------
     def start_chunk(self, chunk: Chunk) -> None:
@@ -249,7 +253,11 @@ class RaceCheck:
                 np.subtract(addresses, base - extra, out=buf, where=mask.arr, casting="unsafe")
             record = _Record(buf, base, len(self.accesses), self.epoch, threads, self.gen)
         space.records.append(record)
-        self.accesses.append(_Access(line, array.name, write, atomic))
+        seen = (line, array.name, write, atomic)
+        kind_of = self._kinds.get(seen)
+        if kind_of is None:
+            kind_of = self._kinds[seen] = _Access(line, array.name, write, atomic)
+        self.accesses.append(kind_of)
         space.events += threads
         if write:
             space.writes += threads
@@ -298,6 +306,8 @@ class RaceCheck:
             return
         if all(self.accesses[r.id].atomic for r in records):
             return  # atomics never race among themselves, and read nothing stale (each a write)
+        if _no_word_twice(records):
+            return  # no two accesses name one word: no address two threads share
         repeat = 1
         blocks, slots = self.chunk.blocks, self.chunk.warps_per_block * WARP
         if (
@@ -464,6 +474,37 @@ class RaceCheck:
     def hazards(self) -> list[Hazard]:
         """What was found, most frequent first."""
         return sorted(self.found.values(), key=lambda h: (-h.count, h.first_line, h.second_line, h.kind))
+
+
+def _no_word_twice(records: list[_Record]) -> bool:
+    """Whether no 4-byte word is named by two of these accesses, told cheaply where each
+    record's active lanes name ascending addresses at least a word apart and the records'
+    ranges of words do not overlap (a grid-stride loop's stores, one element per thread each
+    time); False where that cannot be told so (``_shared_addresses`` then finds the words
+    two threads name)."""
+    spans = []
+    known: dict[tuple[int, int], tuple[int, int]] = {}
+    for r in records:
+        key = (id(r.offsets), id(r.lanes))
+        ends = known.get(key) if r.whole else None
+        if ends is None:
+            if r.whole:
+                terms = r.offsets[r.lanes]
+            elif r.lanes is not None:  # a sparse access: its lanes' offsets alone
+                terms = r.offsets
+            else:  # a buffer, -1 where inactive
+                terms = r.offsets[r.offsets >= 0]
+            if not terms.size:
+                continue
+            if terms.size > 1 and not (np.diff(terms) >= 4).all():
+                return False
+            ends = (int(terms[0]), int(terms[-1]))
+            if r.whole:
+                known[key] = ends
+        base = int(r.base)
+        spans.append(((ends[0] + base) >> 2, (ends[1] + base) >> 2))
+    spans.sort()
+    return all(later[0] > earlier[1] for earlier, later in zip(spans, spans[1:]))
 
 
 def _shared_addresses(lanes: np.ndarray, addresses: np.ndarray, slots: int) -> np.ndarray | None:
