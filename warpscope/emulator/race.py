@@ -39,6 +39,7 @@ reading it, that read is not judged.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -504,7 +505,7 @@ def _no_word_twice(records: list[_Record]) -> bool:
         base = int(r.base)
         spans.append(((ends[0] + base) >> 2, (ends[1] + base) >> 2))
     spans.sort()
-    return all(later[0] > earlier[1] for earlier, later in zip(spans, spans[1:]))
+    return all(later[0] > earlier[1] for earlier, later in itertools.pairwise(spans))
 
 
 def _shared_addresses(lanes: np.ndarray, addresses: np.ndarray, slots: int) -> np.ndarray | None:
