@@ -319,7 +319,9 @@ def corpus(repeat: int, timeout: float) -> None:
             f"{fmt(on.get(s), '11.4f')} {fmt(r_on, '6.1f') + 'x':>7}"
         )
     if not both:
-        print("no file ran under all three (is numba with its CUDA simulator installed? pip install numba-cuda)")
+        print(
+            "no file ran under all three (is numba with its CUDA simulator installed? pip install numba-cuda)"
+        )
         return
     t_sim = sum(sim[s] or 0.0 for s in both)
     t_off = sum(off[s] or 0.0 for s in both)

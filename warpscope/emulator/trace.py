@@ -395,10 +395,8 @@ class Trace:
         """``accesses`` of a chunk of a few warps, on lists of the active lanes (numpy's calls
         cost more there)."""
         on = mask.lanes
-        if not np.ndim(byte_addresses) and on.size:
-            uniform = self._uniform_accesses(kind, array, int(byte_addresses), itemsize, on, store)
-            if uniform is not False:
-                return uniform
+        if not np.ndim(byte_addresses) and on.size and _one_sector(kind, int(byte_addresses), itemsize):
+            return self._uniform_accesses(kind, array, int(byte_addresses), on, store)
         if np.ndim(byte_addresses):
             shape = mask.arr.shape
             full = byte_addresses if byte_addresses.shape == shape else np.broadcast_to(byte_addresses, shape)
@@ -430,17 +428,11 @@ class Trace:
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
 
     def _uniform_accesses(
-        self, kind: str, array: Any, address: int, itemsize: int, on: np.ndarray, store: bool
-    ) -> Accesses | bool | None:
-        """``_few_accesses`` where every active lane (``on``) names the same ``address`` (a
-        serial loop's, one thread's): one sector and one line (one bank) per active sampled
-        warp, without building the lanes' lists; False where that does not hold (the element
-        straddles sectors or is wider than a bank's word, or the address is not a sector's)."""
-        within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
-        if address < 0 or (kind == "shared" and itemsize > memory.BANK_BYTES):
-            return False
-        if kind != "shared" and not (within and not address % itemsize):
-            return False
+        self, kind: str, array: Any, address: int, on: np.ndarray, store: bool
+    ) -> Accesses | None:
+        """``_few_accesses`` where every active lane (``on``) names the same ``address`` of one
+        sector (``_one_sector``: a serial loop's, one thread's): one sector and one line (one
+        bank) per active sampled warp, without building the lanes' lists."""
         if kind == "global":
             self._touched(array, store)[(address - array.alloc.base) >> memory.SECTOR_SHIFT] = True
         if self._sel is None or kind == "const":
@@ -494,6 +486,16 @@ def _ones(n: int) -> np.ndarray:
     out = np.ones(n, np.int64)
     out.flags.writeable = False
     return out
+
+
+def _one_sector(kind: str, address: int, itemsize: int) -> bool:
+    """Whether an element of ``itemsize`` bytes at ``address``, named by every active lane,
+    lies in one sector (one bank's word, in shared memory) as ``Trace._few_accesses`` counts it."""
+    if address < 0:
+        return False
+    if kind == "shared":
+        return itemsize <= memory.BANK_BYTES
+    return itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize and not address % itemsize
 
 
 def _positions(first: np.ndarray, sizes: np.ndarray) -> np.ndarray:
