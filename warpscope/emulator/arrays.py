@@ -791,6 +791,8 @@ def _count(
                 addresses = part if scalar == 0 else part + scalar
                 counted = memory.global_access(_rows(addresses, mask), array.itemsize, aligned)
                 _remember(key, site, addresses, mask, counted, part)
+                if not part.flags.writeable:  # remembered terms: racecheck keeps them, no copy
+                    addresses, extra = part, scalar
             else:
                 counted = pattern[3]
                 addresses, extra = part, scalar

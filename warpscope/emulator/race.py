@@ -478,30 +478,24 @@ class RaceCheck:
 
 
 def _no_word_twice(records: list[_Record]) -> bool:
-    """Whether no 4-byte word is named by two of these accesses, told cheaply where each
-    record's active lanes name ascending addresses at least a word apart and the records'
-    ranges of words do not overlap (a grid-stride loop's stores, one element per thread each
-    time); False where that cannot be told so (``_shared_addresses`` then finds the words
-    two threads name)."""
+    """Whether no 4-byte word is named by two of these accesses, told cheaply where every
+    record keeps remembered lane terms (``_Record.whole``: a few distinct arrays, each looked
+    at once) whose active lanes name ascending addresses at least a word apart, and the
+    records' ranges of words do not overlap (a grid-stride loop's stores, one element per
+    thread each time); False where that cannot be told so (``_shared_addresses`` then finds
+    the words two threads name)."""
+    if not all(r.whole for r in records):
+        return False
     spans = []
     known: dict[tuple[int, int], tuple[int, int]] = {}
     for r in records:
         key = (id(r.offsets), id(r.lanes))
-        ends = known.get(key) if r.whole else None
+        ends = known.get(key)
         if ends is None:
-            if r.whole:
-                terms = r.offsets[r.lanes]
-            elif r.lanes is not None:  # a sparse access: its lanes' offsets alone
-                terms = r.offsets
-            else:  # a buffer, -1 where inactive
-                terms = r.offsets[r.offsets >= 0]
-            if not terms.size:
-                continue
+            terms = r.offsets[r.lanes]
             if terms.size > 1 and not (np.diff(terms) >= 4).all():
                 return False
-            ends = (int(terms[0]), int(terms[-1]))
-            if r.whole:
-                known[key] = ends
+            ends = known[key] = (int(terms[0]), int(terms[-1]))
         base = int(r.base)
         spans.append(((ends[0] + base) >> 2, (ends[1] + base) >> 2))
     spans.sort()
