@@ -301,8 +301,11 @@ class Trace:
         if kind == "shared":
             return self._shared_accesses(byte_addresses, scalar, itemsize, mask)
         if kind == "global":
-            return self._global_accesses(byte_addresses, scalar, itemsize, mask)
-        return self._sampled(kind, byte_addresses, scalar, itemsize, mask)
+            # a naturally aligned array's addresses are whole elements, as a local one's are
+            # (``Run.memory_cost``): only an element that cannot fit a sector is checked
+            aligned = getattr(array, "naturally_aligned", False)
+            return self._global_accesses(byte_addresses, scalar, itemsize, mask, aligned)
+        return self._sampled(kind, byte_addresses, scalar, itemsize, mask, aligned=True)
 
     def uniform_local(self, element: int, itemsize: int, mask: Mask) -> Accesses | None:
         """``accesses`` of a local access whose every lane names element ``element`` of its own
@@ -336,13 +339,13 @@ class Trace:
             self._shared_seen = [(offsets, mask.arr, phase, itemsize, result), *self._shared_seen[:3]]
         return result
 
-    def _global_accesses(self, part: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
+    def _global_accesses(self, part: Any, scalar: Any, itemsize: int, mask: Mask, aligned: bool) -> Accesses:
         """``accesses`` of a global access, remembered where its lane terms are remembered
         (read-only) and come again under the same mask moved by whole 128-byte lines: each
         sampled warp's lines and sector count stay, its sector ids move by as many sectors
         (``A[i, k]`` in a loop over ``k`` comes back to each phase of a line every few steps)."""
         if not isinstance(part, np.ndarray) or part.flags.writeable or np.ndim(scalar):
-            return self._sampled("global", part, scalar, itemsize, mask)
+            return self._sampled("global", part, scalar, itemsize, mask, aligned)
         at = int(scalar)
         # moved by whole lines, and by whole elements: whether an element straddles sectors,
         # and whether the addresses are checked for it, stay as they were
@@ -354,15 +357,18 @@ class Trace:
             if not shift or was.sectors is None:
                 return was
             return Accesses(was.units, was.counts, was.sectors + shift)
-        result = self._sampled("global", part, scalar, itemsize, mask)
+        result = self._sampled("global", part, scalar, itemsize, mask, aligned)
         # held weakly: a chunk's lane terms and masks are chunk-sized, and up to 64 entries
         self._global_seen[key] = (weakref.ref(part), weakref.ref(mask.arr), at, result)
         if len(self._global_seen) > GLOBAL_SEEN:
             del self._global_seen[next(iter(self._global_seen))]  # the oldest
         return result
 
-    def _sampled(self, kind: str, byte_addresses: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
-        """What each active sampled warp's access touched (``accesses``, after the marks)."""
+    def _sampled(
+        self, kind: str, byte_addresses: Any, scalar: Any, itemsize: int, mask: Mask, aligned: bool = False
+    ) -> Accesses:
+        """What each active sampled warp's access touched (``accesses``, after the marks);
+        ``aligned``: every address is a multiple of ``itemsize`` (``memory.sector_ids``)."""
         warps, active = self._sampled_rows(mask)
         shape = mask.arr.shape
         full = byte_addresses if np.shape(byte_addresses) == shape else np.broadcast_to(byte_addresses, shape)
@@ -373,9 +379,7 @@ class Trace:
             rows = np.where(active, rows, -1)
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(rows, itemsize), np.int64))
-        # a local access's addresses are whole elements (``Run.memory_cost``): none straddles
-        # a sector unless it is wider than one
-        return _per_warp(memory.sector_ids(rows, itemsize, aligned=kind == "local"), kind == "global")
+        return _per_warp(memory.sector_ids(rows, itemsize, aligned), kind == "global")
 
     def _sampled_rows(self, mask: Mask) -> tuple[np.ndarray, np.ndarray | None]:
         """The chunk's sampled warps active under ``mask`` and their lanes' activity (None:
