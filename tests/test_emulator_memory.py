@@ -57,8 +57,8 @@ def test_global_sectors_match_lane_by_lane_count(warps, itemsize):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(lanes, min_size=1, max_size=4), st.sampled_from([1, 2, 4, 8, 12, 16, 64]))
 def test_sector_ids_told_the_addresses_are_whole_elements_give_what_checking_gives(warps, itemsize):
-    """A local access's addresses are whole elements: told so, the sectors are those the
-    alignment check finds."""
+    """A local access's addresses are whole elements, as a naturally aligned global array's
+    are: told so, the sectors are those the alignment check finds."""
     rows = _rows(warps, itemsize)
     assert np.array_equal(memory.sector_ids(rows, itemsize, aligned=True), memory.sector_ids(rows, itemsize))
 

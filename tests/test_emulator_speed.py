@@ -473,8 +473,8 @@ def test_a_scalar_float64_fma_is_the_vector_ones_bit_for_bit(a, b, c):
     st.lists(st.tuples(_DOUBLES, _DOUBLES, _DOUBLES), min_size=1, max_size=40), st.booleans(), st.booleans()
 )
 def test_lanes_float64_fmas_are_each_lanes_scalar_one_bit_for_bit(triples, square, scalar_addend):
-    """The lanes' steps (in place, a square's operand split once, an addend of one value
-    broadcast) give each lane the bits of its own scalar fused multiply-add."""
+    """numpy's lane steps (a square's operands one array, an addend of one value broadcast)
+    give each lane the bits of its own scalar fused multiply-add."""
     f64 = np.dtype(np.float64)
     a, b, c = (np.array(v, dtype=np.float64) for v in zip(*triples))
     if square:
