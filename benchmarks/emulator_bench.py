@@ -357,23 +357,15 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--corpus-worker":
         corpus_worker(sys.argv[2], sys.argv[3], float(sys.argv[5]) if len(sys.argv) > 5 else 120.0)
         return
-    if "--serial" in sys.argv:
-        serial_args = argparse.ArgumentParser()
-        serial_args.add_argument("--serial", action="store_true")
-        serial_args.add_argument("--n", type=int, default=2000)
-        serial_args.add_argument("--repeat", type=int, default=3)
-        a = serial_args.parse_args()
-        serial(a.n, a.repeat)
-        return
-    if "--corpus" in sys.argv:
-        corpus_args = argparse.ArgumentParser()
-        corpus_args.add_argument("--corpus", action="store_true")
-        corpus_args.add_argument("--repeat", type=int, default=2)
-        corpus_args.add_argument("--sim-timeout", type=float, default=120.0)
-        a = corpus_args.parse_args()
-        corpus(a.repeat, a.sim_timeout)
-        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--corpus", action="store_true", help="time every file of tests/numba_corpus")
+    mode.add_argument("--serial", action="store_true", help="time one-thread serial loops")
+    parser.add_argument(
+        "--repeat", type=int, help="runs per measurement, the best kept (default 3; --corpus: 2)"
+    )
+    parser.add_argument("--sim-timeout", type=float, default=120.0, help="--corpus: seconds per file")
+    parser.add_argument("--n", type=int, default=2000, help="--serial: elements each loop goes over")
     parser.add_argument("--seed-blocks", type=int, default=4096)
     parser.add_argument(
         "--sim-blocks",
@@ -381,23 +373,29 @@ def main() -> None:
         default=1024,
         help="grid for numba's simulator (it must finish in under a minute)",
     )
-    parser.add_argument("--repeat", type=int, default=3, help="warpscope runs per size; the best is kept")
     parser.add_argument("--baseline", metavar="REF", help="git commit to compare the seed-size run with")
     parser.add_argument(
         "--seed-scale", type=int, default=8, help="the seed workload's scale for timing on/off"
     )
     args = parser.parse_args()
+    if args.corpus:
+        corpus(args.repeat or 2, args.sim_timeout)
+        return
+    if args.serial:
+        serial(args.n, args.repeat or 3)
+        return
+    repeat = args.repeat or 3
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         timed = Path(tmp) / "timed.py"
         timed.write_text(kernel_file("from warpscope.emulator import cuda"))
         workload = Path(tmp) / "workload.py"
         workload.write_text(SEED_WORKLOAD)
-        timed_s = min(run(timed, args.seed_blocks, env) for _ in range(args.repeat))
-        seed_on = min(run_args(workload, ["on", str(args.seed_scale)], env) for _ in range(args.repeat))
-        seed_off = min(run_args(workload, ["off", str(args.seed_scale)], env) for _ in range(args.repeat))
+        timed_s = min(run(timed, args.seed_blocks, env) for _ in range(repeat))
+        seed_on = min(run_args(workload, ["on", str(args.seed_scale)], env) for _ in range(repeat))
+        seed_off = min(run_args(workload, ["off", str(args.seed_scale)], env) for _ in range(repeat))
         baseline_s = (
-            baseline_run(args.baseline, Path(tmp), args.seed_blocks, args.repeat) if args.baseline else None
+            baseline_run(args.baseline, Path(tmp), args.seed_blocks, repeat) if args.baseline else None
         )
         cli_file = Path(tmp) / "with_divergence.py"
         cli_file.write_text(
@@ -417,7 +415,7 @@ def main() -> None:
         }
         cli = {
             name: [
-                min(cli_seconds([*target, *flag], report) for _ in range(args.repeat))
+                min(cli_seconds([*target, *flag], report) for _ in range(repeat))
                 for flag in ([], ["--no-timing"])
             ]
             for name, target in targets.items()
@@ -431,8 +429,8 @@ def main() -> None:
         )
         theirs = Path(tmp) / "theirs.py"
         theirs.write_text(kernel_file("from numba import cuda"))
-        seed_s = min(run(ours, args.seed_blocks, env) for _ in range(args.repeat))
-        small_s = min(run(ours, args.sim_blocks, env) for _ in range(args.repeat))
+        seed_s = min(run(ours, args.seed_blocks, env) for _ in range(repeat))
+        small_s = min(run(ours, args.sim_blocks, env) for _ in range(repeat))
         try:
             import numba  # noqa: F401
         except ImportError:
