@@ -258,31 +258,43 @@ def test_a_grid_stride_loop_counts_from_its_thread_index_moved(monkeypatch):
 
 
 def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
-    """``Trace.accesses`` on lists for a chunk of a few warps gives what its numpy path gives:
-    global (aligned or straddling sectors), local and shared, some lanes inactive, some warps
-    not sampled, every lane at one address now and then (a serial loop's)."""
+    """``Trace.accesses`` on lists for a chunk of a few warps, or for a few active lanes of a
+    larger chunk (one lane, one warp's, scattered over several warps), gives what its numpy
+    path gives: global (aligned or straddling sectors), local and shared, some lanes inactive,
+    some warps not sampled, every lane at one address now and then (a serial loop's)."""
     from warpscope.emulator import memory
     from warpscope.emulator.arrays import Allocation
     from warpscope.emulator.simt import Mask, chunk_for
     from warpscope.emulator.trace import Trace
 
+    few_warps = memory.FEW_WARPS  # read once: the loop below sets it
     rng = np.random.default_rng(7)
-    for trial in range(300):
-        warps = int(rng.integers(1, 5))
+    sampled = (0, 6, 11, 17, 22, 28, 33, 39)  # of 40 blocks on 132 SMs (``sampled_blocks``)
+    for trial in range(400):
+        per_block = int(rng.integers(1, 5))
+        blocks = int(rng.integers(1, 4))  # a chunk of blocks: some sampled, some not
+        first = int(rng.choice(sampled)) - int(rng.integers(0, blocks)) if trial % 3 else int(rng.integers(0, 40))
+        first = min(max(first, 0), 40 - blocks)
+        warps = per_block * blocks
         kind = str(rng.choice(["global", "local", "shared"]))
         itemsize = int(rng.choice([1, 2, 4, 8, 16] + ([12, 64] if kind != "shared" else [])))
         step = itemsize if trial % 4 else 1  # misaligned now and then
         addresses = (1 << 20) + rng.integers(0, 64, size=warps * 32) * step
         if trial % 3 == 0:
             addresses = np.int64(addresses[0])
-        mask = Mask(rng.random(warps * 32) < 0.7)
+        active = rng.random(warps * 32) < (0.7, 0.7, 0.15, 0.0)[trial % 4]
+        if not active.any() or trial % 8 == 3:  # one lane, or one warp's lanes
+            w = int(rng.integers(0, warps))
+            lanes = [int(rng.integers(32 * w, 32 * w + 32))] if trial % 16 == 3 else range(32 * w, 32 * w + 29)
+            active[:] = False
+            active[list(lanes)] = True
+        mask = Mask(active)
         array = type("A", (), {"alloc": Allocation(1, 1 << 20, 64 * 64)})()
-        block = int(rng.integers(0, 40))
         got = []
-        for few in (memory.FEW_WARPS, 0):
+        for few in (few_warps, 0):
             monkeypatch.setattr(memory, "FEW_WARPS", few)
-            trace = Trace(40, warps, 132)  # 40 blocks of this chunk's warps: some not sampled
-            trace.start_chunk(chunk_for((40, 1, 1), (warps * 32, 1, 1), block, 1))
+            trace = Trace(40, per_block, 132)
+            trace.start_chunk(chunk_for((40, 1, 1), (per_block * 32, 1, 1), first, blocks))
             a = trace.accesses(kind, array, addresses, itemsize, mask, bool(trial % 2))
             got.append((a, {k: (v[1].copy(), v[2].copy()) for k, v in trace.touched.items()}))
         (few_access, few_touched), (many_access, many_touched) = got

@@ -255,3 +255,27 @@ def test_the_timing_model_is_told_the_element_a_negative_index_reads(monkeypatch
         np.array_equal(np.asarray(index[0]) % 64, np.roll(np.arange(64), 1)) for index in told
     )
     assert all(int(np.min(index[0])) == 0 and int(np.max(index[0])) == 63 for index in told)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_wide_shared_accesses_made_only_by_unsampled_warps_are_timed(dtype):
+    """8- and 16-byte shared accesses made only by a block the timing model does not sample
+    (block 1 of 40: blocks 0, 6, 11, ... are sampled) are timed, not an internal error: the
+    sampled warps in its chunk have no lane active, so their wavefronts are none."""
+    from warpscope.emulator import cuda
+
+    @cuda.jit
+    def only_block_one(out):
+        sh = cuda.shared.array(128, dtype)
+        t = cuda.threadIdx.x
+        if cuda.blockIdx.x == 1:
+            sh[t] = t
+            out[t] = sh[127 - t]
+
+    out = np.zeros(128, dtype)
+    SETTINGS.timing = True
+    launch = _launch(only_block_one, 40, 128, out)
+    assert np.array_equal(out, np.arange(127, -1, -1).astype(dtype))
+    site = launch.counters.total()
+    assert site.shared_store_requests == 4 and site.shared_load_requests == 4  # block 1's 4 warps
+    assert launch.timing is not None and launch.timing.cycles > 0

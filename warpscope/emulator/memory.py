@@ -117,6 +117,8 @@ def wavefronts_per_warp(offsets: np.ndarray, itemsize: int) -> np.ndarray:
     each lane covering several words; the phases of a warp add up."""
     if itemsize <= BANK_BYTES:
         return _busiest_bank(np.where(offsets >= 0, offsets // BANK_BYTES, -1))
+    if not offsets.shape[0]:  # no warp (no sampled warp active): reshaping by -1 would fail
+        return np.zeros(0, np.int64)
     per_lane = itemsize // BANK_BYTES
     lanes_per_phase = max(1, PHASE_BYTES // itemsize)
     rows = offsets.reshape(-1, lanes_per_phase)

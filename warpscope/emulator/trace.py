@@ -131,6 +131,7 @@ class Trace:
         self._flat: Flat | None = None
         # the chunk being run: which of its warps are sampled, and their stream numbers
         self._sel: np.ndarray | None = None
+        self._sel_set: frozenset[int] = frozenset()  # the same warps, for the few-lanes paths
         self._ids: np.ndarray | None = None
         # the chunk's last shared accesses of remembered (read-only) offsets: their lane terms,
         # mask, bank phase (the scalar modulo a word) and what each sampled warp touched
@@ -152,6 +153,7 @@ class Trace:
                 sel.extend(range(base, base + chunk.warps_per_block))
                 ids.extend(range(first, first + chunk.warps_per_block))
         self._sel = np.array(sel, dtype=np.int64) if sel else None
+        self._sel_set = frozenset(sel)
         self._ids = np.array(ids, dtype=np.int64) if ids else None
         self._shared_seen = []
         self._global_seen = {}
@@ -288,7 +290,7 @@ class Trace:
         grid's touched sectors for global arrays (every chunk, sampled or not), from ``moved``
         where given (``arrays.repeated_sectors``). The access's addresses are
         ``byte_addresses + scalar``: added only on the lanes that need them."""
-        if mask.arr.size <= memory.FEW_WARPS * WARP:
+        if mask.arr.size <= memory.FEW_WARPS * WARP or mask.threads <= memory.FEW_WARPS * WARP:
             addresses = byte_addresses + scalar if scalar else byte_addresses
             return self._few_accesses(kind, array, addresses, itemsize, mask, store)
         if kind == "global":
@@ -396,8 +398,9 @@ class Trace:
     def _few_accesses(
         self, kind: str, array: Any, byte_addresses: Any, itemsize: int, mask: Mask, store: bool
     ) -> Accesses | None:
-        """``accesses`` of a chunk of a few warps, on lists of the active lanes (numpy's calls
-        cost more there)."""
+        """``accesses`` of a chunk of a few warps, or of a few active lanes in any chunk (a
+        bounds check's tail, a branch a few threads take), on lists of the active lanes
+        (numpy's calls cost more there)."""
         on = mask.lanes
         if not np.ndim(byte_addresses) and on.size and _one_sector(kind, int(byte_addresses), itemsize):
             return self._uniform_accesses(kind, array, int(byte_addresses), on, store)
@@ -413,20 +416,31 @@ class Trace:
             self._mark_sectors(array, addresses.astype(np.int64, copy=False), store)
         if self._sel is None or kind == "const":
             return None
-        by_warp: dict[int, list[tuple[int, int]]] = {}  # warp -> (lane, address) of its active lanes
-        for lane, a in zip(on.tolist(), picked):
-            by_warp.setdefault(lane // WARP, []).append((lane % WARP, a))
-        warps = [by_warp[w] for w in self._sel.tolist() if w in by_warp]
+        lanes = on.tolist()
+        sampled = self._sel_set
+        if not lanes or lanes[-1] // WARP == lanes[0] // WARP:  # one warp's (the usual few): no grouping
+            warps = [(lanes, picked)] if lanes and lanes[0] // WARP in sampled else []
+        else:
+            by_warp: dict[int, tuple[list[int], list[int]]] = {}  # warp -> its active lanes, addresses
+            for lane, a in zip(lanes, picked):
+                w = lane // WARP
+                if w in sampled:
+                    group = by_warp.get(w)
+                    if group is None:
+                        group = by_warp[w] = ([], [])
+                    group[0].append(lane)
+                    group[1].append(a)
+            warps = [by_warp[w] for w in sorted(by_warp)]  # in the sampled warps' order (ascending)
         if kind == "shared" and itemsize <= memory.BANK_BYTES:  # memory.wavefronts_per_warp, on lists
-            return Accesses(np.array([_busiest_bank([a for _, a in w]) for w in warps], dtype=np.int64))
+            return Accesses(np.array([_busiest_bank(addrs) for _, addrs in warps], dtype=np.int64))
         within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
-        aligned = within and not any(a % itemsize for w in warps for _, a in w)  # none straddles
+        aligned = within and not any(a % itemsize for _, addrs in warps for a in addrs)  # none straddles
         if kind != "shared" and aligned:
-            return _few_per_warp([[a >> memory.SECTOR_SHIFT for _, a in w] for w in warps], kind == "global")
+            return _few_per_warp([[a >> memory.SECTOR_SHIFT for a in addrs] for _, addrs in warps], kind == "global")
         table = np.full((len(warps), WARP), -1, np.int64)
-        for row, w in zip(table, warps):
-            for lane, a in w:
-                row[lane] = a
+        for row, (ls, addrs) in zip(table, warps):
+            for lane, a in zip(ls, addrs):
+                row[lane % WARP] = a
         if kind == "shared":
             return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
