@@ -273,7 +273,9 @@ def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
     for trial in range(400):
         per_block = int(rng.integers(1, 5))
         blocks = int(rng.integers(1, 4))  # a chunk of blocks: some sampled, some not
-        first = int(rng.choice(sampled)) - int(rng.integers(0, blocks)) if trial % 3 else int(rng.integers(0, 40))
+        first = (
+            int(rng.choice(sampled)) - int(rng.integers(0, blocks)) if trial % 3 else int(rng.integers(0, 40))
+        )
         first = min(max(first, 0), 40 - blocks)
         warps = per_block * blocks
         kind = str(rng.choice(["global", "local", "shared"]))
@@ -285,7 +287,9 @@ def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
         active = rng.random(warps * 32) < (0.7, 0.7, 0.15, 0.0)[trial % 4]
         if not active.any() or trial % 8 == 3:  # one lane, or one warp's lanes
             w = int(rng.integers(0, warps))
-            lanes = [int(rng.integers(32 * w, 32 * w + 32))] if trial % 16 == 3 else range(32 * w, 32 * w + 29)
+            lanes = (
+                [int(rng.integers(32 * w, 32 * w + 32))] if trial % 16 == 3 else range(32 * w, 32 * w + 29)
+            )
             active[:] = False
             active[list(lanes)] = True
         mask = Mask(active)

@@ -436,7 +436,9 @@ class Trace:
         within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
         aligned = within and not any(a % itemsize for _, addrs in warps for a in addrs)  # none straddles
         if kind != "shared" and aligned:
-            return _few_per_warp([[a >> memory.SECTOR_SHIFT for a in addrs] for _, addrs in warps], kind == "global")
+            return _few_per_warp(
+                [[a >> memory.SECTOR_SHIFT for a in addrs] for _, addrs in warps], kind == "global"
+            )
         table = np.full((len(warps), WARP), -1, np.int64)
         for row, (ls, addrs) in zip(table, warps):
             for lane, a in zip(ls, addrs):
