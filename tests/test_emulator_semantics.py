@@ -9,6 +9,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from warpscope.emulator import KernelFault, UnsupportedError, cuda
 from warpscope.emulator.kernel import SETTINGS
@@ -891,3 +893,35 @@ def test_a_local_element_read_keeps_its_value_after_the_element_is_written():
     i = np.arange(4096, dtype=np.float32)
     np.testing.assert_array_equal(out[:, 0], i)
     np.testing.assert_array_equal(out[:, 1], i + 2)
+
+
+_INT_TYPES = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
+
+
+@given(
+    st.sampled_from(_INT_TYPES).flatmap(
+        lambda t: st.tuples(
+            st.just(t),
+            st.lists(st.integers(int(np.iinfo(t).min), int(np.iinfo(t).max)), min_size=1, max_size=40),
+        )
+    )
+)
+def test_bit_intrinsics_match_pythons_integers_at_the_operands_width(case):
+    """``cuda.clz``, ``cuda.ffs`` and ``cuda.brev`` on every integer width, arrays of lanes and
+    one value alike, against Python's integers: leading zeros within the width, the lowest set
+    bit's position (1-based, 0 for 0), the width's bits reversed in the operand's type."""
+    from warpscope.emulator.intrinsics.bits import brev_bits, clz_bits, ffs_bits
+
+    t, values = case
+    n = np.dtype(t).itemsize * 8
+    lanes = np.array(values, dtype=t)
+    with np.errstate(all="ignore"):
+        for x, u in zip([*lanes, lanes], [*(v % (1 << n) for v in values), None]):
+            words = [v % (1 << n) for v in values] if u is None else [u]
+            clz = [n - w.bit_length() for w in words]
+            ffs = [(w & -w).bit_length() for w in words]
+            brev = np.array([int(format(w, f"0{n}b")[::-1], 2) for w in words], dtype=np.uint64).astype(t)
+            got = (clz_bits(x), ffs_bits(x), brev_bits(x))
+            assert [np.asarray(g).ravel().tolist() for g in got] == [clz, ffs, brev.tolist()]
+            if u is not None:  # one value: numpy scalars of int64 and the operand's own type
+                assert type(got[0]) is np.int64 and type(got[1]) is np.int64 and type(got[2]) is t

@@ -16,17 +16,36 @@ def _bits(x: Any) -> int:
     return np.asarray(x).dtype.itemsize * 8
 
 
-def _bit_length(u: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros(u.shape, dtype=np.int64)
-    for i in range(n):
-        out = np.where((u >> np.uint64(i)) & np.uint64(1), i + 1, out)
-    return out
+def _bit_length(u: np.ndarray) -> np.ndarray:
+    """Per element of ``u`` (uint64), its highest set bit's position plus one (0 for 0): every
+    bit below the highest set by six shift-ors, then counted (not a numpy pass per bit)."""
+    smeared = np.array(u, dtype=np.uint64)
+    for shift in _SMEAR:
+        smeared |= smeared >> shift
+    return np.bitwise_count(smeared).astype(np.int64)
+
+
+_SMEAR = tuple(np.uint64(1 << k) for k in range(6))
+#: bit reversal of 64 bits: swap neighbouring bits, pairs, nibbles, bytes, halfwords, words
+_SWAPS = tuple(
+    (np.uint64(1 << k), np.uint64(m))
+    for k, m in enumerate(
+        (
+            0x5555555555555555,
+            0x3333333333333333,
+            0x0F0F0F0F0F0F0F0F,
+            0x00FF00FF00FF00FF,
+            0x0000FFFF0000FFFF,
+            0x00000000FFFFFFFF,
+        )
+    )
+)
 
 
 def clz_bits(x: Any) -> Any:
     n = _bits(x)
     u = np.asarray(x).astype(np.uint64) & np.uint64((1 << n) - 1)
-    out = n - _bit_length(u, n)
+    out = n - _bit_length(u)
     return out if np.ndim(x) else np.int64(out)
 
 
@@ -34,16 +53,16 @@ def ffs_bits(x: Any) -> Any:
     n = _bits(x)
     u = np.asarray(x).astype(np.uint64) & np.uint64((1 << n) - 1)
     low = u & (~u + np.uint64(1))
-    out = _bit_length(low, n)
+    out = _bit_length(low)
     return out if np.ndim(x) else np.int64(out)
 
 
 def brev_bits(x: Any) -> Any:
     n = _bits(x)
-    u = np.asarray(x).astype(np.uint64)
-    out = np.zeros_like(u)
-    for i in range(n):
-        out |= ((u >> np.uint64(i)) & np.uint64(1)) << np.uint64(n - 1 - i)
+    u = np.array(x).astype(np.uint64)
+    for shift, mask in _SWAPS:
+        u = ((u >> shift) & mask) | ((u & mask) << shift)
+    out = np.asarray(u >> np.uint64(64 - n), dtype=np.uint64)  # the low n bits, reversed
     return out.astype(np.asarray(x).dtype) if np.ndim(x) else np.asarray(x).dtype.type(out)
 
 
