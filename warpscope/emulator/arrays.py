@@ -782,7 +782,9 @@ def _count(
             sectors = warps  # one naturally aligned element per warp: one sector
             nbytes = warps * array.itemsize  # ... named once, however many lanes read it
         else:
-            part, scalar, _ = _weighted_parts(index, array.strides, array.base)  # type: ignore[attr-defined]
+            strides = array.strides
+            part, scalar, _ = _weighted_parts(index, strides, array.base)  # type: ignore[attr-defined]
+            _LAST_PARTS[0] = (index, strides, array.base, part, scalar)  # type: ignore[attr-defined]
             aligned = array.naturally_aligned
             key = (id(site), store, array.itemsize, aligned)
             pattern = _repeated(key, site, part, scalar, mask)
@@ -806,7 +808,9 @@ def _count(
             site.global_load_sectors += sectors
             site.global_load_bytes += nbytes
         return addresses, extra
-    part, scalar, kept = _weighted_parts(index, array.strides, array.offset)  # type: ignore[attr-defined]
+    strides = array.strides
+    part, scalar, kept = _weighted_parts(index, strides, array.offset)  # type: ignore[attr-defined]
+    _LAST_PARTS[0] = (index, strides, array.offset, part, scalar)  # type: ignore[attr-defined]
     if uniform:
         # every lane on one element: one wavefront per 128 bytes, no conflict
         wavefronts = ideal = warps * max(1, -(-array.itemsize // memory.PHASE_BYTES))
@@ -912,8 +916,17 @@ def _remember(
 def address_parts(index: tuple[Any, ...], weights: tuple[int, ...], start: int) -> tuple[Any, Any]:
     """``weighted``'s sum in its two parts: the per-lane arrays' terms (None where there are
     none; may be remembered, read-only) and ``start`` plus the scalar terms."""
+    last = _LAST_PARTS[0]
+    if last is not None and last[0] is index and last[2] == start and last[1] == weights:
+        return last[3], last[4]  # ``_count`` summed this access's index a moment ago
     part, scalar, _ = _weighted_parts(index, weights, start)
     return part, scalar
+
+
+#: the last shared or global access ``_count`` summed: (its index tuple, weights, start, the
+#: sum's per-lane part, its scalar), for the timing model's ``address_parts`` of the same
+#: access (the tuple is held, so no other can take its identity)
+_LAST_PARTS: list[tuple[tuple[Any, ...], tuple[int, ...], int, Any, Any] | None] = [None]
 
 
 def global_parts(array: GlobalArray, index: tuple[Any, ...], mask: Mask) -> tuple[Any, Any, Any]:
@@ -949,6 +962,7 @@ def forget_patterns() -> None:
     _PATTERNS.clear()
     _VISITS.clear()
     _LAST_REPEAT[0] = None
+    _LAST_PARTS[0] = None
     _RANGES.clear()
     _SUMS.clear()
     _SHIFTED.clear()
