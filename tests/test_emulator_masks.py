@@ -101,3 +101,55 @@ def test_every_space_under_every_mask_gives_numpys_values_and_counts_alike_timed
         if counted[0] != counted[1]:
             failed.append((PATTERNS[pattern], MASKS[mask], grid, "counters differ timed and untimed"))
     assert not failed
+
+
+@cuda.jit
+def _short_circuits(out, a, n):
+    i = cuda.grid(1)
+    x = a[i % n]
+    hits = 0
+    while hits < 3 and x > 1:  # the last test: every lane of some chunks already done
+        x = x // 2
+        hits += 1
+    if cuda.blockIdx.x == 1 and i < n:  # the second operand wanted in one block only
+        hits += 10
+    if i >= n or x == 0:
+        hits += 100
+    out[i] = hits
+
+
+@pytest.mark.parametrize("mask", range(len(MASKS)), ids=MASKS)
+def test_what_a_launch_counts_does_not_depend_on_which_blocks_share_a_chunk(mask):
+    """Blocks run a chunk at a time (``Settings.chunk_lanes``); the counters, the timing and the
+    values are the same whether a chunk holds the whole grid or a few blocks. A short-circuit
+    ``and`` counted its test only in chunks where some lane went on to the next operand (a
+    launch of 300 blocks of 96 counted 1,803 warp instructions at that line in one chunk and
+    1,029 in chunks of 4,096 lanes)."""
+    grid, block = 300, 96
+    n = grid * block - 40
+    rng = np.random.default_rng(mask)
+    a = rng.integers(0, 50, n).astype(np.int64)
+    chosen = rng.integers(0, grid * block, grid * block)
+    masked = _kernel(np.float32, 3, mask)
+    runs = []
+    for lanes in (1 << 17, 4096, 1024):
+        SETTINGS.chunk_lanes, SETTINGS.timing = lanes, True
+        got = []
+        for kernel, args in (
+            (_short_circuits, (np.zeros(grid * block, np.int64), a, n)),
+            (masked, (np.zeros(grid * block, np.float32), a.astype(np.float32), chosen, grid * block)),
+        ):
+            with recording() as launches:
+                kernel[grid, block](*args)
+            (launch,) = launches
+            t = launch.timing
+            got.append(
+                (
+                    args[0].tolist(),
+                    launch.counters.sites,
+                    t.cycles,
+                    [(s.issued, s.state_cycles, s.l1_hits, s.l2_hits, s.dram_sectors) for s in t.simulated],
+                )
+            )
+        runs.append(got)
+    assert runs[1] == runs[0] and runs[2] == runs[0]

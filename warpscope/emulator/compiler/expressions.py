@@ -282,10 +282,11 @@ class Expressions(CompilerBase):
                     result = truth(f(run, frame, mask))
                     continue
                 sub = mask.both(pending)
-                if not sub:
-                    continue
-                value = truth(f(run, frame, sub))
-                result = np.where(sub.arr, value, result)
+                if sub:
+                    value = truth(f(run, frame, sub))
+                    result = np.where(sub.arr, value, result)
+                # every warp of the mask tests the lanes' values, whichever lanes go on: issued
+                # where none does too, so the count does not depend on which blocks share a chunk
                 run.issue(inst, mask)
             return result
 
