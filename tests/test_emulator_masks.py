@@ -107,15 +107,16 @@ def test_every_space_under_every_mask_gives_numpys_values_and_counts_alike_timed
 def _short_circuits(out, a, n):
     i = cuda.grid(1)
     x = a[i % n]
-    hits = 0
+    hits = 0  # one value for every lane until some lane leaves the loop: in some chunks, never
     while hits < 3 and x > 1:  # the last test: every lane of some chunks already done
         x = x // 2
         hits += 1
+    extra = 1 if hits == 3 else 2
     if cuda.blockIdx.x == 1 and i < n:  # the second operand wanted in one block only
-        hits += 10
+        extra += 10
     if i >= n or x == 0:
-        hits += 100
-    out[i] = hits
+        extra += 100
+    out[i] = hits + extra
 
 
 @pytest.mark.parametrize("mask", range(len(MASKS)), ids=MASKS)
@@ -124,11 +125,14 @@ def test_what_a_launch_counts_does_not_depend_on_which_blocks_share_a_chunk(mask
     values are the same whether a chunk holds the whole grid or a few blocks. A short-circuit
     ``and`` counted its test only in chunks where some lane went on to the next operand (a
     launch of 300 blocks of 96 counted 1,803 warp instructions at that line in one chunk and
-    1,029 in chunks of 4,096 lanes)."""
+    1,029 in chunks of 4,096 lanes), and ``and``/``or`` and ``x if c else y`` counted nothing
+    where the values were one for every lane of the chunk (a loop counter no lane of the chunk
+    has left the loop yet), which depends on the chunk's blocks too."""
     grid, block = 300, 96
     n = grid * block - 40
     rng = np.random.default_rng(mask)
     a = rng.integers(0, 50, n).astype(np.int64)
+    a[: n // 2] = rng.integers(8, 50, n // 2)  # every lane loops three times: a counter of one value
     chosen = rng.integers(0, grid * block, grid * block)
     masked = _kernel(np.float32, 3, mask)
     runs = []

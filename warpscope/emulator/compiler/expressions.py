@@ -272,22 +272,27 @@ class Expressions(CompilerBase):
 
         def boolop(run: Run, frame: Frame, mask: Mask) -> Any:
             # Short-circuit per lane: later operands run only on lanes still undecided,
-            # so `i < n and a[i] > 0` never reads a[i] out of bounds.
+            # so `i < n and a[i] > 0` never reads a[i] out of bounds. Each warp that evaluated
+            # an operand tests it (one instruction) whether or not any of its lanes goes on,
+            # and whether the values are one per lane or one for all: what is counted depends
+            # on neither the values' form nor which blocks share a chunk.
             result = truth(fns[0](run, frame, mask))
+            evaluated: Mask = mask  # the lanes that evaluated the operand being tested
             for f in fns[1:]:
                 pending = result if is_and else np.logical_not(result)
-                if not np.ndim(pending):
-                    if not pending:
-                        break
-                    result = truth(f(run, frame, mask))
-                    continue
-                sub = mask.both(pending)
-                if sub:
-                    value = truth(f(run, frame, sub))
-                    result = np.where(sub.arr, value, result)
-                # every warp of the mask tests the lanes' values, whichever lanes go on: issued
-                # where none does too, so the count does not depend on which blocks share a chunk
-                run.issue(inst, mask)
+                if np.ndim(pending):
+                    on = evaluated.both(pending)
+                    if on:
+                        result = np.where(on.arr, truth(f(run, frame, on)), result)
+                elif pending:  # one value, every lane undecided (the mask is ``evaluated``)
+                    on = evaluated
+                    result = truth(f(run, frame, on))
+                else:
+                    on = None
+                run.issue(inst, evaluated)
+                if not on:
+                    break
+                evaluated = on
             return result
 
         return with_deps(boolop, {inst.dst, *inst.srcs})
@@ -299,11 +304,11 @@ class Expressions(CompilerBase):
 
         def ifexp(run: Run, frame: Frame, mask: Mask) -> Any:
             c = test(run, frame, mask)
+            run.issue(select, mask)  # one select per warp, one value for every lane or not
             if not np.ndim(c):
                 return body(run, frame, mask) if c else orelse(run, frame, mask)
             c = c.astype(bool, copy=False)
             m_body, m_else = mask.both(c), mask.both(~c)
-            run.issue(select, mask)
             if not m_else:
                 return body(run, frame, mask)
             if not m_body:
