@@ -157,3 +157,39 @@ def test_what_a_launch_counts_does_not_depend_on_which_blocks_share_a_chunk(mask
             )
         runs.append(got)
     assert runs[1] == runs[0] and runs[2] == runs[0]
+
+
+@cuda.jit
+def _insertion_sorts(out, src):
+    i = cuda.grid(1)
+    if i < src.size:
+        w = cuda.local.array(5, np.float32)
+        for k in range(5):
+            w[k] = src[(i + k) % src.size]
+        for a in range(1, 5):
+            key = w[a]
+            b = a - 1
+            while b >= 0 and w[b] > key:  # b: one value for every lane of some chunks, not others
+                w[b + 1] = w[b]
+                b -= 1
+            w[b + 1] = key
+        out[i] = w[2]
+
+
+def test_a_local_array_indexed_by_a_moving_name_is_timed_alike_in_any_chunk():
+    """A local array indexed by a name a data-dependent loop moves (``w[b]``, ``b -= 1``) is
+    timed as local memory whatever the chunk: it was timed as registers where ``b`` held one
+    value for every lane of the chunk, which one-block chunks made more often (corpus c37)."""
+    src = ((np.arange(300) * 7919 % 97) / 9).astype(np.float32)
+    runs = []
+    for lanes in (1 << 17, 128):
+        SETTINGS.chunk_lanes, SETTINGS.timing = lanes, True
+        out = np.zeros_like(src)
+        with recording() as launches:
+            _insertion_sorts[3, 128](out, src)
+        t = launches[0].timing
+        runs.append(
+            (out.tolist(), launches[0].counters.sites, t.cycles, [s.state_cycles for s in t.simulated])
+        )
+    assert runs[0] == runs[1]
+    assert runs[0][0] == np.sort(np.stack([np.roll(src, -k) for k in range(5)]), axis=0)[2].tolist()

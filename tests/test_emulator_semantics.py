@@ -925,3 +925,34 @@ def test_bit_intrinsics_match_pythons_integers_at_the_operands_width(case):
             assert [np.asarray(g).ravel().tolist() for g in got] == [clz, ffs, brev.tolist()]
             if u is not None:  # one value: numpy scalars of int64 and the operand's own type
                 assert type(got[0]) is np.int64 and type(got[1]) is np.int64 and type(got[2]) is t
+
+
+def test_register_names_are_the_names_set_once():
+    """``compiler.core.register_names``: parameters never reassigned, counters of range loops
+    (of several loops too), names assigned once from those; not a name a loop moves, a
+    reassigned parameter, nor a name assigned from one of them."""
+    import ast
+    import textwrap
+
+    from warpscope.emulator.compiler.core import _stored_names, register_names
+
+    source = textwrap.dedent(
+        """
+        def kernel(out, n, m):
+            m = m + 1
+            for k in range(48):
+                out[k] = k
+            for k in range(n):
+                j = (k * 7) % 48
+                out[j] = k
+            for a in range(1, 5):
+                b = a - 1
+                while b >= 0:
+                    b -= 1
+                c = b + 1
+            d = m * 2
+        """
+    )
+    tree = ast.parse(source).body[0]
+    got = register_names(tree, _stored_names(tree), ["out", "n", "m"])
+    assert got == {"out", "n", "k", "j", "a"}

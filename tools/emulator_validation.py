@@ -187,8 +187,10 @@ def render(table: pl.DataFrame, s: dict[str, object], policies: dict[str, float]
         "reduceSingleThread (one thread adding 256 shared values) is latency-bound here, while nvcc "
         "unrolls it and reads with LDS.128; matmulTiled's inner loop likewise waits on each LDS where "
         "the real kernel is limited by the shared-memory pipe (ncu: `mio_throttle`).",
-        "- Local arrays indexed the same on every lane are timed as registers (nvcc keeps them in "
-        "registers once loops unroll, as in heavyRegisters); per-lane indices go to local memory.",
+        "- Local arrays indexed the same on every lane, by values set once (constants, range-loop "
+        "counters, parameters), are timed as registers (nvcc keeps them in registers once loops "
+        "unroll, as in heavyRegisters); per-lane indices, and names a data-dependent loop moves, "
+        "go to local memory.",
         "- Transcendentals are one MUFU instruction plus a dependent refinement sequence on the FMA "
         "pipe (IEEE sqrtf); conversions run at the integer pipe's rate (measured).",
         "- Scattered stores (transposeNaive) are limited here only by the L1 tag stage and the SM's "

@@ -50,6 +50,9 @@ class Inst:
     op: Op | None
     srcs: tuple[int, ...]
     dst: int
+    #: a load or store here may find a local array in registers (``compiler.ops.memory_op``):
+    #: its index names only values set once (see ``compiler.core.register_names``)
+    register_index: bool = True
 
 
 @dataclass

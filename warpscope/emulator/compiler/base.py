@@ -54,6 +54,9 @@ class CompilerBase:
         # names assigned once, to a compile-time object that is not a number (a thread group)
         self.constants: dict[str, Any] = {}
         self.assign_counts: dict[str, int] = {}
+        # names whose value is set once (``core.register_names``): a local array indexed by
+        # these alone may be register-resident
+        self.register_names: frozenset[str] = frozenset()
         self.grid_sync = False  # the function synchronises the whole grid
         self.table = InstTable() if table is None else table
         self.return_deps: set[int] = set()
@@ -63,6 +66,11 @@ class CompilerBase:
     ) -> Inst:
         line = node if isinstance(node, int) else self.line(node)
         return self.table.inst(line, op, srcs, n, dst)
+
+    def names_set_once(self, index: ast.AST) -> bool:
+        """Whether every local name ``index`` reads is set once (``register_names``)."""
+        once, local = self.register_names, self.locals
+        return all(n.id in once or n.id not in local for n in ast.walk(index) if type(n) is ast.Name)
 
     def var(self, name: str) -> int:
         return self.table.variable(id(self), name)

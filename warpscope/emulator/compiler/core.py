@@ -28,6 +28,7 @@ class Compiler(Loops):
         self.assign_counts = _assignment_counts(tree)
         assigned = set(self.assign_counts)
         self.locals = set(params) | assigned
+        self.register_names = register_names(tree, self.assign_counts, params)
         self.param_types = {
             p: t for p, t in zip(params, self.arg_types) if p not in assigned and t is not None
         }
@@ -83,3 +84,38 @@ def _stored_names(tree: ast.AST) -> dict[str, int]:
             elif isinstance(value, ast.AST):
                 push(value)
     return counts
+
+
+def register_names(tree: ast.FunctionDef, counts: dict[str, int], params: list[str]) -> frozenset[str]:
+    """The names whose value is set once: parameters never reassigned, counters of ``range``
+    loops assigned nowhere else (a counter of several such loops too: each loop sets its own),
+    and names assigned once, from values that read only these (or globals); a fixed point. A
+    local array indexed by these alone may be register-resident (``ops.memory_op``); a name a
+    loop moves (``b -= 1``) is not: nvcc cannot unroll that into register names, and whether it
+    holds one value for every lane depends on the lanes."""
+    once = {p for p in params if p not in counts}
+    local = set(counts) | set(params)
+    loops: dict[str, list[ast.expr]] = {}  # a range loop's counter: what its bounds read
+    loop_count: dict[str, int] = {}
+    single: dict[str, ast.expr] = {}  # a name assigned by one plain assignment: its value
+    for node in ast.walk(tree):
+        if type(node) is ast.For and type(node.target) is ast.Name:
+            it = node.iter
+            if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range":
+                name = node.target.id
+                loops.setdefault(name, []).extend(it.args)
+                loop_count[name] = loop_count.get(name, 0) + 1
+        elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            single[node.targets[0].id] = node.value
+    candidates = [(n, srcs) for n, srcs in loops.items() if loop_count[n] == counts.get(n)]
+    candidates += [(n, [v]) for n, v in single.items() if counts.get(n) == 1 and n not in loops]
+    grown = True
+    while grown:
+        grown = False
+        for name, sources in candidates:
+            if name not in once and all(
+                n.id in once or n.id not in local for s in sources for n in ast.walk(s) if type(n) is ast.Name
+            ):
+                once.add(name)
+                grown = True
+    return frozenset(once)

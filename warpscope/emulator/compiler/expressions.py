@@ -336,6 +336,7 @@ class Expressions(CompilerBase):
         index = self.index(index_node)
         basef = run_expr(base)
         load = self.inst(node, None, deps(base) | deps(index))
+        load.register_index = self.names_set_once(index_node)
         line = load.line
 
         def subscript(run: Run, frame: Frame, mask: Mask) -> Any:
@@ -735,7 +736,7 @@ def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: in
     if past is not None:  # lanes that read just past the array's end: no address to time
         run.past_end_lanes = None
         mask = Mask(mask.arr & ~past)
-    run.issue(inst, mask, memory_op(LOAD_OP, array, at), run.memory_cost(array, at, mask))
+    run.issue(inst, mask, memory_op(LOAD_OP, array, at, inst), run.memory_cost(array, at, mask))
     return v
 
 

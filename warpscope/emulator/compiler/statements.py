@@ -184,6 +184,7 @@ class Statements(Expressions):
                 else None
             )
             store = self.inst(node, None, deps(base_node) | deps(index) | (srcs or NO_DEPS), dst=array_slot)
+            store.register_index = self.names_set_once(node.slice)
             line = store.line
 
             def set_item(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
@@ -192,7 +193,7 @@ class Statements(Expressions):
                 run.issue(
                     store,
                     mask,
-                    memory_op(STORE_OP, array, at),
+                    memory_op(STORE_OP, array, at, store),
                     run.memory_cost(array, at, mask, store=True),
                 )
 
