@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from warpscope.emulator import KernelFault, UnsupportedError, cuda
-from warpscope.emulator.kernel import SETTINGS
+from warpscope.emulator.kernel import SETTINGS, recording
 
 FULL = 0xFFFFFFFF
 SCALE = np.float32(3.0)
@@ -956,3 +956,33 @@ def test_register_names_are_the_names_set_once():
     tree = ast.parse(source).body[0]
     got = register_names(tree, _stored_names(tree), ["out", "n", "m"])
     assert got == {"out", "n", "k", "j", "a"}
+
+
+_FLAG = True
+
+
+@cuda.jit
+def _tests_known_or_not(out, n):
+    i = cuda.grid(1)
+    a = 1 if _FLAG else 2  # known when compiling: no instruction
+    b = 1 if n > 0 else 2  # one value for every lane: the compare, one select per warp
+    c = _FLAG and n > 0  # the known operand is not tested; the compare is
+    d = n > 0 and n < 9  # both compares, and the first one's test
+    out[i] = a + b + c + d
+
+
+def test_tests_known_when_compiling_count_nothing_and_one_value_for_all_lanes_counts_per_warp():
+    """A ternary or ``and`` whose test is known when compiling is folded, as nvcc folds it; one
+    whose test holds one value for every lane still costs its compare and one select (or
+    test) per warp, as when the values differ per lane."""
+    out = np.zeros(64, np.int64)
+    with recording() as launches:
+        _tests_known_or_not[1, 64](out, 5)
+    assert out.tolist() == [4] * 64
+    first = _tests_known_or_not.py_func.__code__.co_firstlineno
+    counted = {line - first: s.warp_instructions for line, s in launches[0].counters.sites.items()}
+    warps = 2
+    assert 3 not in counted  # a = 1 if _FLAG else 2
+    assert counted[4] == 2 * warps  # n > 0, select
+    assert counted[5] == 1 * warps  # n > 0
+    assert counted[6] == 3 * warps  # n > 0, its test, n < 9

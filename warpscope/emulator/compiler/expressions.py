@@ -269,6 +269,8 @@ class Expressions(CompilerBase):
         nodes = [self.expr(v) for v in node.values]
         fns = [run_expr(v) for v in nodes]
         inst = self.inst(node, Op.ALU, frozenset().union(*(deps(v) for v in nodes)))
+        # an operand known when compiling is tested then too: no instruction
+        tested = [not isinstance(v, Const) for v in nodes]
 
         def boolop(run: Run, frame: Frame, mask: Mask) -> Any:
             # Short-circuit per lane: later operands run only on lanes still undecided,
@@ -278,7 +280,7 @@ class Expressions(CompilerBase):
             # on neither the values' form nor which blocks share a chunk.
             result = truth(fns[0](run, frame, mask))
             evaluated: Mask = mask  # the lanes that evaluated the operand being tested
-            for f in fns[1:]:
+            for k, f in enumerate(fns[1:]):
                 pending = result if is_and else np.logical_not(result)
                 if np.ndim(pending):
                     on = evaluated.both(pending)
@@ -289,7 +291,8 @@ class Expressions(CompilerBase):
                     result = truth(f(run, frame, on))
                 else:
                     on = None
-                run.issue(inst, evaluated)
+                if tested[k]:
+                    run.issue(inst, evaluated)
                 if not on:
                     break
                 evaluated = on
@@ -302,9 +305,12 @@ class Expressions(CompilerBase):
         test, body, orelse = (run_expr(n) for n in nodes)
         select = self.inst(node, Op.ALU, frozenset().union(*(deps(n) for n in nodes)))
 
+        selects = not isinstance(nodes[0], Const)  # a test known when compiling selects then
+
         def ifexp(run: Run, frame: Frame, mask: Mask) -> Any:
             c = test(run, frame, mask)
-            run.issue(select, mask)  # one select per warp, one value for every lane or not
+            if selects:  # one select per warp, one value for every lane or not
+                run.issue(select, mask)
             if not np.ndim(c):
                 return body(run, frame, mask) if c else orelse(run, frame, mask)
             c = c.astype(bool, copy=False)
