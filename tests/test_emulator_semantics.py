@@ -934,7 +934,7 @@ def test_register_names_are_the_names_set_once():
     import ast
     import textwrap
 
-    from warpscope.emulator.compiler.core import _stored_names, register_names
+    from warpscope.emulator.compiler.core import register_names
 
     source = textwrap.dedent(
         """
@@ -954,7 +954,7 @@ def test_register_names_are_the_names_set_once():
         """
     )
     tree = ast.parse(source).body[0]
-    got = register_names(tree, _stored_names(tree), ["out", "n", "m"])
+    got = register_names(tree, ["out", "n", "m"])
     assert got == {"out", "n", "k", "j", "a"}
 
 

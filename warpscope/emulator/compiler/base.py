@@ -25,6 +25,28 @@ from warpscope.emulator.ir import (
 from warpscope.emulator.source import function_source
 
 
+def read_names(expr: ast.AST) -> list[str]:
+    """The names ``expr`` reads: a walk by a plain stack (``ast.walk``'s generators cost more
+    than the compiling around them)."""
+    names = []
+    stack = [expr]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if type(node) is ast.Name:
+            names.append(node.id)
+            continue
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
+            elif isinstance(value, ast.AST):
+                push(value)
+    return names
+
+
 class CompilerBase:
     """Compiles one Python function; each concern (expressions, statements, loops) adds the
     ``expr_*`` and ``stmt_*`` methods for its node types."""
@@ -70,7 +92,7 @@ class CompilerBase:
     def names_set_once(self, index: ast.AST) -> bool:
         """Whether every local name ``index`` reads is set once (``register_names``)."""
         once, local = self.register_names, self.locals
-        return all(n.id in once or n.id not in local for n in ast.walk(index) if type(n) is ast.Name)
+        return all(n in once or n not in local for n in read_names(index))
 
     def var(self, name: str) -> int:
         return self.table.variable(id(self), name)

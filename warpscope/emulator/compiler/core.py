@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 import weakref
+from dataclasses import dataclass, field
 
 from warpscope.emulator.compiler import codegen
+from warpscope.emulator.compiler.base import read_names
 from warpscope.emulator.compiler.loops import Loops
 from warpscope.emulator.ir import Function
 
@@ -28,7 +30,7 @@ class Compiler(Loops):
         self.assign_counts = _assignment_counts(tree)
         assigned = set(self.assign_counts)
         self.locals = set(params) | assigned
-        self.register_names = register_names(tree, self.assign_counts, params)
+        self.register_names = register_names(tree, params)
         self.param_types = {
             p: t for p, t in zip(params, self.arg_types) if p not in assigned and t is not None
         }
@@ -50,72 +52,111 @@ class Compiler(Loops):
         )
 
 
-#: per function tree (shared between its compilations: ``source``), its assignment counts
-_COUNTS: weakref.WeakKeyDictionary[ast.FunctionDef, dict[str, int]] = weakref.WeakKeyDictionary()
+@dataclass
+class _Scan:
+    """What one walk of a function's tree finds: each name it assigns and how often, each
+    ``range`` loop's counter (its loops' bounds, how many loops), each name set by one plain
+    assignment (its value), and the names set once (``register_names``, once asked)."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    range_bounds: dict[str, list[ast.expr]] = field(default_factory=dict)
+    range_loops: dict[str, int] = field(default_factory=dict)
+    single: dict[str, ast.expr] = field(default_factory=dict)
+    set_once: frozenset[str] | None = None
+
+
+#: per function tree (shared between its compilations: ``source``), what a walk of it finds
+_SCANS: weakref.WeakKeyDictionary[ast.FunctionDef, _Scan] = weakref.WeakKeyDictionary()
+
+
+def _scan(tree: ast.FunctionDef) -> _Scan:
+    found = _SCANS.get(tree)
+    if found is None:
+        found = _SCANS[tree] = _walk(tree)
+    return found
 
 
 def _assignment_counts(tree: ast.FunctionDef) -> dict[str, int]:
     """Every name the function assigns (local everywhere in it, as in Python), and how often
     (a copy: the caller may change it)."""
-    counts = _COUNTS.get(tree)
-    if counts is None:
-        counts = _COUNTS[tree] = _stored_names(tree)
-    return dict(counts)
+    return dict(_scan(tree).counts)
 
 
-def _stored_names(tree: ast.AST) -> dict[str, int]:
-    """How often each name is assigned under ``tree``: ``ast.walk``'s count by a plain stack
-    (``ast.walk``'s generators were a fifth of compiling a small kernel)."""
-    counts: dict[str, int] = {}
+#: per node type, the fields that may hold nodes with names, loops or assignments under them
+#: (an expression's context and operator never do: skipping them halves a walk)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "op", "id", "attr", "arg", "kind", "type_comment", "name", "module"})
+
+
+def _walk(tree: ast.AST) -> _Scan:
+    """One walk of ``tree`` by a plain stack (``ast.walk``'s generators were a fifth of
+    compiling a small kernel), gathering what ``_Scan`` holds."""
+    scan = _Scan()
+    counts, single = scan.counts, scan.single
     stack = [tree]
     pop, push = stack.pop, stack.append
+    fields_of = _CHILD_FIELDS
     while stack:
         node = pop()
-        if type(node) is ast.Name:
+        kind = type(node)
+        if kind is ast.Name:
             if type(node.ctx) is ast.Store:
                 counts[node.id] = counts.get(node.id, 0) + 1
             continue
-        for field in node._fields:
-            value = getattr(node, field, None)
+        if kind is ast.For and type(node.target) is ast.Name:
+            it = node.iter
+            if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range":
+                name = node.target.id
+                scan.range_bounds.setdefault(name, []).extend(it.args)
+                scan.range_loops[name] = scan.range_loops.get(name, 0) + 1
+        elif kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            single[node.targets[0].id] = node.value
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
                     if isinstance(item, ast.AST):
                         push(item)
             elif isinstance(value, ast.AST):
                 push(value)
-    return counts
+    return scan
 
 
-def register_names(tree: ast.FunctionDef, counts: dict[str, int], params: list[str]) -> frozenset[str]:
+def register_names(tree: ast.FunctionDef, params: list[str]) -> frozenset[str]:
     """The names whose value is set once: parameters never reassigned, counters of ``range``
     loops assigned nowhere else (a counter of several such loops too: each loop sets its own),
     and names assigned once, from values that read only these (or globals); a fixed point. A
     local array indexed by these alone may be register-resident (``ops.memory_op``); a name a
     loop moves (``b -= 1``) is not: nvcc cannot unroll that into register names, and whether it
-    holds one value for every lane depends on the lanes."""
+    holds one value for every lane depends on the lanes. ``params`` are the tree's own."""
+    scan = _scan(tree)
+    if scan.set_once is None:
+        scan.set_once = _set_once(scan, params)
+    return scan.set_once
+
+
+def _set_once(scan: _Scan, params: list[str]) -> frozenset[str]:
+    counts = scan.counts
     once = {p for p in params if p not in counts}
     local = set(counts) | set(params)
-    loops: dict[str, list[ast.expr]] = {}  # a range loop's counter: what its bounds read
-    loop_count: dict[str, int] = {}
-    single: dict[str, ast.expr] = {}  # a name assigned by one plain assignment: its value
-    for node in ast.walk(tree):
-        if type(node) is ast.For and type(node.target) is ast.Name:
-            it = node.iter
-            if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range":
-                name = node.target.id
-                loops.setdefault(name, []).extend(it.args)
-                loop_count[name] = loop_count.get(name, 0) + 1
-        elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
-            single[node.targets[0].id] = node.value
-    candidates = [(n, srcs) for n, srcs in loops.items() if loop_count[n] == counts.get(n)]
-    candidates += [(n, [v]) for n, v in single.items() if counts.get(n) == 1 and n not in loops]
+    candidates = [
+        (n, {r for b in bounds for r in read_names(b) if r in local})
+        for n, bounds in scan.range_bounds.items()
+        if scan.range_loops[n] == counts.get(n)
+    ]
+    candidates += [
+        (n, {r for r in read_names(v) if r in local})
+        for n, v in scan.single.items()
+        if counts.get(n) == 1 and n not in scan.range_bounds
+    ]
     grown = True
     while grown:
         grown = False
-        for name, sources in candidates:
-            if name not in once and all(
-                n.id in once or n.id not in local for s in sources for n in ast.walk(s) if type(n) is ast.Name
-            ):
+        for name, reads in candidates:
+            if name not in once and reads <= once:
                 once.add(name)
                 grown = True
     return frozenset(once)
