@@ -17,6 +17,7 @@ of a sector (a DRAM access) and how much other SMs already brought into the shar
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import math
@@ -420,21 +421,25 @@ class Trace:
         sampled = self._sel_set
         if not lanes or lanes[-1] // WARP == lanes[0] // WARP:  # one warp's (the usual few): no grouping
             warps = [(lanes, picked)] if lanes and lanes[0] // WARP in sampled else []
-        else:
-            by_warp: dict[int, tuple[list[int], list[int]]] = {}  # warp -> its active lanes, addresses
-            for lane, a in zip(lanes, picked):
-                w = lane // WARP
+        else:  # the lanes ascend: each warp's are a run, found by bisection (a step per warp, not per lane)
+            warps = []
+            start, end = 0, len(lanes)
+            while start < end:
+                w = lanes[start] // WARP
+                stop = bisect.bisect_left(lanes, (w + 1) * WARP, start, end)
                 if w in sampled:
-                    group = by_warp.get(w)
-                    if group is None:
-                        group = by_warp[w] = ([], [])
-                    group[0].append(lane)
-                    group[1].append(a)
-            warps = [by_warp[w] for w in sorted(by_warp)]  # in the sampled warps' order (ascending)
+                    warps.append((lanes[start:stop], picked[start:stop]))
+                start = stop
         if kind == "shared" and itemsize <= memory.BANK_BYTES:  # memory.wavefronts_per_warp, on lists
             return Accesses(np.array([_busiest_bank(addrs) for _, addrs in warps], dtype=np.int64))
         within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
-        aligned = within and not any(a % itemsize for _, addrs in warps for a in addrs)  # none straddles
+        # none straddles: whole elements of a naturally aligned array (a local one's too, as
+        # ``accesses`` counts them), else checked lane by lane
+        aligned = within and (
+            kind == "local"
+            or (kind == "global" and getattr(array, "naturally_aligned", False))
+            or not any(a % itemsize for _, addrs in warps for a in addrs)
+        )
         if kind != "shared" and aligned:
             return _few_per_warp(
                 [[a >> memory.SECTOR_SHIFT for a in addrs] for _, addrs in warps], kind == "global"
