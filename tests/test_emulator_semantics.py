@@ -986,3 +986,41 @@ def test_tests_known_when_compiling_count_nothing_and_one_value_for_all_lanes_co
     assert counted[4] == 2 * warps  # n > 0, select
     assert counted[5] == 1 * warps  # n > 0
     assert counted[6] == 3 * warps  # n > 0, its test, n < 9
+
+
+def _tiled_matmul_factory(module, tile):
+    """GPU-Puzzles' form: a factory takes the ``cuda`` module and returns the plain function the
+    caller hands to ``cuda.jit``; ``cuda`` is then a closure cell of the kernel, not a global."""
+    import numba
+
+    def call(out, a, b, size) -> None:
+        a_tile = module.shared.array((tile, tile), numba.float32)
+        b_tile = module.shared.array((tile, tile), numba.float32)
+        i = module.blockIdx.x * module.blockDim.x + module.threadIdx.x
+        j = module.blockIdx.y * module.blockDim.y + module.threadIdx.y
+        ti, tj = module.threadIdx.x, module.threadIdx.y
+        acc = 0.0
+        for t in range((size + tile - 1) // tile):
+            a_tile[ti, tj] = a[i, t * tile + tj] if i < size and t * tile + tj < size else 0
+            b_tile[ti, tj] = b[t * tile + ti, j] if j < size and t * tile + ti < size else 0
+            module.syncthreads()
+            for k in range(tile):
+                acc += a_tile[ti, k] * b_tile[k, tj]
+            module.syncthreads()
+        if i < size and j < size:
+            out[i, j] = acc
+
+    return call
+
+
+def test_a_kernel_whose_cuda_module_is_a_closure_cell_runs():
+    size, tile = 10, 8
+    a = np.arange(size * size, dtype=np.float32).reshape(size, size) / 7
+    b = a.T.copy()
+    out = np.zeros((size, size), np.float32)
+    kernel = cuda.jit(_tiled_matmul_factory(cuda, tile))
+    kernel[(2, 2), (tile, tile)](out, a, b, size)
+    assert np.allclose(out, a @ b, rtol=1e-5)
+    total = kernel.last_launch.counters.total()  # type: ignore[union-attr]
+    # two tiles per block, each thread storing one element of each: 4 blocks x 2 warps x 2 x 2
+    assert total.shared_store_requests == 4 * 2 * 2 * 2
