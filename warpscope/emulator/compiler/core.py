@@ -98,19 +98,19 @@ def _walk(tree: ast.AST) -> _Scan:
     fields_of = _CHILD_FIELDS
     while stack:
         node = pop()
-        kind = type(node)
-        if kind is ast.Name:
+        if type(node) is ast.Name:
             if type(node.ctx) is ast.Store:
                 counts[node.id] = counts.get(node.id, 0) + 1
             continue
-        if kind is ast.For and type(node.target) is ast.Name:
+        if type(node) is ast.For and type(node.target) is ast.Name:
             it = node.iter
             if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range":
                 name = node.target.id
                 scan.range_bounds.setdefault(name, []).extend(it.args)
                 scan.range_loops[name] = scan.range_loops.get(name, 0) + 1
-        elif kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+        elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             single[node.targets[0].id] = node.value
+        kind = type(node)
         fields = fields_of.get(kind)
         if fields is None:
             fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
