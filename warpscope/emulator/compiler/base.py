@@ -24,19 +24,30 @@ from warpscope.emulator.ir import (
 )
 from warpscope.emulator.source import function_source
 
+#: per node type, the fields that may hold nodes with names under them (an expression's
+#: context and operator never do, nor a string field: skipping them halves a walk)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "op", "id", "attr", "arg", "kind", "type_comment", "name", "module"})
 
-def read_names(expr: ast.AST) -> list[str]:
-    """The names ``expr`` reads: a walk by a plain stack (``ast.walk``'s generators cost more
-    than the compiling around them)."""
-    names = []
-    stack = [expr]
-    pop, push = stack.pop, stack.append
+
+def nodes_under(tree: ast.AST) -> list[ast.AST]:
+    """Every node under ``tree`` that may be or hold a name (``tree`` too), by a plain stack:
+    ``ast.walk``'s generators cost more than the compiling around them. A name's own fields
+    are not walked."""
+    out: list[ast.AST] = []
+    stack = [tree]
+    pop, push, add = stack.pop, stack.append, out.append
+    fields_of = _CHILD_FIELDS
     while stack:
         node = pop()
-        if type(node) is ast.Name:
-            names.append(node.id)
+        add(node)
+        kind = type(node)
+        if kind is ast.Name:
             continue
-        for name in node._fields:
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+        for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
@@ -44,7 +55,12 @@ def read_names(expr: ast.AST) -> list[str]:
                         push(item)
             elif isinstance(value, ast.AST):
                 push(value)
-    return names
+    return out
+
+
+def read_names(expr: ast.AST) -> list[str]:
+    """The names ``expr`` reads."""
+    return [n.id for n in nodes_under(expr) if type(n) is ast.Name]
 
 
 class CompilerBase:

@@ -7,7 +7,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from warpscope.emulator.compiler import codegen
-from warpscope.emulator.compiler.base import read_names
+from warpscope.emulator.compiler.base import nodes_under, read_names
 from warpscope.emulator.compiler.loops import Loops
 from warpscope.emulator.ir import Function
 
@@ -82,27 +82,15 @@ def _assignment_counts(tree: ast.FunctionDef) -> dict[str, int]:
     return dict(_scan(tree).counts)
 
 
-#: per node type, the fields that may hold nodes with names, loops or assignments under them
-#: (an expression's context and operator never do: skipping them halves a walk)
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-_LEAF_FIELDS = frozenset({"ctx", "op", "id", "attr", "arg", "kind", "type_comment", "name", "module"})
-
-
 def _walk(tree: ast.AST) -> _Scan:
-    """One walk of ``tree`` by a plain stack (``ast.walk``'s generators were a fifth of
-    compiling a small kernel), gathering what ``_Scan`` holds."""
+    """One walk of ``tree`` (``nodes_under``), gathering what ``_Scan`` holds."""
     scan = _Scan()
     counts, single = scan.counts, scan.single
-    stack = [tree]
-    pop, push = stack.pop, stack.append
-    fields_of = _CHILD_FIELDS
-    while stack:
-        node = pop()
+    for node in nodes_under(tree):
         if type(node) is ast.Name:
             if type(node.ctx) is ast.Store:
                 counts[node.id] = counts.get(node.id, 0) + 1
-            continue
-        if type(node) is ast.For and type(node.target) is ast.Name:
+        elif type(node) is ast.For and type(node.target) is ast.Name:
             it = node.iter
             if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range":
                 name = node.target.id
@@ -110,18 +98,6 @@ def _walk(tree: ast.AST) -> _Scan:
                 scan.range_loops[name] = scan.range_loops.get(name, 0) + 1
         elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             single[node.targets[0].id] = node.value
-        kind = type(node)
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
-        for name in fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        push(item)
-            elif isinstance(value, ast.AST):
-                push(value)
     return scan
 
 
