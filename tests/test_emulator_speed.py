@@ -522,3 +522,21 @@ def test_a_uniform_index_is_checked_wrapped_and_faulted_as_a_lanes_index():
         assert [np.broadcast_to(x, 32).tolist() for x in got] == expected
         if 0 <= i < 3 and 0 <= j < 4:
             assert got == scalar and all(type(x) is np.int64 for x in got)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.bool_])
+def test_merge_is_np_where_bit_for_bit_below_and_above_the_blend_size(dtype):
+    """``runtime.merge`` takes ``np.where`` on small chunks and a bit blend on large ones, and
+    copies each lane's bits either way: NaNs with payloads and -0.0 too, under dense, sparse,
+    empty and full masks."""
+    from warpscope.emulator.runtime import BLEND_MIN, merge
+
+    rng = np.random.default_rng(11)
+    for lanes in (32, 128, BLEND_MIN - 32, BLEND_MIN, 2 * BLEND_MIN):
+        raw = rng.integers(0, 256, size=(2, lanes * np.dtype(dtype).itemsize), dtype=np.uint8)
+        new, old = (r.view(dtype) if dtype is not np.bool_ else r.astype(bool) for r in raw)
+        for density in (0.0, 0.01, 0.5, 1.0):
+            active = rng.random(lanes) < density
+            got = merge(Mask(active), new, old)
+            want = np.where(active, new, old)
+            assert got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -62,6 +62,12 @@ class Frame:
             self.defined_on.pop(name, None)
 
 
+#: lanes from which ``merge`` blends bits rather than calling ``np.where``: below, numpy's
+#: calls cost more than ``where``'s mispredicted branches (half the lanes active at random:
+#: 1.0 against 3.3 µs at 128 lanes, 7.3 against 8.8 at 8,192; the blend wins at 65,536)
+BLEND_MIN = 32_768
+
+
 def merge(mask: Mask, new: Any, old: Any) -> Any:
     """``new`` on the active lanes, ``old`` elsewhere (tuples element by element)."""
     if isinstance(new, tuple):
@@ -81,6 +87,8 @@ def merge(mask: Mask, new: Any, old: Any) -> Any:
             lanes = mask.lanes
             out[lanes] = new[lanes]
             return out
+        if new.size < BLEND_MIN:
+            return np.where(mask.arr, new, old)
         bits = f"u{new.dtype.itemsize}"
         n, o = new.view(bits), old.view(bits)
         return (o ^ ((n ^ o) & mask.select(new.dtype.itemsize))).view(new.dtype)

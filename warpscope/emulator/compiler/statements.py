@@ -334,13 +334,14 @@ def branch(
     site.branches += mask.warps
     if not np.ndim(cond):
         return then(run, frame, mask) if cond else orelse(run, frame, mask)
-    cond = cond.astype(bool, copy=False)
-    m_then, m_else = Mask(mask.arr & cond), Mask(mask.arr & ~cond)
-    site.divergent_branches += int(np.count_nonzero(m_then.warp_any & m_else.warp_any))
-    if not m_else:
+    taken = mask.arr & cond.astype(bool, copy=False)
+    m_then = Mask(taken)
+    if m_then.threads == mask.threads:  # every lane one way: no divergence, the mask kept
         return then(run, frame, mask)
     if not m_then:
         return orelse(run, frame, mask)
+    m_else = Mask(mask.arr ^ taken)  # the lanes of ``mask`` not taken (``taken`` is within it)
+    site.divergent_branches += int(np.count_nonzero(m_then.warp_any & m_else.warp_any))
     out_then = then(run, frame, m_then)
     out_else = orelse(run, frame, m_else)
     if out_then is m_then and out_else is m_else:
