@@ -95,8 +95,7 @@ def arithmetic_op(value: Any) -> Op:
     dtype = getattr(value, "dtype", None)
     if dtype is None:
         return Op.FMA if isinstance(value, float) else Op.ALU
-    if dtype == np.float32 or dtype == np.float16:
-        return Op.FMA
-    if dtype == np.float64:
-        return Op.FP64
-    return Op.ALU
+    return _PIPE_OF.get(dtype, Op.ALU)  # a dict: dtype comparisons cost more (once per operation)
+
+
+_PIPE_OF = {np.dtype(np.float32): Op.FMA, np.dtype(np.float16): Op.FMA, np.dtype(np.float64): Op.FP64}

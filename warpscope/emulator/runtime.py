@@ -74,6 +74,8 @@ def merge(mask: Mask, new: Any, old: Any) -> Any:
         return tuple(merge(mask, n, o) for n, o in zip(new, old))
     if not isinstance(new, (np.ndarray, np.generic)) or not isinstance(old, (np.ndarray, np.generic)):
         return new  # arrays and views: a name bound to one array for every lane
+    if mask.arr.size < BLEND_MIN:
+        return np.where(mask.arr, new, old)
     if (
         isinstance(new, np.ndarray)
         and isinstance(old, np.ndarray)
@@ -87,8 +89,6 @@ def merge(mask: Mask, new: Any, old: Any) -> Any:
             lanes = mask.lanes
             out[lanes] = new[lanes]
             return out
-        if new.size < BLEND_MIN:
-            return np.where(mask.arr, new, old)
         bits = f"u{new.dtype.itemsize}"
         n, o = new.view(bits), old.view(bits)
         return (o ^ ((n ^ o) & mask.select(new.dtype.itemsize))).view(new.dtype)
