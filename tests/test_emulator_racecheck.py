@@ -433,3 +433,45 @@ def test_stores_whose_ranges_overlap_race_and_those_that_do_not_do_not(lanes):
     (h,) = overlapping.hazards
     assert (h.kind, h.space, h.array) == ("WAW", "global", "out")
     assert h.count > 0  # passes k and k + 2 write half the threads' elements of each other
+
+
+@cuda.jit
+def few_stores(out, same):
+    t = cuda.threadIdx.x
+    if t < 2:  # two lanes of a block of 64: a sparse mask
+        if same:
+            out[0] = t  # one address for both lanes: they race (WAW)
+        else:
+            out[t] = t
+    if t == 5:
+        out[3] = 7  # alone on its word
+
+
+@pytest.mark.parametrize("same", [True, False])
+def test_a_few_stores_are_judged_alike_by_words_in_a_set_and_by_the_table(monkeypatch, same):
+    """An interval of a few lanes' accesses is told race-free by their words in a set
+    (``race.FEW_WORDS``), a store of one address by several lanes included; the hazards are
+    those of the table every larger interval goes through."""
+    from warpscope.emulator import race
+
+    runs = []
+    for few in (race.FEW_WORDS, 0):  # the set, then the table
+        monkeypatch.setattr(race, "FEW_WORDS", few)
+        out = np.zeros(4, dtype=np.int64)
+        with using(Settings(timing=False)):
+            launch = few_stores[1, 64](out, same)
+        runs.append((out.tolist(), launch.hazards))
+    assert runs[0] == runs[1]
+    out, hazards = runs[0]
+    assert out == ([1, 0, 0, 7] if same else [0, 1, 0, 7])
+    if same:
+        (h,) = hazards
+        assert (h.kind, h.space, h.array, h.first_thread, h.second_thread) == (
+            "WAW",
+            "global",
+            "out",
+            (0, 0, 0),
+            (1, 0, 0),
+        )
+    else:
+        assert hazards == []
