@@ -197,6 +197,17 @@ def seed_cache(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(autouse=True)
+def _no_launch_left_timing():
+    """A big launch a test made and never read the timing of is timed on the timing thread
+    (``timing.overlap``): waited for before the next test, so it cannot run beside a test
+    that changes the timing model's state."""
+    yield
+    overlap = sys.modules.get("warpscope.emulator.timing.overlap")
+    if overlap is not None:
+        overlap.wait()
+
+
 @pytest.fixture(scope="session")
 def emulated_seed(seed_cache):
     """The session's seed emulation (``seed_cache``) as a saved profile: (path, Profile)."""

@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from warpscope.emulator import cuda
 from warpscope.emulator.kernel import Launch, Settings, recording, using
-from warpscope.emulator.timing import POLICIES, compiled
+from warpscope.emulator.timing import POLICIES, compiled, overlap
 from warpscope.emulator.workloads import seed
 
 pytest.importorskip("numba", reason="the compiled model needs numba (the test extras install it)")
@@ -70,6 +71,39 @@ def test_every_corpus_file_times_the_same_compiled(monkeypatch, path):
         reference = _timed(monkeypatch, "0", lambda: harness.run_warpscope(path))
         fast = _timed(monkeypatch, "1", lambda: harness.run_warpscope(path))
     _assert_same(reference, fast)
+
+
+@pytest.mark.parametrize("overlap_min", [0, 20_000])
+def test_launches_timed_on_the_timing_thread_measure_what_inline_timing_does(monkeypatch, overlap_min):
+    """A big launch timed on the timing thread while the next launches run (every launch, or
+    only those of 20,000 traced instructions and more, the others timed inline after waiting
+    for it) gets the very result of timing each launch where it is made, in launch order."""
+    monkeypatch.setenv("WARPSCOPE_JIT", "1")
+    with using(Settings(timing=True)):
+        monkeypatch.setattr(overlap, "OVERLAP_MIN", 1 << 62)
+        inline = _timed(monkeypatch, "1", lambda: seed.main(64))
+        monkeypatch.setattr(overlap, "OVERLAP_MIN", overlap_min)
+        overlapped = _timed(monkeypatch, "1", lambda: seed.main(64))
+    handed = [l for l in overlapped if l._timing_job is not None]
+    assert all(l._timing_job is None for l in inline)
+    if overlap_min == 0:
+        assert len(handed) == len(overlapped)
+    else:  # some of each: the seed at 1/64 has launches of both sizes
+        assert 0 < len(handed) < len(overlapped)
+    _assert_same(inline, overlapped)
+    assert all(l._timing_job is None for l in overlapped)  # read once, kept
+
+
+def test_synchronize_waits_for_the_timing_thread(monkeypatch):
+    """``cuda.synchronize()`` returns once every launch handed to the timing thread is timed:
+    a script timing its launches up to it counts their timing."""
+    monkeypatch.setenv("WARPSCOPE_JIT", "1")
+    monkeypatch.setattr(overlap, "OVERLAP_MIN", 0)
+    with using(Settings(timing=True)), recording() as launches:
+        seed.main(256)
+        cuda.synchronize()
+        jobs = [l._timing_job for l in launches]
+    assert jobs and all(job is not None and job.done() for job in jobs)
 
 
 def test_small_launches_stay_in_python_until_the_model_is_loaded(monkeypatch):

@@ -18,6 +18,7 @@ from warpscope.emulator import device_api
 from warpscope.emulator.device_api import CudaNamespace
 from warpscope.emulator.errors import users
 from warpscope.emulator.kernel import jit
+from warpscope.emulator.timing import overlap
 
 
 class DeviceArray(np.ndarray):
@@ -77,14 +78,18 @@ def mapped_array_like(ary: np.ndarray, **_: Any) -> DeviceArray:
 
 
 def synchronize() -> None:
-    """Launches run to completion when called: nothing to wait for."""
+    """Launches run to completion when called; waits for the timing of big ones, which may
+    still be running on the timing thread (``timing.overlap``): a script that times its
+    launches up to here counts their timing too."""
+    overlap.wait()
 
 
 class Stream:
     """``cuda.stream()``: launches run in order when called, so a stream only has to exist."""
 
     def synchronize(self) -> None:
-        """Nothing is in flight."""
+        """Nothing is in flight but timings (``synchronize``)."""
+        overlap.wait()
 
     @contextlib.contextmanager
     def auto_synchronize(self) -> Iterator[Stream]:

@@ -14,6 +14,7 @@ import gc
 import os
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +29,7 @@ from warpscope.emulator.ir import Function, exec_block, scalar
 from warpscope.emulator.race import Hazard, RaceCheck, independent_threads
 from warpscope.emulator.runtime import BarrierWarning, Frame, Run
 from warpscope.emulator.simt import Counters, chunk_for
-from warpscope.emulator.timing import TimingResult, simulate, timing_for
+from warpscope.emulator.timing import TimingResult, overlap, simulate, timing_for
 from warpscope.emulator.trace import Trace
 
 
@@ -90,10 +91,27 @@ class Launch:
     arch: str
     counters: Counters
     lines: dict[int, str] = field(default_factory=dict)
-    timing: TimingResult | None = None
     hazards: list[Hazard] = field(default_factory=list)  # races found (empty: none, or not checked)
     racecheck: bool = False  # races were looked for
     barrier_warnings: list[BarrierWarning] = field(default_factory=list)  # divergent barriers
+    _timing: TimingResult | None = field(default=None, init=False, repr=False)
+    _timing_job: Future[TimingResult] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def timing(self) -> TimingResult | None:
+        """What the timing model measured (None: not timed). A big launch may still be being
+        timed on the timing thread (``timing.overlap``): reading this waits for it."""
+        job = self._timing_job
+        if job is not None:
+            self._timing, self._timing_job = job.result(), None
+        return self._timing
+
+    @timing.setter
+    def timing(self, value: TimingResult | Future[TimingResult] | None) -> None:
+        if isinstance(value, Future):
+            self._timing, self._timing_job = None, value
+        else:
+            self._timing, self._timing_job = value, None
 
 
 class _Recorder(list):
@@ -301,23 +319,33 @@ class Kernel(JitFunction):
             barrier_warnings=[warnings[k] for k in sorted(warnings)] + _stale_reads(race),
         )
         if trace is not None:
-            started = time.perf_counter()
-            record.timing = simulate(
-                trace,
-                fn.table.insts,
-                arch,
-                threads,
-                record.registers,
-                record.static_shared,
-                dynamic_shared,
-                record.barriers,
-                settings.policy,
+            record.timing = overlap.run(
+                functools.partial(
+                    _timed,
+                    trace,
+                    fn.table.insts,
+                    arch,
+                    threads,
+                    record.registers,
+                    record.static_shared,
+                    dynamic_shared,
+                    record.barriers,
+                    settings.policy,
+                ),
+                trace.traced,
             )
-            record.timing.wall_s = time.perf_counter() - started
         self.last_launch = record
         for r in _RECORDERS.get():
             r.append(record)
         return record
+
+
+def _timed(trace: Trace, table: list[Any], *args: Any) -> TimingResult:
+    """``simulate``'s result with the host time it took."""
+    started = time.perf_counter()
+    result = simulate(trace, table, *args)
+    result.wall_s = time.perf_counter() - started
+    return result
 
 
 class _CollectorPaused:
