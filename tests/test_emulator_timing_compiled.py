@@ -1,13 +1,16 @@
 """The compiled timing model (``timing/compiled.py``, ``timing/jit_sm.py``) measures what the
 reference (``timing/sm.py``, plain Python) measures: the same cycles, counters, stall
 cycles and timeline rows, launch for launch, on the seed workload under every scheduler
-policy and on every file of the numba corpus; and without numba the reference runs."""
+policy and on every file of the numba corpus; and without numba the reference runs. Launches
+timed on the timing thread (``timing/overlap.py``) measure what launches timed inline do."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +107,44 @@ def test_synchronize_waits_for_the_timing_thread(monkeypatch):
         cuda.synchronize()
         jobs = [l._timing_job for l in launches]
     assert jobs and all(job is not None and job.done() for job in jobs)
+
+
+def test_a_timing_that_fails_on_the_thread_fails_where_it_is_read(monkeypatch):
+    """An exception in a job on the timing thread is its future's, raised where that launch's
+    timing is read; the thread goes on with the next job, and once idle a small launch is
+    timed where it is made again."""
+    monkeypatch.setenv("WARPSCOPE_JIT", "1")
+
+    def fails() -> None:
+        raise RuntimeError("no warp can ever issue again")
+
+    failed = overlap.run(fails, overlap.OVERLAP_MIN)
+    after = overlap.run(lambda: "timed", overlap.OVERLAP_MIN)
+    overlap.wait()  # waits, raises nothing
+    assert isinstance(failed, Future) and isinstance(failed.exception(), RuntimeError)
+    assert isinstance(after, Future) and after.result() == "timed"
+    assert overlap.run(lambda: "inline", 1) == "inline"
+
+
+FORKED = """
+import os, sys
+os.environ["WARPSCOPE_JIT"] = "1"
+from warpscope.emulator.timing import overlap
+overlap.run(lambda: 1, overlap.OVERLAP_MIN).result()  # the parent's timing thread started
+pid = os.fork()
+if pid == 0:  # the child has no timing thread: a new one times its launch
+    os._exit(0 if overlap.run(lambda: 2, overlap.OVERLAP_MIN).result() == 2 else 1)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")
+def test_a_forked_child_times_its_launches_on_a_thread_of_its_own():
+    """After a fork the child starts its own timing thread (the parent's is not in it): its
+    big launches are timed, never left waiting."""
+    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_small_launches_stay_in_python_until_the_model_is_loaded(monkeypatch):

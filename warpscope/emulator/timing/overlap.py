@@ -16,10 +16,12 @@ than handing it to a thread.
 
 from __future__ import annotations
 
+import os
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from warpscope.emulator.timing import compiled
 
@@ -29,22 +31,28 @@ OVERLAP_MIN = 100_000
 
 T = TypeVar("T")
 _lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
-_last: Future | None = None  # the last launch handed to the timing thread
+# the timing thread's queue (None: no thread yet). Not a ThreadPoolExecutor: its thread is
+# joined at exit after every queued job, so a program stopped (Ctrl-C, an error) would wait
+# for timings nobody reads; a daemon thread is dropped with the process instead
+_jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]] | None = None
+_last: Future[Any] | None = None  # the last launch handed to the timing thread
 
 
 def run(job: Callable[[], T], traced: int) -> T | Future[T]:
     """``job()`` (a launch's timing), or a ``Future`` of it from the timing thread: for a big
     launch where the compiled model is at hand, and for any launch while the thread is still
     timing one (queued behind it, so the program does not wait); either way in launch order."""
-    global _executor, _last
+    global _jobs, _last
     with _lock:
         busy = _last is not None and not _last.done()  # done: so is every job before it
         if busy or (traced >= OVERLAP_MIN and compiled.numba_available()):
-            if _executor is None:
-                _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warpscope-timing")
-            _last = _executor.submit(job)  # one worker: after the ones before it
-            return _last
+            if _jobs is None:
+                _jobs = queue.SimpleQueue()
+                threading.Thread(target=_work, args=(_jobs,), name="warpscope-timing", daemon=True).start()
+            future: Future[T] = Future()
+            _jobs.put((future, job))
+            _last = future
+            return future
         _last = None
     return job()
 
@@ -57,3 +65,25 @@ def wait() -> None:
         pending, _last = _last, None
     if pending is not None:
         pending.exception()
+
+
+def _work(jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]]) -> None:
+    """The timing thread: each job in turn, its result or exception into its future."""
+    while True:
+        future, job = jobs.get()
+        try:
+            result = job()
+        except BaseException as e:  # every future resolved: a reader never waits forever
+            future.set_exception(e)
+        else:
+            future.set_result(result)
+
+
+def _forget_thread() -> None:
+    """In a forked child: the timing thread is not there (a new one starts when needed)."""
+    global _jobs, _last, _lock
+    _jobs, _last, _lock = None, None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_forget_thread)
