@@ -97,14 +97,23 @@ def test_launches_timed_on_the_timing_thread_measure_what_inline_timing_does(mon
     assert all(l._timing_job is None for l in overlapped)  # read once, kept
 
 
-def test_synchronize_waits_for_the_timing_thread(monkeypatch):
-    """``cuda.synchronize()`` returns once every launch handed to the timing thread is timed:
-    a script timing its launches up to it counts their timing."""
+@pytest.mark.parametrize(
+    "settle",
+    [
+        pytest.param(lambda: cuda.synchronize(), id="synchronize"),
+        pytest.param(lambda: cuda.stream().synchronize(), id="stream"),
+        pytest.param(lambda: cuda.event().record(), id="event-record"),
+    ],
+)
+def test_synchronize_and_events_wait_for_the_timing_thread(monkeypatch, settle):
+    """``cuda.synchronize()`` (a stream's too) returns, and an event records its time, once
+    every launch handed to the timing thread is timed: a script timing its launches up to
+    there counts their timing."""
     monkeypatch.setenv("WARPSCOPE_JIT", "1")
     monkeypatch.setattr(overlap, "OVERLAP_MIN", 0)
     with using(Settings(timing=True)), recording() as launches:
         seed.main(256)
-        cuda.synchronize()
+        settle()
         jobs = [l._timing_job for l in launches]
     assert jobs and all(job is not None and job.done() for job in jobs)
 

@@ -140,17 +140,20 @@ def get_current_device() -> Device:
 
 
 class Event:
-    """``cuda.event()``: the host's clock when recorded (launches finish when called, so the
-    time between two events is what the emulator took, not what a GPU would)."""
+    """``cuda.event()``: the host's clock when recorded (launches finish when called, and a
+    record waits for the timing thread, so the time between two events is what the emulator
+    took, timing included, not what a GPU would)."""
 
     def __init__(self, timing: bool = True) -> None:
         self._at: float | None = None
 
     def record(self, stream: Any = 0) -> None:
+        overlap.wait()
         self._at = time.perf_counter()
 
     def synchronize(self) -> None:
-        """Nothing is in flight."""
+        """Nothing is in flight but timings (``synchronize``)."""
+        overlap.wait()
 
     def wait(self, stream: Any = 0) -> None:
         """Nothing is in flight."""
@@ -187,7 +190,8 @@ class Context:
         """Nothing to free."""
 
     def synchronize(self) -> None:
-        """Nothing is in flight."""
+        """Nothing is in flight but timings (``synchronize``)."""
+        overlap.wait()
 
 
 class _Gpus:
