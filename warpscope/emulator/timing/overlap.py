@@ -60,9 +60,8 @@ def run(job: Callable[[], T], traced: int) -> T | Future[T]:
 def wait() -> None:
     """Return once every launch handed to the timing thread is timed (what a program's run
     costs with its timings: ``warpscope emulate`` reads them all before its report)."""
-    global _last
     with _lock:
-        pending, _last = _last, None
+        pending = _last  # left in place: a launch made meanwhile still queues behind it
     if pending is not None:
         pending.exception()
 
