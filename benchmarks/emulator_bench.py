@@ -94,16 +94,13 @@ def main():
 
 SEED_WORKLOAD = """
 import sys, time
+from warpscope.emulator import cuda
 from warpscope.emulator.kernel import SETTINGS
 from warpscope.emulator.workloads import seed
 SETTINGS.timing = sys.argv[1] == "on"
 start = time.perf_counter()
 seed.main(int(sys.argv[2]))
-try:  # the timings still on the timing thread (a tree before it: none)
-    from warpscope.emulator.timing import overlap
-    overlap.wait()
-except ImportError:
-    pass
+cuda.synchronize()  # the timings still on the timing thread (in a tree before it, a no-op)
 print(time.perf_counter() - start)
 """
 
@@ -232,6 +229,7 @@ def corpus_worker(engine: str, out: str, timeout: float) -> None:
     signal.signal(signal.SIGALRM, stop)
     compiling = [0.0]  # seconds the running file's kernels took to compile
     if engine == "warpscope":  # as WARPSCOPE_TIMING says, also on a warpscope that predates it
+        from warpscope.emulator import cuda
         from warpscope.emulator.kernel import SETTINGS, Kernel
 
         SETTINGS.timing = os.environ.get("WARPSCOPE_TIMING", "1") != "0"
@@ -260,7 +258,7 @@ def corpus_worker(engine: str, out: str, timeout: float) -> None:
             started = time.perf_counter()
             module.main()
             if engine == "warpscope":  # what the file's timings cost (a big launch's may be on
-                _wait_for_timings()  # the timing thread still: warpscope emulate waits too)
+                cuda.synchronize()  # the timing thread still: warpscope emulate waits too)
             times[path.stem] = time.perf_counter() - started
             compiled[path.stem] = compiling[0]
         except BaseException as e:  # a file numba cannot run (or over the timeout) is reported, not fatal
@@ -271,15 +269,6 @@ def corpus_worker(engine: str, out: str, timeout: float) -> None:
             sys.modules.pop(name, None)
     Path(out).write_text(json.dumps(times))
     Path(out + ".compile").write_text(json.dumps(compiled))
-
-
-def _wait_for_timings() -> None:
-    """``timing.overlap.wait()``, where the warpscope measured has it."""
-    try:
-        from warpscope.emulator.timing import overlap
-    except ImportError:
-        return
-    overlap.wait()
 
 
 def corpus(repeat: int, timeout: float) -> None:

@@ -78,9 +78,10 @@ def test_every_corpus_file_times_the_same_compiled(monkeypatch, path):
 
 @pytest.mark.parametrize("overlap_min", [0, 20_000])
 def test_launches_timed_on_the_timing_thread_measure_what_inline_timing_does(monkeypatch, overlap_min):
-    """A big launch timed on the timing thread while the next launches run (every launch, or
-    only those of 20,000 traced instructions and more, the others timed inline after waiting
-    for it) gets the very result of timing each launch where it is made, in launch order."""
+    """Launches timed on the timing thread while the next launches run (every launch, or
+    those of 20,000 traced instructions and more and those made while the thread is busy, the
+    others timed where they are made) get the very result of timing each launch where it is
+    made, in launch order."""
     monkeypatch.setenv("WARPSCOPE_JIT", "1")
     with using(Settings(timing=True)):
         monkeypatch.setattr(overlap, "OVERLAP_MIN", 1 << 62)
