@@ -158,6 +158,7 @@ def _simulate(
     flat = trace.flat() if jit else None  # the compiled model's input
     streams = None if jit else trace.streams  # the reference model's
     sectors = compiled.Sectors(flat.sectors) if flat is not None else None
+    gathered = compiled.Gathered(table, flat) if flat is not None and len(trace.per_sm) > 1 else None
     wpb = trace.warps_per_block
     parts = list(_parts(trace.per_sm, wpb))
     fractions = None if flat is None else _flat_fractions(grid_loads, grid_stores, flat, parts, active_sms)
@@ -176,7 +177,7 @@ def _simulate(
                 compiled.run(
                     t,
                     table,
-                    compiled.Part(flat, sectors, part, blocks, wpb),
+                    compiled.Part(flat, sectors, part, blocks, wpb, gathered),
                     max_blocks,
                     max_warps,
                     l1_bytes // 32,

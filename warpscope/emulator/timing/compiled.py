@@ -147,9 +147,9 @@ def run(
     p[j.P_DISPATCH_STEP], p[j.P_FIRST_DISPATCH] = max(1, round(dispatch_interval)), first_dispatch
     p[j.P_TL_LIMIT], p[j.P_L1_CAP] = timeline_limit, max(1, l1_sectors)
     packed = _pack(table, part)
-    ids, sectors = packed["sector_ids"], packed["sectors"]
-    ft_load = first_touch(ids, load_fraction)
-    ft_store = first_touch(ids, store_fraction)
+    sectors = packed["sectors"]
+    ft_load = part.sectors.first_touch(load_fraction)
+    ft_store = part.sectors.first_touch(store_fraction)
     tl = np.empty((timeline_limit, 7), np.int64)
     s = np.zeros(j.N_S, np.int64)
     f = np.zeros(4)
@@ -275,6 +275,28 @@ class Sectors:
         self.ids = ordered[new]
         self.dense = np.empty(ordered.size, dtype=np.int64)
         self.dense[order] = np.cumsum(new) - 1
+        self._first_touch: dict[float, np.ndarray] = {}
+
+    def first_touch(self, fraction: float) -> np.ndarray:
+        """``memory.first_touch`` of these ids, once per fraction: a small grid's SMs (up to
+        eight, each timed by its own call) mostly share theirs. Read-only in ``run_sm``."""
+        hit = self._first_touch.get(fraction)
+        if hit is None:
+            hit = self._first_touch[fraction] = first_touch(self.ids, fraction)
+        return hit
+
+
+class Gathered:
+    """Per position of a launch's flat trace, its instruction's count, destination and
+    sources' offsets (``_table``'s arrays indexed by the positions' instructions), gathered
+    once for all its SMs: each SM's are slices (views) of these."""
+
+    def __init__(self, table: list[Inst], flat: Flat) -> None:
+        inst_n, inst_dst, inst_src, self.src_list, self.values = _table(table)
+        insts = flat.insts
+        self.ns = inst_n[insts]
+        self.dsts = inst_dst[insts]
+        self.src_off = np.stack([inst_src[insts], inst_src[insts + 1]], axis=1)
 
 
 @dataclass
@@ -287,6 +309,7 @@ class Part:
     streams: range
     blocks: list[int]
     warps_per_block: int
+    gathered: Gathered | None = None  # the launch's, where its SMs share it (else ``_pack`` gathers)
 
 
 def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
@@ -303,23 +326,21 @@ def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
     block_nw = np.full(n_blocks, part.warps_per_block, np.int64)
     block_w0 = np.arange(n_blocks, dtype=np.int64) * part.warps_per_block
     at = slice(first, starts[-1])
-    insts = f.insts[at]
-    inst_n, inst_dst, inst_src, src_list, values = _table(table)
+    g = part.gathered if part.gathered is not None else Gathered(table, f)
     return {
         "warps": warps,
         "block_w0": block_w0,
         "block_nw": block_nw,
         "block_index": np.array(part.blocks, np.int64),
         "ops": f.ops[at],
-        "ns": inst_n[insts],
-        "dsts": inst_dst[insts],
-        "src_off": np.stack([inst_src[insts], inst_src[insts + 1]], axis=1),
-        "src_list": src_list,
+        "ns": g.ns[at],
+        "dsts": g.dsts[at],
+        "src_off": g.src_off[at],
+        "src_list": g.src_list,
         "units": f.units[at],
         "sec_off": f.sec_off[at],
         "sectors": part.sectors.dense,
-        "sector_ids": part.sectors.ids,
-        "values": values,
+        "values": g.values,
     }
 
 
