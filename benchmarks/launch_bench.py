@@ -3,8 +3,9 @@
 Times, in a fresh process per tree, CPU time per launch of an empty kernel (one warp: the
 launch path alone) and of a three-statement kernel (one warp), with the timing model off
 and on (with timing also with the timing memo off: every launch simulated, as a launch whose
-trace differs from the last 64 is), and the first launch of a newly decorated kernel (its
-compilation), for this tree
+trace differs from the last 64 is), the first launch of a newly decorated kernel (its
+compilation), and that of a 12-block kernel with timing through the compiled model (a small
+grid is timed on up to eight SMs, a call each), for this tree
 and for warpscope at ``--baseline REF`` (a temporary git worktree), alternated ``--repeat``
 times, best kept, side by side with the ratio (target: <= 50 µs for the empty launch).
 
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET_US = 50.0
 
 CHILD = """
-import json, sys, time
+import json, os, sys, time
 import numpy as np
 from warpscope.emulator import cuda
 from warpscope.emulator.kernel import Settings, using
@@ -71,6 +72,26 @@ with using(Settings(timing=False, racecheck=False)):
         k[1, 32](a)
         compiles.append(time.process_time() - started)
     out["first launch of a new kernel (ms)"] = min(compiles) * 1e3
+
+
+def grid3d(vol):  # a small 3-D grid: 12 blocks, timed on eight SMs of one block each
+    x, y, z = cuda.grid(3)
+    if x < vol.shape[2] and y < vol.shape[1] and z < vol.shape[0]:
+        vol[z, y, x] = x + 10 * y + 100 * z
+
+
+os.environ["WARPSCOPE_JIT"] = "1"  # the compiled timing model (its load: the warm-up launch)
+vol = np.zeros((5, 6, 7), np.int32)
+with using(Settings(timing=True, racecheck=False)):
+    cuda.jit(grid3d)[(2, 2, 3), (4, 4, 2)](vol)
+    firsts = []
+    for _ in range(20):
+        k = cuda.jit(grid3d)  # a new kernel each time: compiled, traced and simulated afresh
+        started = time.process_time()
+        k[(2, 2, 3), (4, 4, 2)](vol)
+        cuda.synchronize()
+        firsts.append(time.process_time() - started)
+    out["first launch, 12 blocks, timing on (ms)"] = min(firsts) * 1e3
 print(json.dumps(out))
 """
 
@@ -117,7 +138,7 @@ def main() -> None:
     print(f"{'measure':<42}{args.baseline:>10}{'now':>10}{'then/now':>10}")
     for k, now in best["now"].items():
         then = best["then"][k]
-        print(f"{k:<42}{then:>10.1f}{now:>10.1f}{then / now:>9.2f}x")
+        print(f"{k:<42}{then:>10.2f}{now:>10.2f}{then / now:>9.2f}x")
     empty = best["now"]["empty launch, timing off (µs)"], best["now"]["empty launch, timing on (µs)"]
     print(
         f"fixed cost of a launch: {empty[0]:.1f} µs without timing, {empty[1]:.1f} µs with (target <= {TARGET_US:.0f} µs)"
