@@ -88,6 +88,21 @@ def test_many_warps_on_banks_of_their_own_or_not_match_lane_by_lane_count(warps)
     assert memory.shared_wavefronts(_rows(warps, 4), 4) == _wavefronts_reference(warps, 4)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 3), st.lists(lanes, min_size=1, max_size=4), st.sampled_from([1, 2, 4]), st.booleans())
+def test_few_warps_shared_count_on_lists_equals_numpys(blocks, warps, itemsize, same):
+    """A few warps' shared access is counted on Python lists (``_few_shared_wavefronts``):
+    the same wavefronts and ideal wavefronts as the numpy path, blocks agreeing or not."""
+    one = _rows(warps, itemsize)
+    rows = np.concatenate([one if same or b == 0 else one[:, ::-1] for b in range(blocks)])
+    few = memory._few_shared_wavefronts(rows.tolist(), itemsize, blocks)
+    kept, memory.FEW_SHARED_ROWS = memory.FEW_SHARED_ROWS, 0
+    try:
+        assert few == memory.shared_wavefronts(rows, itemsize, blocks)
+    finally:
+        memory.FEW_SHARED_ROWS = kept
+
+
 def test_textbook_patterns():
     lane = np.arange(32, dtype=np.int64)[None, :]
     assert memory.global_sectors(lane * 4, 4) == 4  # coalesced float
