@@ -94,7 +94,10 @@ def test_few_warps_shared_count_on_lists_equals_numpys(blocks, warps, itemsize, 
     """A few warps' shared access is counted on Python lists (``_few_shared_wavefronts``):
     the same wavefronts and ideal wavefronts as the numpy path, blocks agreeing or not."""
     one = _rows(warps, itemsize)
-    rows = np.concatenate([one if same or b == 0 else one[:, ::-1] for b in range(blocks)])
+    # blocks that disagree: the same lanes active, offsets scaled (other banks, other conflicts)
+    rows = np.concatenate(
+        [one if same or b == 0 else np.where(one >= 0, one * (b + 1), -1) for b in range(blocks)]
+    )
     few = memory._few_shared_wavefronts(rows.tolist(), itemsize, blocks)
     kept, memory.FEW_SHARED_ROWS = memory.FEW_SHARED_ROWS, 0
     try:
