@@ -129,15 +129,20 @@ def _few_shared_wavefronts(rows: list[list[int]], itemsize: int, blocks: int) ->
             continue
         lanes = sum(1 for a in row if a >= 0)
         ideal += max(1, -(-lanes * itemsize // PHASE_BYTES))
-        banks = [w % BANKS for w in words]
-        if len(set(banks)) == len(banks):  # every word on a bank of its own
-            wavefronts += 1
-            continue
-        per_bank = [0] * BANKS
-        for b in banks:
-            per_bank[b] += 1
-        wavefronts += max(per_bank)
+        wavefronts += busiest_bank_of(words)
     return repeat * wavefronts, repeat * ideal
+
+
+def busiest_bank_of(words: set[int]) -> int:
+    """The most distinct words any one bank is asked for, of one warp's distinct (non-negative)
+    words: its wavefronts for an access of up to a word (0 where none is asked)."""
+    banks = [w % BANKS for w in words]
+    if len(set(banks)) == len(banks):  # every word on a bank of its own (or none asked)
+        return 1 if banks else 0
+    per_bank = [0] * BANKS
+    for b in banks:
+        per_bank[b] += 1
+    return max(per_bank)
 
 
 def wavefronts_per_warp(offsets: np.ndarray, itemsize: int) -> np.ndarray:
@@ -162,16 +167,7 @@ def wavefronts_per_warp(offsets: np.ndarray, itemsize: int) -> np.ndarray:
 def _busiest_bank(words: np.ndarray) -> np.ndarray:
     """Per row, the largest number of distinct words any one bank is asked for."""
     if words.shape[0] <= FEW_WARPS:
-        busiest = []
-        for row in words.tolist():
-            asked = [w % BANKS for w in {w for w in row if w >= 0}]
-            if len(set(asked)) == len(asked):  # every word on a bank of its own (or none asked)
-                busiest.append(1 if asked else 0)
-                continue
-            per_bank = [0] * BANKS
-            for b in asked:
-                per_bank[b] += 1
-            busiest.append(max(per_bank))
+        busiest = [busiest_bank_of({w for w in row if w >= 0}) for row in words.tolist()]
         return np.array(busiest, dtype=np.int64)
     valid = words >= 0
     active = np.count_nonzero(valid, axis=1)

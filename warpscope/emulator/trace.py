@@ -431,7 +431,12 @@ class Trace:
                     warps.append((lanes[start:stop], picked[start:stop]))
                 start = stop
         if kind == "shared" and itemsize <= memory.BANK_BYTES:  # memory.wavefronts_per_warp, on lists
-            return Accesses(np.array([_busiest_bank(addrs) for _, addrs in warps], dtype=np.int64))
+            return Accesses(
+                np.array(
+                    [memory.busiest_bank_of({a // memory.BANK_BYTES for a in addrs}) for _, addrs in warps],
+                    dtype=np.int64,
+                )
+            )
         within = itemsize <= memory.SECTOR_BYTES and not memory.SECTOR_BYTES % itemsize
         # none straddles: whole elements of a naturally aligned array (a local one's too, as
         # ``accesses`` counts them), else checked lane by lane
@@ -547,15 +552,6 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     new = valid
     new[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
-
-
-def _busiest_bank(offsets: list[int]) -> int:
-    """The largest number of distinct words one bank is asked for by a warp's active lanes'
-    byte offsets, for accesses of up to a word."""
-    per_bank = [0] * memory.BANKS
-    for word in {a // memory.BANK_BYTES for a in offsets}:
-        per_bank[word % memory.BANKS] += 1
-    return max(per_bank)
 
 
 def _few_per_warp(rows: list[list[int]], keep_ids: bool) -> Accesses:
