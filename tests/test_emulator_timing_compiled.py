@@ -213,6 +213,67 @@ def test_the_load_costs_less_once_numba_is_imported(monkeypatch):
     assert compiled.load_cost() == compiled.LOAD_S + compiled.IMPORT_S
 
 
+LIGHT = """
+import json, sys
+import numba  # before the load: what rent or buy prices as ``LOAD_S``
+from warpscope.emulator.kernel import recording
+from warpscope.emulator.timing import compiled
+from warpscope.emulator.workloads import seed
+with recording() as launches:
+    seed.main(256)
+print(json.dumps({
+    "registries": "numba.np.linalg" in sys.modules,  # what numba's full refresh imports
+    "loaded": compiled._run_sm is not None,
+    "timings": [[l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
+                for l in launches],
+}))
+"""
+
+
+def test_a_later_process_loads_the_model_from_the_cache_without_numbas_full_refresh(monkeypatch):
+    """Loading the cached model skips numba's target refresh (its typing and lowering registries,
+    half the load's time): a process that loads it never imports them, and times the same."""
+    fast = _timed(monkeypatch, "1", lambda: seed.main(256))  # this process compiled or loaded it: cached
+    env = {**os.environ, "WARPSCOPE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True, check=True, env=env)
+    child = json.loads(out.stdout)
+    assert child["loaded"] and not child["registries"]
+    assert child["timings"] == [
+        [l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
+        for l in fast
+    ]  # type: ignore[union-attr]
+
+
+def test_a_cache_miss_loads_as_numba_does(monkeypatch):
+    """Where the light load finds nothing (a cache miss, or a numba whose cache works otherwise),
+    numba's own load decides: the dispatcher is called as it always is."""
+    calls = []
+
+    class Cache:
+        def load_overload(self, sig, ctx):
+            calls.append(("full", sig))
+            return "compiled"
+
+        def _load_overload(self, sig, ctx):
+            calls.append(("light", sig))
+            return None
+
+        def _guard_against_spurious_io_errors(self):
+            import contextlib
+
+            return contextlib.nullcontext()
+
+    class Dispatcher:
+        _cache = Cache()
+
+    d = compiled._loading_lightly(Dispatcher())
+    import numba  # noqa: F401  (the light load initialises numba's runtime)
+
+    monkeypatch.setattr("numba.core.runtime.nrt.rtsys.initialize", lambda ctx: calls.append(("nrt", ctx)))
+    assert d._cache.load_overload("sig", "ctx") == "compiled"
+    assert calls == [("nrt", "ctx"), ("light", "sig"), ("full", "sig")]
+
+
 SCRIPT = """
 import json, sys
 sys.modules["numba"] = None  # numba absent: importing it raises ImportError
