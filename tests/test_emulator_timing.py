@@ -12,11 +12,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from warpscope.emulator.kernel import SETTINGS, Settings, recording
 from warpscope.emulator.profile import to_profile
 from warpscope.emulator.timing import POLICIES, STATES, TIMINGS, timing_for
 from warpscope.emulator.timing.perfetto import trace_events
+from warpscope.emulator.trace import SMALL_GRID_SAMPLES, sampled_blocks
 from warpscope.emulator.workloads import seed
 
 f32 = np.float32
@@ -279,3 +282,17 @@ def test_wide_shared_accesses_made_only_by_unsampled_warps_are_timed(dtype):
     site = launch.counters.total()
     assert site.shared_store_requests == 4 and site.shared_load_requests == 4  # block 1's 4 warps
     assert launch.timing is not None and launch.timing.cycles > 0
+
+
+@given(st.integers(1, 400))
+def test_a_grid_no_larger_than_the_gpu_is_sampled_from_its_first_block_to_its_last(n_blocks):
+    """Up to eight single-block SMs: every block of a grid of up to eight, else the first, the
+    last and six evenly between (a grid of 2-7 blocks once left its last block unsampled)."""
+    sms = 132
+    picked = [b for (b,) in sampled_blocks(n_blocks, sms)] if n_blocks <= sms else None
+    if picked is None:
+        assert sampled_blocks(n_blocks, sms) == [list(range(0, n_blocks, sms))]
+        return
+    assert picked == sorted(set(picked))
+    assert len(picked) == min(n_blocks, SMALL_GRID_SAMPLES)
+    assert picked[0] == 0 and picked[-1] == n_blocks - 1

@@ -43,15 +43,12 @@ _OPS = list(Op)  # by value
 
 def sampled_blocks(n_blocks: int, sms: int) -> list[list[int]]:
     """The blocks each simulated SM runs: SM 0's round-robin share when the grid is larger
-    than the GPU (the SM with the most blocks), else a few single-block SMs."""
+    than the GPU (the SM with the most blocks), else up to ``SMALL_GRID_SAMPLES`` single-block
+    SMs: the first block, the last, and evenly between (every block of a grid that small)."""
     if n_blocks > sms:
         return [list(range(0, n_blocks, sms))]
-    picks = sorted(
-        {
-            round(i * (n_blocks - 1) / max(1, SMALL_GRID_SAMPLES - 1))
-            for i in range(min(n_blocks, SMALL_GRID_SAMPLES))
-        }
-    )
+    samples = min(n_blocks, SMALL_GRID_SAMPLES)
+    picks = sorted({round(i * (n_blocks - 1) / max(1, samples - 1)) for i in range(samples)})
     return [[b] for b in picks]
 
 
