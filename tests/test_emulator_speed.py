@@ -400,6 +400,43 @@ def test_a_top_level_function_parsed_alone_is_the_whole_files_tree_of_it():
     )
 
 
+def test_a_kernel_a_factory_defines_is_parsed_from_the_factory_alone():
+    """A nested kernel (a factory's) is found in its top-level statement, parsed alone: the
+    same tree, positions included, as the whole file's, without parsing the file; where that
+    statement's cut does not parse (a string at the first column), nothing is found there and
+    the caller parses the file."""
+    import ast
+
+    from warpscope.emulator import source
+
+    raw = [
+        "import numpy as np\n",
+        "@factory_decorator\n",
+        "def make(n):\n",
+        "    # a comment\n",
+        "\n",
+        "    @cuda.jit\n",
+        "    def k(a):\n",
+        "        a[0] = n\n",
+        "    return k\n",
+        "def other():\n",
+        "    s = '''\n",
+        "x'''\n",  # a string whose line starts in the first column: the cut splits it
+        "    @cuda.jit\n",
+        "    def j(a):\n",
+        "        a[0] = 1\n",
+        "    return j\n",
+    ]
+    whole = source._all_definitions(raw)
+    for line in (6, 7, 8):  # the kernel's decorator, its def, its body
+        found = source._enclosing_definitions(raw, line)
+        assert set(found) == {("make", 2), ("k", 6)}
+        for key, tree in found.items():
+            assert ast.dump(tree, include_attributes=True) == ast.dump(whole[key], include_attributes=True)
+    assert source._enclosing_definitions(raw, 13) == {}  # other's string cuts it: the file decides
+    assert ("j", 13) in whole
+
+
 def test_a_launch_that_compiles_leaves_no_young_objects_and_keeps_a_users_freeze():
     """The collector's young generations are emptied without a pass after a launch that
     compiled (not after one that did not); where the program froze objects, nothing moves."""
