@@ -314,6 +314,39 @@ def test_a_few_warps_accesses_are_traced_as_for_many(monkeypatch):
             assert all(np.array_equal(x, y) for x, y in zip(few_touched[k], many_touched[k]))
 
 
+@given(
+    per_block=st.integers(1, 4),
+    blocks=st.integers(1, 3),
+    first=st.integers(0, 37),
+    element=st.integers(0, 40),
+    itemsize=st.sampled_from([1, 2, 4, 8, 16, 32]),
+    seed=st.integers(0, 2**32 - 1),
+    density=st.sampled_from([0.0, 0.05, 0.5, 0.95, 1.0]),
+)
+def test_a_uniform_local_access_under_any_mask_is_traced_as_its_lanes_addresses_are(
+    per_block, blocks, first, element, itemsize, seed, density
+):
+    """``Trace.uniform_local`` (every lane at one element of its own copy) gives what
+    ``Trace.accesses`` gives for those lanes' interleaved addresses, whatever lanes are active
+    (divergent code: a branch some lanes take) and whichever of the chunk's warps are sampled."""
+    from warpscope.emulator.simt import Mask, chunk_for
+    from warpscope.emulator.trace import Trace
+
+    active = np.random.default_rng(seed).random(per_block * blocks * 32) < density
+    mask = Mask(active)
+    chunk = chunk_for((40, 1, 1), (per_block * 32, 1, 1), first, blocks)
+    got, want = Trace(40, per_block, 132), Trace(40, per_block, 132)
+    got.start_chunk(chunk)
+    want.start_chunk(chunk)
+    fast = got.uniform_local(element, itemsize, mask)
+    addresses = element * (32 * itemsize) + chunk.lane_id * itemsize
+    general = want.accesses("local", None, addresses, itemsize, mask, False)
+    assert (fast is None) == (general is None)
+    if fast is not None:
+        assert fast.counts is None and fast.sectors is None
+        assert fast.units.dtype == general.units.dtype and np.array_equal(fast.units, general.units)
+
+
 def test_a_global_access_moved_by_whole_lines_is_traced_as_counted_afresh():
     """``Trace.accesses`` remembers a global access's sampled warps by its read-only lane
     terms, mask and phase in a 128-byte line; the same terms moved by any scalar (whole

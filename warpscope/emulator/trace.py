@@ -309,20 +309,28 @@ class Trace:
 
     def uniform_local(self, element: int, itemsize: int, mask: Mask) -> Accesses | None:
         """``accesses`` of a local access whose every lane names element ``element`` of its own
-        copy, every lane active: local memory is interleaved, so each sampled warp's lanes
-        touch 32 consecutive elements, the same lines in every warp. None where it does not
-        apply (an inactive lane, an element wider than a sector or not dividing it)."""
+        copy: local memory is interleaved, so a warp's lanes touch 32 consecutive elements,
+        the same lines in every warp; under a partial mask (divergent code), each active
+        sampled warp the lines its active lanes' elements lie in. None where it does not apply
+        (an element wider than a sector or not dividing it)."""
         if (
             self._sel is None
             or element < 0
-            or mask.threads != mask.arr.size
             or itemsize > memory.SECTOR_BYTES
             or memory.SECTOR_BYTES % itemsize
         ):
             return None
         first, last = element * WARP * itemsize, (element + 1) * WARP * itemsize - 1
         lines = last // LINE_BYTES - first // LINE_BYTES + 1
-        return Accesses(np.full(self._sel.size, lines, np.int64))
+        if mask.threads == mask.arr.size:
+            return Accesses(np.full(self._sel.size, lines, np.int64))
+        warps, active = self._sampled_rows(mask)
+        if lines == 1 or active is None:
+            return Accesses(np.full(warps.size, lines, np.int64))
+        # several lines: the warp's elements start a line (32 elements of 8 bytes or more), each
+        # line holds the elements of a run of lanes; a line counts where one of them is active
+        per_line = LINE_BYTES // itemsize
+        return Accesses(active.reshape(warps.size, WARP // per_line, per_line).any(axis=2).sum(axis=1))
 
     def _shared_accesses(self, offsets: Any, scalar: Any, itemsize: int, mask: Mask) -> Accesses:
         """``accesses`` of a shared access, remembered where its lane terms are remembered
