@@ -77,7 +77,9 @@ def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int
         return None
     known = _MODULES.get(file)
     if known is None or known[0] != raw:
-        known = _MODULES[file] = (raw, {}, inspect.getsourcefile(fn) or file)
+        # a .py file linecache just read is its own source file (inspect's answer, without its stat)
+        named = file if file.endswith(".py") else inspect.getsourcefile(fn) or file
+        known = _MODULES[file] = (raw, {}, named)
     first = code.co_firstlineno
     key = (code.co_name, first)
     trees = known[1]
