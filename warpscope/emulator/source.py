@@ -138,21 +138,20 @@ def _enclosing_definitions(raw: list[str], line: int) -> dict[tuple[str, int], a
     end += 1  # and the statement's first line
     while end < len(raw) and (not raw[end].strip() or raw[end][:1] in (" ", "\t", "#", "\n")):
         end += 1
-    try:
-        module = ast.parse("\n" * (start - 1) + "".join(raw[start - 1 : end]))
-    except (SyntaxError, ValueError):
-        return {}
-    return {
-        (n.name, min([n.lineno, *(d.lineno for d in n.decorator_list)])): n
-        for n in _definitions(list(module.body))
-    }
+    return _parsed_definitions("\n" * (start - 1) + "".join(raw[start - 1 : end]))
 
 
 def _all_definitions(raw: list[str]) -> dict[tuple[str, int], ast.FunctionDef | None]:
     """Every function the file defines, nested ones included, by (name, first line): the
     whole file parsed (empty where it does not parse)."""
+    return _parsed_definitions("".join(raw))
+
+
+def _parsed_definitions(text: str) -> dict[tuple[str, int], ast.FunctionDef | None]:
+    """Every function ``text`` defines, nested ones included, by (name, first line, its
+    decorators counted); empty where it does not parse."""
     try:
-        module = ast.parse("".join(raw))
+        module = ast.parse(text)
     except (SyntaxError, ValueError):
         return {}
     return {
