@@ -213,7 +213,30 @@ def test_the_load_costs_less_once_numba_is_imported(monkeypatch):
     assert compiled.load_cost() == compiled.LOAD_S + compiled.IMPORT_S
 
 
-LIGHT = """
+#: what two processes compare of their launches' timing: every field of every simulated SM,
+#: the timeline as its shape and a hash of its bytes (tens of MB as JSON otherwise)
+TIMINGS = """
+import hashlib
+
+
+def timings(launches):
+    def plain(r):
+        tl = r.timeline
+        return vars(r) | {"timeline": [list(tl.shape), str(tl.dtype), hashlib.sha1(tl.tobytes()).hexdigest()]}
+
+    return [[l.timing.cycles, [plain(r) for r in l.timing.simulated]] for l in launches]
+"""
+
+
+def _timings(launches: list[Launch]) -> list[object]:
+    space: dict[str, object] = {}
+    exec(TIMINGS, space)
+    return json.loads(json.dumps(space["timings"](launches)))  # type: ignore[operator]
+
+
+LIGHT = (
+    TIMINGS
+    + """
 import json, sys
 import numba  # before the load: what rent or buy prices as ``LOAD_S``
 from warpscope.emulator.kernel import recording
@@ -224,10 +247,10 @@ with recording() as launches:
 print(json.dumps({
     "registries": "numba.np.linalg" in sys.modules,  # what numba's full refresh imports
     "loaded": compiled._run_sm is not None,
-    "timings": [[l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
-                for l in launches],
+    "timings": timings(launches),
 }))
 """
+)
 
 
 def test_a_later_process_loads_the_model_from_the_cache_without_numbas_full_refresh(monkeypatch):
@@ -238,10 +261,7 @@ def test_a_later_process_loads_the_model_from_the_cache_without_numbas_full_refr
     out = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True, check=True, env=env)
     child = json.loads(out.stdout)
     assert child["loaded"] and not child["registries"]
-    assert child["timings"] == [
-        [l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
-        for l in fast
-    ]  # type: ignore[union-attr]
+    assert child["timings"] == _timings(fast)
 
 
 def test_a_cache_miss_loads_as_numba_does(monkeypatch):
@@ -274,7 +294,9 @@ def test_a_cache_miss_loads_as_numba_does(monkeypatch):
     assert calls == [("nrt", "ctx"), ("light", "sig"), ("full", "sig")]
 
 
-SCRIPT = """
+SCRIPT = (
+    TIMINGS
+    + """
 import json, sys
 sys.modules["numba"] = None  # numba absent: importing it raises ImportError
 from warpscope.emulator.kernel import recording
@@ -283,19 +305,16 @@ from warpscope.emulator.workloads import seed
 with recording() as launches:
     seed.main(256)
 assert not compiled.numba_available() and compiled._run_sm is None
-print(json.dumps([[l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
-                  for l in launches]))
+print(json.dumps(timings(launches)))
 """
+)
 
 
 def test_without_numba_the_reference_gives_the_same_results(monkeypatch):
     out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True).stdout
     plain = json.loads(out)
     fast = _timed(monkeypatch, "1", lambda: seed.main(256))  # every kernel, a quarter of the quick size
-    assert [
-        [l.timing.cycles, [vars(r) | {"timeline": r.timeline.tolist()} for r in l.timing.simulated]]
-        for l in fast
-    ] == plain  # type: ignore[union-attr]
+    assert _timings(fast) == plain
 
 
 def test_first_touch_fractions_are_the_same_where_sector_ids_are_too_wide_to_pack(monkeypatch):
