@@ -269,6 +269,19 @@ def corpus_worker(engine: str, out: str, timeout: float) -> None:
             sys.modules.pop(name, None)
     Path(out).write_text(json.dumps(times))
     Path(out + ".compile").write_text(json.dumps(compiled))
+    if engine == "warpscope":
+        Path(out + ".model").write_text(_timing_model())
+
+
+def _timing_model() -> str:
+    """Which timing model this process ended with: the reference alone, numba's JIT, or the
+    module built ahead of time (``timing/aot.py``)."""
+    from warpscope.emulator.timing import compiled
+
+    run_sm = compiled._run_sm
+    if run_sm is None:
+        return "the reference model only"
+    return "numba's JIT (loaded by rent or buy)" if hasattr(run_sm, "py_func") else "built ahead of time"
 
 
 def corpus(repeat: int, timeout: float) -> None:
@@ -283,6 +296,7 @@ def corpus(repeat: int, timeout: float) -> None:
     }
     best: dict[str, dict[str, float | None]] = {k: {} for k in engines}
     compile_of_best: dict[str, float] = {}  # per file: the compile time within its best untimed run
+    models: list[str] = []  # per repeat: the timing model the timed run ended with
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeat):
             for label, (engine, extra) in engines.items():
@@ -302,6 +316,9 @@ def corpus(repeat: int, timeout: float) -> None:
                     check=True,
                     timeout=3600,
                 )
+                model = Path(str(out) + ".model")
+                if label == "warpscope, timing" and model.is_file():
+                    models.append(model.read_text())
                 compiled = Path(str(out) + ".compile")
                 spent = json.loads(compiled.read_text()) if compiled.is_file() else {}
                 for stem, sec in json.loads(out.read_text()).items():
@@ -351,6 +368,7 @@ def corpus(repeat: int, timeout: float) -> None:
         f"per-file median ratio: {med_off:.1f}x without timing (target >= 50x), {med_on:.1f}x with (target >= 20x)"
     )
     print(f"files slower than numba's simulator with timing: {', '.join(slower) or 'none'}")
+    print(f"timing model of the timed runs, run by run: {'; '.join(models)}")
     shares = [compile_of_best[s] / off[s] for s in both if s in compile_of_best and off[s]]  # type: ignore[operator]
     if shares:
         spent = sum(compile_of_best.get(s, 0.0) for s in both)

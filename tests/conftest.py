@@ -30,6 +30,12 @@ SHARED = ROOT.parent / "shared"
 #: every public export, the ones without a licence to redistribute among them
 UNSHIPPED = SHARED / "public_samples"
 
+#: no test loads or builds the timing model built ahead of time (``timing/aot.py``): what a test
+#: measures of the compiled model stays the JIT's and rent or buy's, whatever the developer's
+#: cache folder holds, and no test starts a build in the background;
+#: ``tests/test_emulator_timing_aot.py`` switches it on for the processes it starts
+os.environ["WARPSCOPE_AOT"] = "0"
+
 needs_shared = pytest.mark.needs_shared
 #: why a ``needs_shared`` test skips
 UNSHIPPED_REASON = "needs ../shared/public_samples (exports without a licence to ship them with warpscope)"

@@ -6,11 +6,14 @@ decides when to use it, packs one SM's warp streams into arrays and reads the re
 back into an ``SMResult``: counters, cycles and timeline rows equal the reference's
 (``tests/test_emulator_timing_compiled.py`` compares them).
 
-numba is optional (``pip install 'warpscope[numba]'``). Importing it costs ~0.3 s and its
+numba is optional (``pip install 'warpscope[numba]'``). Importing it costs ~0.12 s and its
 compiled functions come from numba's on-disk cache (``cache=True``; the first run on a
 machine compiles, ~20 s), so a launch is timed with the compiled model only once it is
-loaded or when the launch is large enough to repay loading it (``JIT_MIN``);
-``WARPSCOPE_JIT=1`` always uses it where numba is installed, ``WARPSCOPE_JIT=0`` never.
+loaded or when the launch is large enough to repay loading it (``JIT_MIN``, and rent or buy:
+``repaid``); ``WARPSCOPE_JIT=1`` always uses it where numba is installed, ``WARPSCOPE_JIT=0``
+never. Where the model has been built ahead of time (``aot``: a process that loads the JIT
+starts that build for the next), it loads in well under a millisecond without numba, and
+every launch the model times faster (``RENT_MIN``) uses it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator.instructions import Inst
+from warpscope.emulator.timing import aot
 from warpscope.emulator.timing import jit_sm as j
 from warpscope.emulator.timing.memory import first_touch
 from warpscope.emulator.timing.params import Timing
@@ -35,7 +39,8 @@ from warpscope.emulator.trace import Flat
 JIT_MIN = 40_000  # traced warp instructions from which loading the compiled model (numba's import
 # and ``LOAD_S``) beats the reference (~3.5 µs a traced instruction), at the least
 LOAD_S = 0.06  # loading it once numba is imported (its runtime and the cached code: ``_loading_lightly``)
-IMPORT_S = 0.17  # importing numba first (not needed where a file named numba's types: it is in)
+IMPORT_S = 0.12  # importing numba first (not needed where a file named numba's types: it is in)
+AOT_S = 0.001  # loading the model built ahead of time (``aot``: ~0.3 ms)
 _run_sm: Any = None  # the compiled entry point, once loaded
 _reference_s = 0.0  # seconds this process spent in the reference model
 
@@ -55,8 +60,10 @@ def spent_in_reference(seconds: float, traced: int) -> None:
 
 
 def load_cost() -> float:
-    """Seconds loading the compiled model takes now: numba's import only where nothing has
-    imported it yet."""
+    """Seconds loading the compiled model takes now: the module built ahead of time where it
+    is, else numba's JIT (its import only where nothing has imported it yet)."""
+    if aot.ready():
+        return AOT_S
     return LOAD_S + (0.0 if sys.modules.get("numba") is not None else IMPORT_S)
 
 
@@ -99,18 +106,23 @@ def _installed() -> bool:
 def worth_it(traced: int) -> bool:
     """Whether to time a launch of ``traced`` warp instructions with the compiled model:
     numba installed and not off, and the model already loaded, or the launch large enough
-    (``JIT_MIN``) to repay loading it, or ``WARPSCOPE_JIT=1``."""
+    (``JIT_MIN``) to repay loading it, or one the model times faster (``RENT_MIN``) where it
+    was built ahead of time (``aot``: its load costs next to nothing), or ``WARPSCOPE_JIT=1``."""
     switch = os.environ.get("WARPSCOPE_JIT", "")
     if _run_sm is not None:
         return switch != "0"
     if not numba_available():
         return False
-    return switch == "1" or traced >= JIT_MIN
+    return switch == "1" or traced >= JIT_MIN or (traced >= RENT_MIN and aot.ready())
 
 
 def compiled_run() -> Any:
-    """``jit_sm.run_sm`` compiled (loaded from numba's on-disk cache after the first time)."""
+    """``jit_sm.run_sm`` compiled: the module built ahead of time where there is one (``aot``),
+    else numba's JIT (loaded from numba's on-disk cache after the first time), and then a build
+    ahead of time starts in the background for the next run."""
     global _run_sm
+    if _run_sm is None:
+        _run_sm = aot.load()
     if _run_sm is None:
         import numba
 
@@ -120,6 +132,7 @@ def compiled_run() -> Any:
             if not hasattr(space[name], "py_func"):
                 space[name] = jit(space[name])
         _run_sm = _loading_lightly(jit(j.run_sm))
+        aot.start_background_build()
     return _run_sm
 
 
