@@ -24,8 +24,10 @@ imports switched back to numba's) and under warpscope with the timing model off
 (``WARPSCOPE_TIMING=0``) and on, one process per engine, the engines alternated
 ``--repeat`` times (best kept per file), and prints the three side by side with the ratios
 (targets: total >= 300x without timing and >= 100x with it, per-file median >= 50x / 20x,
-no file slower than the simulator), and the share of warpscope's untimed time spent compiling
-kernels (in total and the per-file median):
+no file slower than the simulator), the share of warpscope's untimed time spent compiling
+kernels (in total and the per-file median), and which timing model the timed runs ended
+with (the module built ahead of time where the cache folder holds it, ``timing/aot.py``;
+else numba's JIT once rent or buy loads it; else the reference alone):
 
     python benchmarks/emulator_bench.py --corpus [--repeat 2] [--sim-timeout 120]
 
