@@ -49,7 +49,7 @@ SIGNATURE = (
     "i8[::1], i8[::1], i8[:, ::1], i8[::1], i8[::1], i8[:, ::1], i8[::1], b1[::1], b1[::1], i8, "
     "i8[::1], f8[::1], i8[::1], i8[:, ::1])"
 )
-FORMAT = 2  # how ``build`` compiles and lays out the key folder: raise it to leave older builds behind
+FORMAT = 3  # how ``build`` compiles and lays out the key folder: raise it to leave older builds behind
 STALE_LOCK_S = 600.0  # a build lock older than this is a build that died
 PROGRAM = "warpscope.emulator.timing"  # ``python -m`` it: ``main`` (the package's ``__main__``)
 
@@ -170,6 +170,16 @@ def build() -> Path:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pycc is "pending deprecation": it says so on import
         from numba.pycc import CC
+        from numba.pycc import compiler as pycc_compiler
+
+    class Flags(pycc_compiler.Flags):
+        """pycc's compile flags, the Python wrapper releasing the GIL around the call (what
+        ``nogil=True`` does for the JIT: the timing thread, ``overlap``, runs beside the
+        program); pycc has no option for it."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.release_gil = True  # type: ignore[assignment]
 
     target = module_path()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -193,7 +203,12 @@ def build() -> Path:
         cc.output_dir = str(work)
         cc.verbose = False
         cc.export("run_sm", SIGNATURE)(own(jit_sm.run_sm))
-        cc.compile()
+        plain = pycc_compiler.Flags
+        setattr(pycc_compiler, "Flags", Flags)  # noqa: B010  (what ``cc.compile`` creates)
+        try:
+            cc.compile()
+        finally:
+            setattr(pycc_compiler, "Flags", plain)  # noqa: B010
         next(work.glob(MODULE + ".*")).replace(target)  # atomic: a loader never sees half a module
     finally:
         shutil.rmtree(work, ignore_errors=True)
