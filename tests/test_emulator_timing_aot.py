@@ -1,8 +1,8 @@
 """The timing model built ahead of time (``timing/aot.py``): built by numba's AOT compiler into
 the cache folder, a fresh process loads it without importing numba and times every launch the
 reference times with the very same result; a process that loads the JIT model starts one build
-for the next run (none while one runs, none after one failed, none when switched off); a damaged
-module is removed and the JIT serves."""
+for the next run as it ends (none while one runs, none after one failed, none when switched off);
+a damaged module is removed and the JIT serves."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -140,28 +143,68 @@ def test_rent_or_buy_prices_the_built_model_at_its_load(built, monkeypatch):
     assert not aot.ready() and not compiled.worth_it(compiled.RENT_MIN)
 
 
+@dataclass
+class Builds:
+    started: list[list[str]]  # the builds started (their commands), recorded instead of run
+    at_exit: list[Callable[[], object]]  # what the process registered to run as it ends
+
+
 @pytest.fixture
-def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """An empty cache folder with the module switched on; the builds started (their commands),
-    recorded instead of run (each would take ~10 s of a core)."""
+def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Builds:
+    """An empty cache folder with the module switched on; builds (each ~17 s of a core) and
+    exit handlers recorded instead of started."""
     monkeypatch.setenv("WARPSCOPE_CACHE", str(tmp_path))
     monkeypatch.setenv("WARPSCOPE_AOT", "1")
     monkeypatch.delenv("WARPSCOPE_JIT", raising=False)
-    started: list[list[str]] = []
-    monkeypatch.setattr(aot, "_spawn", lambda command, log: started.append(command))
-    return started
+    builds = Builds([], [])
+    monkeypatch.setattr(aot, "_spawn", lambda command, log: builds.started.append(command))
+    monkeypatch.setattr(aot, "atexit", SimpleNamespace(register=builds.at_exit.append))
+    monkeypatch.setattr(aot, "_at_exit", False)
+    return builds
 
 
-def test_loading_the_jit_starts_one_build_for_the_next_run(empty_cache, monkeypatch):
+def test_loading_the_jit_starts_one_build_as_the_process_ends(empty_cache, monkeypatch):
+    """Not while the program runs (it would share the cores with it): at its exit, once."""
     monkeypatch.setattr(compiled, "_run_sm", None)
     with using(Settings(timing=True)), recording() as launches:
         monkeypatch.setenv("WARPSCOPE_JIT", "1")
         seed.main(256)
+        seed.main(256)
     assert launches and compiled._run_sm is not None and hasattr(compiled._run_sm, "py_func")  # the JIT
-    assert empty_cache == [[sys.executable, "-m", "warpscope.emulator.timing", "--background"]]
+    assert empty_cache.started == [] and empty_cache.at_exit == [aot.start_background_build]
+    assert empty_cache.at_exit[0]()  # the process ends
+    assert empty_cache.started == [[sys.executable, "-m", "warpscope.emulator.timing", "--background"]]
     assert (aot.folder() / "building").exists()
     assert not aot.start_background_build()  # one build at a time
-    assert len(empty_cache) == 1
+    assert len(empty_cache.started) == 1
+
+
+AT_EXIT = """
+import os, sys
+from pathlib import Path
+from warpscope.emulator.kernel import recording
+from warpscope.emulator.timing import aot, compiled
+from warpscope.emulator.workloads import seed
+
+mark = Path(sys.argv[1])
+aot._spawn = lambda command, log: mark.write_text(" ".join(command[1:]))  # not a real build
+with recording() as launches:
+    seed.main(256)
+assert hasattr(compiled._run_sm, "py_func") and not mark.exists()  # the JIT, and no build yet
+"""
+
+
+def test_a_real_process_starts_the_build_at_its_exit(tmp_path):
+    mark = tmp_path / "started"
+    env = {
+        **os.environ,
+        "WARPSCOPE_CACHE": str(tmp_path / "cache"),
+        "WARPSCOPE_AOT": "1",
+        "WARPSCOPE_JIT": "1",
+    }
+    done = subprocess.run([sys.executable, "-c", AT_EXIT, str(mark)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert mark.read_text() == "-m warpscope.emulator.timing --background"
 
 
 def test_no_build_after_a_failure_nor_when_switched_off(empty_cache, monkeypatch):
@@ -174,7 +217,7 @@ def test_no_build_after_a_failure_nor_when_switched_off(empty_cache, monkeypatch
     monkeypatch.setenv("WARPSCOPE_AOT", "1")
     monkeypatch.setenv("WARPSCOPE_JIT", "0")  # no compiled model at all: nothing to build either
     assert not aot.start_background_build()
-    assert empty_cache == []
+    assert empty_cache.started == []
 
 
 def test_a_stale_lock_does_not_stop_the_build(empty_cache):
@@ -182,7 +225,7 @@ def test_a_stale_lock_does_not_stop_the_build(empty_cache):
     lock = aot.folder() / "building"
     lock.touch()
     os.utime(lock, (1.0, 1.0))  # a builder that died long ago
-    assert aot.start_background_build() and len(empty_cache) == 1
+    assert aot.start_background_build() and len(empty_cache.started) == 1
 
 
 def test_a_damaged_module_is_removed_and_the_jit_serves(empty_cache, monkeypatch):
@@ -193,7 +236,7 @@ def test_a_damaged_module_is_removed_and_the_jit_serves(empty_cache, monkeypatch
     assert aot.load() is None and not path.exists()
     monkeypatch.setattr(compiled, "_run_sm", None)
     assert hasattr(compiled.compiled_run(), "py_func")  # numba's dispatcher
-    assert len(empty_cache) == 1  # and the JIT's load starts a new build
+    assert empty_cache.at_exit == [aot.start_background_build]  # and a new build, at exit
 
 
 def test_a_build_that_fails_in_the_background_says_why_and_is_not_tried_again(tmp_path):

@@ -12,8 +12,8 @@ architecture (a cache folder may be shared by machines of different CPUs) and ~1
 the JIT's on a large SM (its helpers inlined: ``build``).
 
 A process that loads the JIT model and finds no built module starts one build in the
-background (``python -m warpscope.emulator.timing --background``, at the lowest priority), so
-the next run has it; ``python -m warpscope.emulator.timing`` builds it now. ``WARPSCOPE_AOT=0``
+background as it ends (``python -m warpscope.emulator.timing --background``, at the lowest
+priority), so the next run has it; ``python -m warpscope.emulator.timing`` builds it now. ``WARPSCOPE_AOT=0``
 neither builds nor loads it (nor does ``WARPSCOPE_JIT=0``). A module is kept per key: what its
 machine code depends on (``jit_sm``'s source and the constants it reads, numba's installation,
 numpy's version, the interpreter); a build that failed is not tried again for its key (``failed``
@@ -22,6 +22,7 @@ in its folder says why, ``log`` what the build printed).
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import importlib.machinery
@@ -213,6 +214,20 @@ def build() -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return target
+
+
+_at_exit = False  # ``build_at_exit`` registered
+
+
+def build_at_exit() -> None:
+    """Start the background build (``start_background_build``) when this process ends, not
+    now: ~17 s of a core, which beside the program would slow the very run that asked for it
+    (the demo's first run, its emulator and its UI sharing two cores: 6.5-14 s to its emulated
+    rows with the build started at once, against 5 s without)."""
+    global _at_exit
+    if not _at_exit and enabled():
+        _at_exit = True
+        atexit.register(start_background_build)
 
 
 def start_background_build() -> bool:

@@ -118,8 +118,8 @@ def worth_it(traced: int) -> bool:
 
 def compiled_run() -> Any:
     """``jit_sm.run_sm`` compiled: the module built ahead of time where there is one (``aot``),
-    else numba's JIT (loaded from numba's on-disk cache after the first time), and then a build
-    ahead of time starts in the background for the next run."""
+    else numba's JIT (loaded from numba's on-disk cache after the first time), and a build
+    ahead of time then starts in the background as the process ends, for the next run."""
     global _run_sm
     if _run_sm is None:
         _run_sm = aot.load()
@@ -132,7 +132,7 @@ def compiled_run() -> Any:
             if not hasattr(space[name], "py_func"):
                 space[name] = jit(space[name])
         _run_sm = _loading_lightly(jit(j.run_sm))
-        aot.start_background_build()
+        aot.build_at_exit()
     return _run_sm
 
 
