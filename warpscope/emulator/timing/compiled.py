@@ -18,8 +18,6 @@ every launch the model times faster (``RENT_MIN``) uses it.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import itertools
 import os
 import sys
@@ -91,16 +89,7 @@ def numba_available() -> bool:
         return False
     if "numba" in sys.modules:
         return sys.modules["numba"] is not None  # None: marked absent
-    return _installed()
-
-
-@functools.lru_cache(maxsize=1)
-def _installed() -> bool:
-    """numba can be imported: asked without importing it (~0.15 s), once (~50 µs a time)."""
-    try:
-        return importlib.util.find_spec("numba") is not None
-    except (ImportError, ValueError):
-        return False
+    return aot.find_numba() is not None  # asked without importing it (~0.12 s), once
 
 
 def worth_it(traced: int) -> bool:
