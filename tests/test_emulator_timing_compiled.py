@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -96,6 +97,28 @@ def test_launches_timed_on_the_timing_thread_measure_what_inline_timing_does(mon
         assert 0 < len(handed) < len(overlapped)
     _assert_same(inline, overlapped)
     assert all(l._timing_job is None for l in overlapped)  # read once, kept
+
+
+def test_a_launchs_sms_timed_two_at_a_time_measure_what_one_at_a_time_does(monkeypatch):
+    """``compiled.run_all``: a launch's simulated SMs on the pool's threads (every launch of
+    several SMs, however small) give the very results of timing them in turn, in SM order."""
+    monkeypatch.setattr(overlap, "OVERLAP_MIN", 1 << 62)  # every launch timed where it is made
+    with using(Settings(timing=True)):
+        monkeypatch.setattr(compiled, "PARALLEL_MIN", 1 << 40)
+        one_by_one = _timed(monkeypatch, "1", lambda: seed.main(64))
+        threads: set[str] = set()
+        run = compiled.run
+
+        def noting(*args, **kwargs):  # type: ignore[no-untyped-def]
+            threads.add(threading.current_thread().name)
+            return run(*args, **kwargs)
+
+        monkeypatch.setattr(compiled, "run", noting)
+        monkeypatch.setattr(compiled, "PARALLEL_MIN", 0)
+        together = _timed(monkeypatch, "1", lambda: seed.main(64))
+    if (os.cpu_count() or 1) > 1:
+        assert any(name.startswith("warpscope-sm") for name in threads)
+    _assert_same(one_by_one, together)
 
 
 @pytest.mark.parametrize(

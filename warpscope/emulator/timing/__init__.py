@@ -162,7 +162,8 @@ def _simulate(
     wpb = trace.warps_per_block
     parts = list(_parts(trace.per_sm, wpb))
     fractions = None if flat is None else _flat_fractions(grid_loads, grid_stores, flat, parts, active_sms)
-    results = []
+    results: list[SMResult] = []
+    jobs: list[functools.partial[SMResult]] = []  # the compiled model's SMs, run together below
     for k, (blocks, part) in enumerate(zip(trace.per_sm, parts)):
         mine = [] if streams is None else streams[part.start : part.stop]
         if fractions is not None:
@@ -173,8 +174,9 @@ def _simulate(
         dispatch_interval = t.sms / t.blocks_per_cycle if big_grid else 0.0
         first_dispatch = 0 if big_grid else int(blocks[0] / t.blocks_per_cycle)
         if flat is not None and sectors is not None:
-            results.append(
-                compiled.run(
+            jobs.append(
+                functools.partial(
+                    compiled.run,
                     t,
                     table,
                     compiled.Part(flat, sectors, part, blocks, wpb, gathered),
@@ -202,6 +204,8 @@ def _simulate(
             first_dispatch=first_dispatch,
         )
         results.append(sm.run())
+    if jobs:
+        results = compiled.run_all(jobs, trace.traced)
     cycles = max((r.cycles for r in results), default=0)
     result = TimingResult(
         arch=t.arch,
