@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from warpscope import load  # noqa: E402
 from warpscope.emulator.kernel import SETTINGS, recording  # noqa: E402
 from warpscope.emulator.profile import to_profile  # noqa: E402
-from warpscope.emulator.timing import overlap  # noqa: E402
+from warpscope.emulator.timing import compiled, overlap  # noqa: E402
 from warpscope.emulator.timing.params import TIMINGS  # noqa: E402
 from warpscope.emulator.workloads import seed  # noqa: E402
 
@@ -54,9 +54,11 @@ def metric(profile, launch_id: int, name: str) -> float | None:
 
 def validate(policy: str = "gty") -> tuple[pl.DataFrame, dict[str, object]]:
     SETTINGS.policy = policy
-    # every launch timed where it is made, none on the timing thread: the model's own rate
-    # on one core, not shared with the functional layer running beside it
+    # every launch timed where it is made, none on the timing thread, and its SMs one at a
+    # time (``compiled.run_all``): the model's own rate on one core, not shared with the
+    # functional layer running beside it
     overlap_min, overlap.OVERLAP_MIN = overlap.OVERLAP_MIN, 1 << 62
+    parallel_min, compiled.PARALLEL_MIN = compiled.PARALLEL_MIN, 1 << 62
     try:
         started = time.perf_counter()
         with recording() as launches:
@@ -64,6 +66,7 @@ def validate(policy: str = "gty") -> tuple[pl.DataFrame, dict[str, object]]:
         wall = time.perf_counter() - started
     finally:
         overlap.OVERLAP_MIN = overlap_min
+        compiled.PARALLEL_MIN = parallel_min
     emulated = to_profile(launches, "seed")
     measured = load(str(EXPORT))
     by_name = {k: i for i, k in zip(measured.launches["launch_id"], measured.launches["kernel_short"])}
