@@ -290,3 +290,12 @@ def test_the_key_follows_what_the_machine_code_depends_on(monkeypatch, tmp_path)
         monkeypatch.undo()
         aot.key.cache_clear()
     assert aot.key() == before
+
+
+def test_the_program_says_what_it_does_and_refuses_what_it_does_not_know(capsys):
+    """``python -m warpscope.emulator.timing --help`` explains (exit 0) instead of building;
+    an argument it does not know is refused the same way (exit 2)."""
+    assert aot.main(["--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python -m warpscope.emulator.timing")
+    assert aot.main(["--bogus"]) == 2
+    assert capsys.readouterr().err.startswith("usage: python -m warpscope.emulator.timing")

@@ -276,6 +276,15 @@ def _spawn(command: list[str], log: Any) -> None:
 def main(argv: list[str]) -> int:
     """Build the module now (``--background``: as ``start_background_build``'s process, at the
     lowest priority, recording a failure and releasing the lock)."""
+    unknown = [a for a in argv if a != "--background"]
+    if unknown:  # -h, --help: what it does; anything else: the same, as an error
+        helping = all(a in ("-h", "--help") for a in unknown)
+        print(
+            "usage: python -m warpscope.emulator.timing (builds the timing model ahead of time into "
+            f"{module_path().parent}: ~17 s, with numba and a C compiler)",
+            file=sys.stdout if helping else sys.stderr,
+        )
+        return 0 if helping else 2
     background = "--background" in argv
     if background and hasattr(os, "nice"):
         os.nice(19)
