@@ -224,7 +224,7 @@ _at_exit = False  # ``build_at_exit`` registered
 def build_at_exit() -> None:
     """Start the background build (``start_background_build``) when this process ends, not
     now: ~17 s of a core, which beside the program would slow the very run that asked for it
-    (the demo's first run, its emulator and its UI sharing two cores: 6.5-14 s to its emulated
+    (the demo's first run, its emulator and its UI sharing two cores: 6.5-16 s to its emulated
     rows with the build started at once, against 5 s without)."""
     global _at_exit
     if not _at_exit and enabled():
