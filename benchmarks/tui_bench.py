@@ -132,11 +132,14 @@ def demo_first_run(repeat: int) -> list[tuple[float, float]]:
             # the emulating child builds the timing model ahead of time as it exits, after its
             # rows are in (timing/aot.py): not measured, but left running it would share the
             # cores with the next run, and its folder is removed at once
+            switch = os.environ.get("WARPSCOPE_AOT")
             os.environ["WARPSCOPE_AOT"] = "0"
             try:
                 frame, _, job = first_frame("warpscope demo (child)", SEED, 1)
             finally:
                 del os.environ["WARPSCOPE_CACHE"], os.environ["WARPSCOPE_AOT"]
+                if switch is not None:
+                    os.environ["WARPSCOPE_AOT"] = switch
         assert job is not None
         runs.append((frame, job))
     return runs
