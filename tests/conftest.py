@@ -35,6 +35,10 @@ UNSHIPPED = SHARED / "public_samples"
 #: cache folder holds, and no test starts a build in the background;
 #: ``tests/test_emulator_timing_aot.py`` switches it on for the processes it starts
 os.environ["WARPSCOPE_AOT"] = "0"
+#: nor does any test load kernels compiled by an earlier run, or store its own in the
+#: developer's cache folder: ``tests/test_emulator_compile_cache.py`` switches the compile
+#: cache on, in folders of its own
+os.environ["WARPSCOPE_COMPILE_CACHE"] = "0"
 
 needs_shared = pytest.mark.needs_shared
 #: why a ``needs_shared`` test skips

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from warpscope.emulator import arrays, heap, signatures
+from warpscope.emulator.compiler import cache as compiler_cache
 from warpscope.emulator.compiler.core import Compiler
 from warpscope.emulator.errors import EmulatorError, KernelFault, users
 from warpscope.emulator.functions import DeviceFunction, JitFunction
@@ -223,9 +224,11 @@ class Kernel(JitFunction):
     def compile(self, arg_types: tuple[Any, ...] = ()) -> Function:
         fn = self._compiled.get(arg_types)
         if fn is None:
-            fn = self._compiled[arg_types] = Compiler(
-                self.py_func, kernel=True, arg_types=arg_types
-            ).compile()
+            fn = self._compiled[arg_types] = compiler_cache.compiled(
+                self.py_func,
+                arg_types,
+                lambda: Compiler(self.py_func, kernel=True, arg_types=arg_types).compile(),
+            )
         return fn
 
     def launch(

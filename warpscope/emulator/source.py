@@ -72,6 +72,7 @@ def _from_module(fn: Callable[..., Any]) -> tuple[str, ast.FunctionDef, dict[int
     file = getattr(code, "co_filename", "")
     if code is None or not file or file.startswith("<"):
         return None
+    linecache.checkcache(file)  # a file edited since it was read (a module reloaded): read anew
     raw = linecache.getlines(file, getattr(fn, "__globals__", None))
     if not raw:
         return None

@@ -7,6 +7,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from warpscope.emulator.compiler import cache
 from warpscope.emulator.errors import EmulatorError, InternalError, UnsupportedError
 from warpscope.emulator.instructions import Inst, InstTable, Op
 from warpscope.emulator.ir import (
@@ -85,7 +86,8 @@ class CompilerBase:
         self.file = self.src.file
         self.shared = [] if shared is None else shared
         self.inlining = inlining + (fn,)
-        self.env = self.src.environment
+        # each name it looks up is recorded for the compile cache (``cache``) when it records
+        self.env = cache.recorded_environment(fn, self.src.environment)
         self.locals: set[str] = set()
         self.arg_types = arg_types  # per parameter: (dtype, ndim) of an array, a scalar's type
         self.param_types: dict[str, Any] = {}  # parameters never reassigned, by name

@@ -272,7 +272,7 @@ class Statements(Expressions):
             tree,
             self.src.line_offset,
             self.src.lines,
-            ChainMap(dict(self.constants), self.env),
+            ChainMap(dict(self.constants), self.src.environment),  # (not cached: ``cache``)
         )
         self.constants[node.name] = InnerFunction(source, captured)
         return nothing()

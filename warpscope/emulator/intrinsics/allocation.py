@@ -27,17 +27,18 @@ def _shared_array(c: Compiling, node: ast.Call, args: list[Any], line: int) -> A
     c.shared.append(decl)
     key = id(decl)
     name = _target_name(node) or "shared"
+    decls = c.shared  # the kernel's: a dynamic array lies after every static one
 
     def shared_array(run: Run, frame: Frame, mask: Mask) -> Any:
         array = run.shared.get(key)
         if array is None:
-            array = run.shared[key] = _allocate_shared(run, decl, name, c)
+            array = run.shared[key] = _allocate_shared(run, decl, name, decls)
         return array
 
     return shared_array
 
 
-def _allocate_shared(run: Run, decl: SharedDecl, name: str, c: Compiling) -> arrays.SharedArray:
+def _allocate_shared(run: Run, decl: SharedDecl, name: str, decls: list[SharedDecl]) -> arrays.SharedArray:
     blocks = run.chunk.blocks
     if not decl.dynamic:
         data = np.zeros((blocks, *decl.shape), dtype=decl.dtype)
@@ -48,7 +49,7 @@ def _allocate_shared(run: Run, decl: SharedDecl, name: str, c: Compiling) -> arr
         run.dynamic_buffer = np.zeros((blocks, run.dynamic_shared), dtype=np.uint8)
     count = run.dynamic_shared // decl.dtype.itemsize
     data = run.dynamic_buffer[:, : count * decl.dtype.itemsize].view(decl.dtype).reshape(blocks, count)
-    start = -(-static_shared_end(c.shared) // 16) * 16
+    start = -(-static_shared_end(decls) // 16) * 16
     return arrays.SharedArray(data, name, start, run.chunk.block_of_lane)
 
 
@@ -57,7 +58,7 @@ def _local_array(c: Compiling, node: ast.Call, args: list[Any], line: int) -> An
     shape_node, dtype_node = arguments(c, node, args, ("shape", "dtype"))
     shape = shape_of(c, node, const_arg(c, node, shape_node, "the shape"))
     dtype = dtype_of(c, node, const_arg(c, node, dtype_node, "the dtype"))
-    key = (c, node)  # this compilation's call: a device function inlined twice has two arrays
+    key = object()  # this compilation's call: a device function inlined twice has two arrays
     name = _target_name(node) or "local"
 
     def local_array(run: Run, frame: Frame, mask: Mask) -> Any:
