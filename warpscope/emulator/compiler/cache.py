@@ -494,8 +494,10 @@ class _Pickler(pickle.Pickler):
     def __init__(self, file: io.BytesIO) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self._globals: dict[str, _Globals] = {}
-        if not _MODULE_OBJECTS:
-            _index_module_objects()
+        modules = _warpscope_modules()
+        if len(modules) != _INDEXED[0]:  # warpscope's modules imported since: theirs too
+            _index_module_objects(modules)
+            _INDEXED[0] = len(modules)
 
     def reducer_override(self, obj: Any) -> Any:
         path = _module_level(obj)
@@ -593,12 +595,14 @@ _AST = __import__("ast").AST
 
 #: id of each object at warpscope's modules' top level -> (module, name, the object)
 _MODULE_OBJECTS: dict[int, tuple[str, str, Any]] = {}
+#: how many of warpscope's modules ``_MODULE_OBJECTS`` has indexed
+_INDEXED = [0]
 
 
-def _index_module_objects() -> None:
+def _index_module_objects(modules: list[types.ModuleType]) -> None:
     """warpscope's module-level objects: an entry names them, so a loaded kernel shares them
     (a cache a launch clears, a sentinel compared by identity) rather than holding a copy."""
-    for module in _warpscope_modules():
+    for module in modules:
         for name, obj in vars(module).items():
             if not isinstance(obj, _VALUES):
                 _MODULE_OBJECTS.setdefault(id(obj), (module.__name__, name, obj))
