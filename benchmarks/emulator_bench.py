@@ -27,7 +27,10 @@ imports switched back to numba's) and under warpscope with the timing model off
 no file slower than the simulator), the share of warpscope's untimed time spent compiling
 kernels (in total and the per-file median), and which timing model the timed runs ended
 with (the module built ahead of time where the cache folder holds it, ``timing/aot.py``;
-else numba's JIT once rent or buy loads it; else the reference alone):
+else numba's JIT once rent or buy loads it; else the reference alone). The compile cache
+(``compiler/cache.py``) starts empty in a folder of the run's own: the first untimed run
+compiles every kernel (and notes it), the first timed run stores it, the later runs load it,
+as a user's runs do; it prints what each run loaded and the first run's median alone:
 
     python benchmarks/emulator_bench.py --corpus [--repeat 2] [--sim-timeout 120]
 
@@ -315,7 +318,9 @@ def corpus(repeat: int, timeout: float) -> None:
         folder.mkdir()
         from warpscope.emulator.cachedir import cache_dir
 
-        (folder / "timing").symlink_to(cache_dir() / "timing", target_is_directory=True)
+        timing = cache_dir() / "timing"
+        timing.mkdir(parents=True, exist_ok=True)  # (a first build lands there too)
+        (folder / "timing").symlink_to(timing, target_is_directory=True)
         for _ in range(repeat):
             for label, (engine, extra) in engines.items():
                 out = Path(tmp) / "times.json"

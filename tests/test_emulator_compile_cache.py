@@ -416,9 +416,10 @@ def _pairs(a: Any, b: Any, seen: set[int]) -> Any:
                 yield from _pairs(v, vars(b)[k], seen)
 
 
-def test_warpscopes_module_level_objects_stay_shared_after_loading(cache_on):
+def test_warpscopes_module_level_objects_stay_shared_after_loading(monkeypatch, cache_on):
     """A loaded tree refers to warpscope's own module-level objects (tables, caches a launch
     clears, sentinels) where the compiled one does: never to copies of them."""
+    monkeypatch.delenv("WARPSCOPE_CODEGEN", raising=False)
     kernels = [k for k in vars(seed).values() if isinstance(k, Kernel)]
     module_objects = {
         id(v): v
@@ -428,6 +429,8 @@ def test_warpscopes_module_level_objects_stay_shared_after_loading(cache_on):
         if not isinstance(v, cache._VALUES)  # immutable values: a copy is the same
     }
     closures = 0
+    for k in kernels:
+        k._compiled.clear()  # (an earlier test may have left generated code there)
     seed.main(256)  # every kernel compiled
     for k in kernels:
         for arg_types, compiled in list(k._compiled.items()):
