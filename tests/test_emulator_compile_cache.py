@@ -356,6 +356,21 @@ def test_a_kernel_that_reads_a_device_array_by_reference_is_not_stored(cache_on,
     assert _entries(cache_on) == []
 
 
+def test_a_kernel_that_froze_a_large_global_array_is_not_stored(cache_on, tmp_path):
+    path = _write(
+        tmp_path / "big.py",
+        KERNEL.replace(
+            "TABLE = np.array([1.0, 10.0, 100.0])", "TABLE = np.tile([1.0, 10.0, 100.0], 100_000)"
+        ),
+    )
+    for _ in range(3):
+        assert np.array_equal(_fresh(path).main(), _expected(2.0, [1, 10, 100]))
+    assert cache.counts == {"compiled": 3, "seen": 1, "uncacheable": 2}
+    assert _entries(cache_on) == []
+    (note,) = (cache_on / "kernels").glob("*/*.seen")
+    assert note.read_bytes().startswith(b"refused ")  # the third run did not pickle it again
+
+
 def test_a_damaged_entry_is_compiled_again(cache_on, tmp_path):
     path = _write(tmp_path / "kern.py", KERNEL)
     _fresh(path).main()

@@ -60,6 +60,9 @@ from warpscope.emulator.ir import Function, described
 SWITCH_ENV = "WARPSCOPE_COMPILE_CACHE"
 #: the entries' layout; a new one makes every entry a miss
 FORMAT = 1
+#: the largest array an entry holds (a global array a kernel froze): larger ones make the
+#: entry cost more to read than compiling does to copy them
+ARRAY_LIMIT = 1 << 20
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # warpscope/emulator/
 #: modules whose objects a kernel may name and an entry may hold: a library's, not the user's
@@ -89,7 +92,8 @@ def compiled(fn: Callable[..., Any], arg_types: tuple[Any, ...], build: Callable
     """``build()``, or the ``Function`` a past run stored for ``fn`` with ``arg_types`` and
     the same inputs. A compilation is stored the second time a run compiles the same kernel
     (storing costs 2-4 times what compiling does: a kernel being edited, compiled once per
-    version, never pays it); the first time leaves a note of the kernel's code (``.seen``)."""
+    version, never pays it); the first time leaves a note of the kernel's code (``.seen``),
+    and a tree found not to store faithfully is noted so (later runs do not try again)."""
     if not enabled() or not isinstance(fn, types.FunctionType):
         return build()
     try:
@@ -110,12 +114,16 @@ def compiled(fn: Callable[..., Any], arg_types: tuple[Any, ...], build: Callable
     counts["compiled"] += 1
     if path is None or not reads.cacheable:
         counts["uncacheable"] += 1
-    elif not _seen_before(path, fn):
+        return function
+    note = _note(path, fn)
+    if note == "new":
         counts["seen"] += 1
-    elif _store(path, fn, reads, function):
+    elif note == "seen" and _store(path, fn, reads, function):
         counts["stored"] += 1
     else:
         counts["uncacheable"] += 1
+        if note == "seen":  # its tree cannot be stored: later runs do not try again
+            _write_note(path.with_suffix(".seen"), b"refused " + repr(code_digest(fn)).encode())
     return function
 
 
@@ -445,25 +453,33 @@ def _still(fn: types.FunctionType, reads: list[tuple[Any, str, Any]]) -> bool:
     return True
 
 
-def _seen_before(path: Path, fn: types.FunctionType) -> bool:
-    """Whether a past run compiled this kernel's code as it is now (its note at ``path``'s
-    ``.seen``); if not, the note is written for the next run."""
+def _note(path: Path, fn: types.FunctionType) -> str:
+    """What a past run found of this kernel's code as it is now, from its note at ``path``'s
+    ``.seen``: ``"new"`` (no note, or of other code: one is written now), ``"seen"`` (compiled
+    once: store it) or ``"refused"`` (its tree could not be stored: do not try again)."""
     note = path.with_suffix(".seen")
     try:
         mark = repr(code_digest(fn)).encode()
     except Uncacheable:
-        return False
+        return "refused"
     try:
-        if note.read_bytes() == mark:
-            return True
+        found = note.read_bytes()
     except OSError:
-        pass
+        found = b""
+    if found == mark:
+        return "seen"
+    if found == b"refused " + mark:
+        return "refused"
+    _write_note(note, mark)
+    return "new"
+
+
+def _write_note(note: Path, text: bytes) -> None:
     try:
         note.parent.mkdir(parents=True, exist_ok=True)
-        note.write_bytes(mark)
+        note.write_bytes(text)
     except OSError:
         pass  # a read-only cache: nothing stored, ever
-    return False
 
 
 def _store(path: Path, fn: types.FunctionType, reads: Reads, function: Function) -> bool:
@@ -526,6 +542,8 @@ class _Pickler(pickle.Pickler):
         if isinstance(obj, type):
             _library(obj.__module__ or "")
             return NotImplemented  # by reference
+        if isinstance(obj, np.ndarray) and obj.nbytes > ARRAY_LIMIT:
+            raise Uncacheable(f"a global array of {obj.nbytes:,} bytes (compiling copies it faster)")
         if isinstance(obj, BaseException):  # an error kept to raise when it runs: its own arguments
             raise Uncacheable(f"a {kind.__qualname__} kept to raise")
         if isinstance(obj, _AST):
