@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from warpscope.emulator import EmulatorError
 from warpscope.emulator.compiler import cache
 from warpscope.emulator.kernel import Kernel, Settings, recording, using
 from warpscope.emulator.workloads import seed
@@ -114,6 +115,7 @@ import hashlib, json, sys
 sys.path.insert(0, {corpus!r}); sys.path.insert(0, {tests!r})
 import harness
 from test_emulator_codegen import _what_it_did
+from warpscope.emulator import EmulatorError
 from warpscope.emulator.compiler import cache
 from warpscope.emulator.kernel import Settings, recording, using
 from warpscope.emulator.workloads import seed
@@ -275,6 +277,18 @@ def test_an_edited_kernel_compiles_again(cache_on, tmp_path):
     _fresh(path).main()  # the edited kernel's second compilation replaces the entry
     _fresh(path).main()
     assert cache.counts["loaded"] == 1
+
+
+def test_a_loaded_kernel_faults_where_and_as_the_compiled_one_does(cache_on, tmp_path):
+    path = _write(tmp_path / "kern.py", KERNEL.replace("out[i] = min(", "out[i + 1] = min("))
+    faults = []
+    for _ in range(3):  # compiled, compiled and stored, loaded
+        with pytest.raises(EmulatorError) as caught:
+            _fresh(path).main()
+        faults.append(str(caught.value))
+    assert cache.counts["loaded"] == 1
+    assert faults[0] == faults[1] == faults[2]
+    assert "kern.py:14: kernel scaled, block (0, 0, 0) thread (7, 0, 0)" in faults[2]
 
 
 def test_a_device_function_in_another_file_is_followed(cache_on, tmp_path):
@@ -477,7 +491,7 @@ def test_a_closure_over_a_module_level_table_gets_the_table_itself_back():
     assert loaded(None, None, None) is table
 
 
-def test_math_is_read_by_name():
+def test_library_objects_are_digested_by_name_and_unknown_objects_refused():
     assert cache.digest(math) == ("module", "math")
     assert cache.digest(math.sqrt) == ("named", "math", "sqrt")
     with pytest.raises(cache.Uncacheable):
