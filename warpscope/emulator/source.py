@@ -35,9 +35,15 @@ def function_source(fn: Callable[..., Any]) -> FunctionSource:
         offset = 0
     else:
         file, tree, lines, offset = _from_inspect(fn, name)
+    return FunctionSource(name, file, tree, offset, lines, environment(fn))
+
+
+def environment(fn: Callable[..., Any]) -> ChainMap[str, Any]:
+    """The names a function's body sees: its closure variables (those assigned), then its
+    module's globals."""
     code = fn.__code__
     closure = {n: c.cell_contents for n, c in zip(code.co_freevars, fn.__closure__ or ()) if _filled(c)}
-    return FunctionSource(name, file, tree, offset, lines, ChainMap(closure, fn.__globals__))
+    return ChainMap(closure, fn.__globals__)
 
 
 def _from_inspect(fn: Callable[..., Any], name: str) -> tuple[str, ast.FunctionDef, dict[int, str], int]:

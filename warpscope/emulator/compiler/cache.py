@@ -36,7 +36,6 @@ the identity of warpscope's shared objects; no library records what a compilatio
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import os
@@ -52,9 +51,10 @@ from typing import Any
 
 import numpy as np
 
-from warpscope.emulator.cachedir import cache_dir
+from warpscope.emulator.cachedir import cache_dir, write_atomically
 from warpscope.emulator.compiler import codegen
 from warpscope.emulator.ir import Function, described
+from warpscope.emulator.source import environment
 
 #: ``WARPSCOPE_COMPILE_CACHE=0``: compile every kernel in every run
 SWITCH_ENV = "WARPSCOPE_COMPILE_CACHE"
@@ -202,16 +202,6 @@ class _Recording(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.env)
-
-
-def environment_of(fn: types.FunctionType) -> ChainMap[str, Any]:
-    """A function's names as the compiler sees them: closure variables, then globals."""
-    code = fn.__code__
-    closure: dict[str, Any] = {}
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-        with contextlib.suppress(ValueError):  # not yet assigned: not a name it has
-            closure[name] = cell.cell_contents
-    return ChainMap(closure, fn.__globals__)
 
 
 def _owner_key(fn: types.FunctionType) -> tuple[str, str, int]:
@@ -439,7 +429,7 @@ def _still(fn: types.FunctionType, reads: list[tuple[Any, str, Any]]) -> bool:
             return False
         env = environments.get(owner)
         if env is None:
-            env = environments[owner] = environment_of(function)
+            env = environments[owner] = environment(function)
         if name not in env:
             if was != ABSENT:
                 return False
@@ -491,10 +481,7 @@ def _store(path: Path, fn: types.FunctionType, reads: Reads, function: Function)
     except Exception:  # Uncacheable, or an object pickle refuses: compiled each run, as before
         return False
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(buffer.getvalue())
-        partial.replace(path)  # atomic: a reader never sees half an entry
+        write_atomically(path, buffer.getvalue())
     except OSError:
         return False  # a read-only cache: compiled each run
     return True

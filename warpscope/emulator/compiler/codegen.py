@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from warpscope.emulator import ir
-from warpscope.emulator.cachedir import cache_dir
+from warpscope.emulator.cachedir import cache_dir, write_atomically
 from warpscope.emulator.errors import EmulatorError, UsedBeforeAssigned
 
 #: where ``generate`` writes each function's source (unset: nowhere)
@@ -219,13 +219,8 @@ def _bytecode(source: str, name: str) -> Any:
     except (OSError, ValueError, EOFError, TypeError):
         pass  # not there (or damaged): compile it
     code = compile(source, f"<warpscope generated: {name}>", "exec")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(marshal.dumps(code))
-        partial.replace(path)  # atomic: a reader never sees half a file
-    except OSError:
-        pass  # a read-only cache: compiled each time, the same code
+    with contextlib.suppress(OSError):  # a read-only cache: compiled each time, the same code
+        write_atomically(path, marshal.dumps(code))
     return code
 
 
