@@ -44,11 +44,17 @@ def _what_it_did(launch: Launch) -> object:
         else (
             timing.cycles,
             [
-                {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in vars(r).items()}
+                # arrays by their bytes: ``tolist`` of a large launch's timeline took seconds
+                {k: _exactly(v) if isinstance(v, np.ndarray) else v for k, v in vars(r).items()}
                 for r in timing.simulated
             ],
         ),
     )
+
+
+def _exactly(a: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
+    """An array as what equality should compare: its type, shape and every bit."""
+    return a.dtype.str, a.shape, np.ascontiguousarray(a).tobytes()
 
 
 def _assert_same(closures: tuple[object, list[Launch]], generated: tuple[object, list[Launch]]) -> None:

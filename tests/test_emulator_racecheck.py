@@ -475,3 +475,41 @@ def test_a_few_stores_are_judged_alike_by_words_in_a_set_and_by_the_table(monkey
         )
     else:
         assert hazards == []
+
+
+@cuda.jit
+def update_own(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+@cuda.jit
+def add_next(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += a[(i + 1) % a.size]
+
+
+@pytest.mark.parametrize("threads", [16, 256, 1024])
+@pytest.mark.parametrize("kernel", [update_own, add_next], ids=["own", "next"])
+def test_a_thread_updating_its_own_element_races_with_no_one(monkeypatch, threads, kernel):
+    """``a[i] += 1`` reads and writes each thread's own word: told race-free without the table
+    (``race._no_word_twice``: a few lanes' words by lane, remembered lane terms by their
+    ranges); ``a[i] += a[(i + 1) % n]`` reads a word another thread writes. The hazards and
+    values are the table's (every interval judged in full) either way."""
+    from warpscope.emulator import race
+
+    runs = []
+    for told in (race._no_word_twice, lambda records: False):
+        monkeypatch.setattr(race, "_no_word_twice", told)
+        a = np.arange(threads, dtype=np.float32)
+        with using(Settings(timing=False)):
+            launch = kernel[max(1, threads // 256), min(threads, 256)](a)
+        runs.append((a.tolist(), launch.hazards))
+    assert runs[0] == runs[1]
+    out, hazards = runs[0]
+    if kernel is add_next:
+        assert hazards and all((h.array, h.space) == ("a", "global") for h in hazards)
+    else:
+        assert out == list(range(1, threads + 1)) and hazards == []

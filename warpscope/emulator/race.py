@@ -486,25 +486,27 @@ class RaceCheck:
 
 
 def _no_word_twice(records: list[_Record]) -> bool:
-    """Whether no 4-byte word is named by two of these accesses, told cheaply where every
-    record keeps remembered lane terms (``_Record.whole``: a few distinct arrays, each looked
-    at once) whose active lanes name ascending addresses at least a word apart, and the
-    records' ranges of words do not overlap (a grid-stride loop's stores, one element per
-    thread each time); False where that cannot be told so (``_shared_addresses`` then finds
-    the words two threads name). A few accesses' words (``FEW_WORDS`` lanes in all) are told
-    apart in a set: fewer numpy calls than the table, for the few stores of a small launch."""
+    """Whether no 4-byte word is named by two threads in these accesses (a thread reading
+    and then writing its own element, ``a[i] += x``, names it twice, and races with no one),
+    told cheaply where every record keeps remembered lane terms (``_Record.whole``: a few
+    distinct arrays, each looked at once) whose active lanes name ascending addresses at least
+    a word apart, and the ranges of words of the records that differ (in lane terms, lanes or
+    base: the same ones name the same words by the same lanes) do not overlap (a grid-stride
+    loop's stores, one element per thread each time); False where that cannot be told so
+    (``_shared_addresses`` then finds the words two threads name). A few accesses' words
+    (``FEW_WORDS`` lanes in all) are given their lanes in a dict: fewer numpy calls than the
+    table, for the few stores of a small launch."""
     if not all(r.whole for r in records):
         if sum(r.threads for r in records) > FEW_WORDS:
             return False
-        seen: set[int] = set()
+        owner: dict[int, int] = {}
         for r in records:
-            named = r.picked()[1].tolist()
-            words = {a >> 2 for a in named}
-            if len(words) < len(named) or not seen.isdisjoint(words):
-                return False
-            seen |= words
+            lanes, named = r.picked()
+            for lane, a in zip(lanes.tolist(), named.tolist()):
+                if owner.setdefault(a >> 2, lane) != lane:
+                    return False
         return True
-    spans = []
+    spans = set()
     known: dict[tuple[int, int], tuple[int, int]] = {}
     for r in records:
         key = (id(r.offsets), id(r.lanes))
@@ -515,9 +517,9 @@ def _no_word_twice(records: list[_Record]) -> bool:
                 return False
             ends = known[key] = (int(terms[0]), int(terms[-1]))
         base = int(r.base)
-        spans.append(((ends[0] + base) >> 2, (ends[1] + base) >> 2))
-    spans.sort()
-    return all(later[0] > earlier[1] for earlier, later in itertools.pairwise(spans))
+        spans.add((*key, (ends[0] + base) >> 2, (ends[1] + base) >> 2))
+    ranges = sorted(span[2:] for span in spans)
+    return all(later[0] > earlier[1] for earlier, later in itertools.pairwise(ranges))
 
 
 def _shared_addresses(lanes: np.ndarray, addresses: np.ndarray, slots: int) -> np.ndarray | None:
