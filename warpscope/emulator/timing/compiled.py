@@ -171,8 +171,10 @@ def run_all(jobs: Sequence[Callable[[], SMResult]], traced: int) -> list[SMResul
     (``PARALLEL_MIN``), the others at once on a pool's threads, the compiled model releasing
     the GIL while it runs (numba's ``nogil``; the built module's wrapper likewise). The same
     results either way: nothing passes between the SMs."""
+    if len(jobs) < 2 or traced < PARALLEL_MIN * len(jobs):  # asked first: cpu_count costs 5 µs
+        return [job() for job in jobs]
     cores = os.cpu_count() or 1
-    if len(jobs) < 2 or cores < 2 or traced < PARALLEL_MIN * len(jobs):
+    if cores < 2:
         return [job() for job in jobs]
     compiled_run()  # loaded once, before any thread asks
     pool = _threads(min(cores, len(jobs)) - 1)
