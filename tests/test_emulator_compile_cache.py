@@ -8,9 +8,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import subprocess
 import sys
 import textwrap
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -397,6 +399,64 @@ def test_a_damaged_entry_is_compiled_again(cache_on, tmp_path):
     assert cache.counts["compiled"] == 3 and cache.counts["stored"] == 2  # rewritten whole
     assert np.array_equal(_fresh(path).main(), _expected(2.0, [1, 10, 100]))
     assert cache.counts["loaded"] == 1
+
+
+def test_a_loaded_entry_is_marked_used(cache_on, tmp_path):
+    """Loading an entry refreshes its time: the cache forgets the least recently used."""
+    path = _write(tmp_path / "kern.py", KERNEL)
+    _fresh(path).main()
+    _fresh(path).main()
+    (entry,) = _entries(cache_on)
+    os.utime(entry, (1_000_000_000, 1_000_000_000))  # 2001
+    assert np.array_equal(_fresh(path).main(), _expected(2.0, [1, 10, 100]))
+    assert cache.counts["loaded"] == 1 and entry.stat().st_mtime > time.time() - 600
+
+
+def test_a_store_keeps_its_subfolder_within_its_share_of_the_limit(monkeypatch, cache_on, tmp_path):
+    """Entries left behind (a kernel moved to another line, an older warpscope's) are removed
+    by a later store into their subfolder once it holds more than its share of
+    ``WARPSCOPE_COMPILE_CACHE_MB``, the least recently used first (a load refreshes an
+    entry's time); the entry just stored stays, and loads."""
+    path = _write(tmp_path / "kern.py", KERNEL)
+    _fresh(path).main()  # noted: the note names the entry's subfolder
+    (note,) = (cache_on / "kernels").glob("*/*.seen")
+    stored_elsewhere = tmp_path / "other"
+    monkeypatch.setenv("WARPSCOPE_CACHE", str(stored_elsewhere))
+    _fresh(path).main()
+    _fresh(path).main()  # a real entry of this kernel, to copy as the ones left behind
+    (real,) = _entries(stored_elsewhere)
+    monkeypatch.setenv("WARPSCOPE_CACHE", str(cache_on))
+    size = real.stat().st_size
+    left = []
+    for k in range(6):  # oldest first, a day apart
+        old = note.parent / f"{k:032x}.pkl"
+        old.write_bytes(real.read_bytes())
+        os.utime(old, (1_000_000_000 + k * 86_400,) * 2)
+        left.append(old)
+    cache._touch(left[0])  # the oldest, used since: now the newest of them
+    share = 4 * size + 4096  # the subfolder's share: four entries, trimmed to three (and the note)
+    monkeypatch.setenv(cache.LIMIT_ENV, str(share * cache.SUBFOLDERS / (1 << 20)))
+    assert cache.limit_bytes() // cache.SUBFOLDERS == share
+    cache.counts.clear()
+    _fresh(path).main()  # the second compilation: stored, and the subfolder trimmed
+    assert cache.counts["stored"] == 1
+    kept = sorted(note.parent.iterdir())
+    total = sum(f.stat().st_size for f in kept)
+    assert total <= share * 3 // 4  # down to three quarters of the share
+    assert len([f for f in kept if f.suffix == ".pkl" and f not in left]) == 1  # the one stored
+    assert left[0] in kept and left[5] in kept  # used recently, and the newest left behind
+    assert not any(f in kept for f in left[1:4])  # the least recently used went first
+    assert np.array_equal(_fresh(path).main(), _expected(2.0, [1, 10, 100]))
+    assert cache.counts["loaded"] == 1  # what was stored stayed
+
+
+def test_the_limit_reads_megabytes_and_falls_back_on_nonsense(monkeypatch):
+    monkeypatch.setenv(cache.LIMIT_ENV, "0.5")
+    assert cache.limit_bytes() == 1 << 19
+    monkeypatch.setenv(cache.LIMIT_ENV, "lots")
+    assert cache.limit_bytes() == int(cache.LIMIT_MB * (1 << 20))
+    monkeypatch.delenv(cache.LIMIT_ENV)
+    assert cache.limit_bytes() == 64 << 20
 
 
 def test_switched_off_or_generating_code_nothing_is_stored(monkeypatch, cache_on, tmp_path):

@@ -29,6 +29,11 @@ and name of warpscope's function that holds it), their variables' values and the
 attributes; warpscope's module-level objects by reference. ``WARPSCOPE_COMPILE_CACHE=0``
 switches it off; generated code (``codegen``) is never stored.
 
+The entries stay within ``WARPSCOPE_COMPILE_CACHE_MB`` (64 MiB: ~5,000 small kernels): a
+kernel moved to another line, or an older warpscope's, leaves its entry behind, so a store
+that takes its subfolder past its share removes the least recently used there (``_trim``;
+a load refreshes an entry's time).
+
 Written here, not taken from a library: cloudpickle stores closures, but by value (their
 code marshalled, their modules' globals copied), which costs what compiling does and breaks
 the identity of warpscope's shared objects; no library records what a compilation read.
@@ -36,6 +41,7 @@ the identity of warpscope's shared objects; no library records what a compilatio
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -63,6 +69,13 @@ FORMAT = 1
 #: the largest array an entry holds (a global array a kernel froze): larger ones make the
 #: entry cost more to read than compiling does to copy them
 ARRAY_LIMIT = 1 << 20
+
+#: ``WARPSCOPE_COMPILE_CACHE_MB``: the most the entries and notes may take, in MiB
+LIMIT_ENV = "WARPSCOPE_COMPILE_CACHE_MB"
+LIMIT_MB = 64.0
+#: the entries' subfolders (their names' first two hex digits): each holds its share of the
+#: limit, so a store looks at the few files of one (a hash spreads entries evenly)
+SUBFOLDERS = 256
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # warpscope/emulator/
 #: modules whose objects a kernel may name and an entry may hold: a library's, not the user's
@@ -415,7 +428,16 @@ def _load(path: Path, fn: types.FunctionType) -> Function | None:
         function = pickle.load(stream)  # a pickle of its own (its own memo) after the header
     except Exception:  # damaged, or written by an older warpscope: compile
         return None
-    return function if isinstance(function, Function) else None
+    if not isinstance(function, Function):
+        return None
+    _touch(path)
+    return function
+
+
+def _touch(path: Path) -> None:
+    """Mark an entry used now: ``_trim`` removes the least recently used first."""
+    with contextlib.suppress(OSError):  # a read-only cache: never trimmed either
+        os.utime(path)
 
 
 def _still(fn: types.FunctionType, reads: list[tuple[Any, str, Any]]) -> bool:
@@ -484,7 +506,47 @@ def _store(path: Path, fn: types.FunctionType, reads: Reads, function: Function)
         write_atomically(path, buffer.getvalue())
     except OSError:
         return False  # a read-only cache: compiled each run
+    _trim(path.parent, path)
     return True
+
+
+def limit_bytes() -> int:
+    """The most the entries and notes may take on disk (``WARPSCOPE_COMPILE_CACHE_MB``)."""
+    text = os.environ.get(LIMIT_ENV, "").strip()
+    try:
+        megabytes = float(text) if text else LIMIT_MB
+    except ValueError:
+        megabytes = LIMIT_MB
+    return max(0, int(megabytes * (1 << 20)))
+
+
+def _trim(folder: Path, keep: Path) -> None:
+    """Where ``folder`` (one subfolder of ``kernels/``) holds more than its share of
+    ``limit_bytes``, remove its least recently used entries and notes (by their times: a load
+    refreshes an entry's) down to three quarters of the share, never ``keep`` (just stored)."""
+    share = limit_bytes() // SUBFOLDERS
+    found: list[tuple[int, str, int]] = []  # (time, path, size)
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith((".pkl", ".seen")):
+                    st = entry.stat()
+                    found.append((st.st_mtime_ns, entry.path, st.st_size))
+    except OSError:
+        return
+    total = sum(size for _, _, size in found)
+    if total <= share:
+        return
+    for _, name, size in sorted(found):
+        if total <= share * 3 // 4:
+            break
+        if name == str(keep):
+            continue
+        try:
+            os.remove(name)
+        except OSError:
+            continue  # another process removed it, or may not
+        total -= size
 
 
 # -- the compiled tree as a pickle ---------------------------------------------------------
