@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_cli
-from warpscope.emulator import arrays, fma
-from warpscope.emulator.kernel import Settings
+from warpscope.emulator import EmulatorError, arrays, cuda, fma
+from warpscope.emulator.kernel import Settings, using
 from warpscope.emulator.simt import Mask
 from warpscope.emulator.trace import LINE_SECTORS, _per_warp
 
@@ -610,3 +610,106 @@ def test_merge_is_np_where_bit_for_bit_below_and_above_the_blend_size(dtype):
             got = merge(Mask(active), new, old)
             want = np.where(active, new, old)
             assert got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@cuda.jit
+def _row_reductions(A, A3, o, n):
+    i = cuda.grid(1)
+    if i < n:
+        row = A[i]
+        o[i, 0] = row.sum()
+        o[i, 1] = A[i, 1:].max()  # a slice of the row
+        o[i, 2] = np.mean(A[i, ::2])  # a stepped one
+        o[i, 3] = A.sum()  # every thread the whole array: one element for every lane
+        o[i, 4] = A3[i].prod()  # a row of two axes
+        o[i, 5] = A[i - n].sum()  # a negative row: wrapped, as numba does
+
+
+@cuda.jit
+def _sum_past_the_end(A, o, step):
+    i = cuda.grid(1)
+    o[i] = A[i * step + 1].sum()  # the last thread's row is past the end
+
+
+@cuda.jit
+def _sum_a_row_another_writes(A, o, n):
+    i = cuda.grid(1)
+    if i < n:
+        A[i, 0] = i
+        o[i] = A[(i + 1) % n].sum()  # thread i + 1 wrote its first element: a race
+
+
+def _launch_both_ways(monkeypatch, kernel, grid, block, make):  # type: ignore[no-untyped-def]
+    """``kernel`` launched with whole arrays read at once (``arrays.load_all``) and element by
+    element: (the arrays after, the launch or its fault) each way."""
+    runs = []
+    for at_once in (True, False):
+        if not at_once:
+            monkeypatch.setattr(arrays, "load_all", lambda *args, **kw: None)
+        data = make()
+        with using(Settings(timing=True)):
+            try:
+                launch = kernel[grid, block](*data)
+                timing = launch.timing
+                assert timing is not None
+                did: object = (
+                    sorted((line, dataclasses.asdict(s)) for line, s in launch.counters.sites.items()),
+                    [dataclasses.asdict(h) for h in launch.hazards],
+                    (
+                        timing.cycles,
+                        [(r.issued, r.state_cycles, r.l1_lookups, r.l2_lookups) for r in timing.simulated],
+                    ),
+                )
+            except EmulatorError as e:
+                did = str(e)
+        runs.append(([np.asarray(d).copy() for d in data if isinstance(d, np.ndarray)], did))
+    return runs
+
+
+@pytest.mark.parametrize("threads", [5, 40, 300])  # a partial warp, warps, past the remembered lanes
+def test_a_thread_reading_whole_rows_counts_and_times_as_element_by_element(monkeypatch, threads):
+    """A reduction reads its array in one gather (``arrays.load_all``): the values, per-line
+    counters, timing and hazards are those of reading it one element at a time, for rows,
+    slices, stepped slices, rows of several axes and the whole array; a negative row is left
+    to the element-by-element path (it wraps)."""
+
+    def make():  # type: ignore[no-untyped-def]
+        A = (np.arange(threads * 7, dtype=np.float64).reshape(threads, 7) % 5) + 1
+        A3 = (np.arange(threads * 6, dtype=np.float32).reshape(threads, 2, 3) % 3) + 1
+        return A, A3, np.zeros((threads, 6)), threads
+
+    (at_once, did), (one_by_one, did_one_by_one) = _launch_both_ways(
+        monkeypatch, _row_reductions, -(-threads // 32), 32, make
+    )
+    assert did == did_one_by_one
+    for a, b in zip(at_once, one_by_one):
+        np.testing.assert_array_equal(a, b)
+    A, A3, o = at_once
+    np.testing.assert_array_equal(o[:, 0], A.sum(axis=1))
+    np.testing.assert_array_equal(o[:, 1], A[:, 1:].max(axis=1))
+    np.testing.assert_allclose(o[:, 2], A[:, ::2].mean(axis=1))
+    np.testing.assert_array_equal(o[:, 3], A.sum())
+    np.testing.assert_allclose(o[:, 4], A3.reshape(threads, -1).prod(axis=1))
+    np.testing.assert_array_equal(o[:, 5], A.sum(axis=1))
+
+
+def test_a_row_past_the_end_faults_at_the_same_element_and_a_raced_row_races_alike(monkeypatch):
+    """A row just past the array's end reads what a GPU reads there (0, and a warning), one far
+    past faults: at the same element, with the same message; a race on a row is found alike."""
+    (out, just_past), (out_one_by_one, just_past_one_by_one) = _launch_both_ways(
+        monkeypatch, _sum_past_the_end, 1, 8, lambda: (np.ones((8, 4)), np.zeros(8), 1)
+    )
+    assert just_past == just_past_one_by_one and not isinstance(just_past, str)
+    assert out[1].tolist() == out_one_by_one[1].tolist() == [4.0] * 7 + [0.0]
+    monkeypatch.undo()
+    (_, fault), (_, fault_one_by_one) = _launch_both_ways(
+        monkeypatch, _sum_past_the_end, 1, 8, lambda: (np.ones((8, 4)), np.zeros(8), 100)
+    )
+    assert isinstance(fault, str) and fault == fault_one_by_one and "out-of-bounds" in fault
+    monkeypatch.undo()
+    (after, raced), (after_one_by_one, raced_one_by_one) = _launch_both_ways(
+        monkeypatch, _sum_a_row_another_writes, 1, 64, lambda: (np.ones((40, 3)), np.zeros(40), 40)
+    )
+    assert raced == raced_one_by_one and raced[1]  # the hazards found either way
+    for a, b in zip(after, after_one_by_one):
+        np.testing.assert_array_equal(a, b)

@@ -613,6 +613,85 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
     return _gather(array.data.reshape(-1), *parts, mask)
 
 
+def load_all(
+    base: ArrayRef | RowView, mask: Mask, site: SiteCounts, race: Any = None, line: int = 0
+) -> tuple[GlobalArray, np.ndarray, list[tuple[Any, ...]], list[Any]] | None:
+    """Every element of ``base`` (a global array, or a row of one each lane picked) read by
+    each lane, as ``load`` reads them one after the other (a thread's ``row.sum()``): each
+    counted and heard by ``race`` in turn, but gathered, bounds-checked and counted at once.
+    Gives the array, the values as (lanes, elements), and per element its index and its byte
+    addresses (per lane, or one number where every lane reads the same); None where reading
+    them one by one must decide (a record, shared or local memory, an index to wrap, or one
+    that faults or reads past the end: ``load`` says so at the element it happens at)."""
+    array = base.array if isinstance(base, RowView) else base
+    if not isinstance(array, GlobalArray) or array.dtype.fields is not None or not base.size:
+        return None
+    fulls = [resolve(base, tuple(np.int64(i) for i in at))[1] for at in np.ndindex(*base.shape)]
+    # each axis's index moves one way along the elements: the first and last bound them all
+    if not (_plainly_inside(array, fulls[0], mask) and _plainly_inside(array, fulls[-1], mask)):
+        return None
+    lanes = mask.arr.shape
+    every = mask.threads == mask.arr.size
+    axes: list[np.ndarray] = []  # per axis, each element's index: (elements | 1, lanes | 1)
+    for axis in range(array.ndim):
+        column = [full[axis] for full in fulls]
+        if not any(_ndim(i) for i in column):
+            axes.append(np.array(column, np.int64).reshape(-1, 1))
+        elif all(i is column[0] for i in column):  # a row's index, the same for every element
+            axes.append(_int64(column[0]).reshape(1, -1))
+        else:
+            axes.append(np.stack([np.broadcast_to(_int64(i), lanes) for i in column]))
+    uniform = all(a.shape[1] == 1 for a in axes)
+    safe = tuple(a if every or a.shape[1] == 1 else np.where(mask.arr, a, 0) for a in axes)
+    shape = (len(fulls), lanes[0])
+    values = np.broadcast_to(array.data[safe], shape).T
+    at = np.broadcast_to(array.base + sum(a * s for a, s in zip(axes, array.strides)), shape)
+    warps = mask.warps
+    site.global_load_requests += warps * len(fulls)
+    addresses: list[Any]
+    if uniform:  # every lane on one element (``_count``'s uniform access), each element
+        site.global_load_sectors += warps * len(fulls)
+        site.global_load_bytes += warps * array.itemsize * len(fulls)
+        addresses = [np.int64(a) for a in at[:, 0].tolist()]
+    else:
+        rows = np.where(mask.arr, at, -1).reshape(len(fulls), -1, WARP)
+        if warps != rows.shape[1]:
+            rows = rows[:, mask.warp_any]
+        sectors, nbytes = memory.global_access(
+            rows.reshape(-1, WARP), array.itemsize, array.naturally_aligned
+        )
+        site.global_load_sectors += sectors
+        site.global_load_bytes += nbytes
+        addresses = list(at)
+    _LAST_PARTS[0] = _LAST_REPEAT[0] = None  # nothing summed for the timing model to reuse
+    if race is not None:
+        for full, where in zip(fulls, addresses):
+            race.access(array, full, None if uniform else where, mask, line, False)
+    return array, values, fulls, addresses
+
+
+def _plainly_inside(array: ArrayRef, index: tuple[Any, ...], mask: Mask) -> bool:
+    """Whether every active lane's ``index`` lies inside ``array`` as it is: integers, none
+    negative (to wrap) nor past an axis (``checked_index`` has nothing to do)."""
+    if len(index) != array.ndim:
+        return False
+    for i, dim in zip(index, array.shape):
+        dtype = getattr(i, "dtype", None)
+        integer = dtype.kind in "iu" if dtype is not None else isinstance(i, int) and not isinstance(i, bool)
+        if not integer:
+            return False
+        if not _ndim(i):
+            if not 0 <= int(i) < dim:
+                return False
+            continue
+        if i.shape != mask.arr.shape:
+            return False
+        _, low, high = _index_range(i)
+        if not (low >= 0 and high < dim) and not _active_inside(i, mask, dim):
+            return False
+    return True
+
+
 def _load_lanes(array: ArrayRef, index: tuple[Any, ...], mask: Mask) -> np.ndarray | None:
     """A load under a sparse mask, computed on its active lanes alone (the others read 0);
     None where the data is not C-ordered."""

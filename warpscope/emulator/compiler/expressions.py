@@ -453,10 +453,17 @@ class Expressions(CompilerBase):
             a = basef(run, frame, mask)
             if not isinstance(a, (arrays.ArrayRef, arrays.RowView)):
                 raise KernelMistake(f"{name}() needs an array, not {type(a).__name__}")
-            # each element's load into its column (assigning broadcasts one value to every lane)
-            values = np.empty(mask.arr.shape + (int(np.prod(a.shape)),), a.dtype)
-            for k, at in enumerate(np.ndindex(*a.shape)):
-                values[:, k] = load_element(run, mask, a, tuple(np.int64(i) for i in at), line, load)
+            swept = arrays.load_all(a, mask, run.counters.site(line), run.race, line)
+            if swept is not None:  # read at once, each element's load issued in turn
+                array, values, indices, addresses = swept
+                for at, where in zip(indices, addresses):
+                    run.issue(
+                        load, mask, memory_op(LOAD_OP, array, at, load), run.global_cost(array, where, mask)
+                    )
+            else:  # each element's load into its column (assigning broadcasts one value to every lane)
+                values = np.empty(mask.arr.shape + (int(np.prod(a.shape)),), a.dtype)
+                for k, at in enumerate(np.ndindex(*a.shape)):
+                    values[:, k] = load_element(run, mask, a, tuple(np.int64(i) for i in at), line, load)
             result = reductions.reduce(name, values, a.dtype)
             run.issue(compute, mask, arith_op(result, False))
             return result
