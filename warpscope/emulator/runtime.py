@@ -210,13 +210,12 @@ class Run:
             return trace.accesses(array.kind, array, np.int64(scalar), array.itemsize, mask, store, moved)
         return trace.accesses(array.kind, array, part, array.itemsize, mask, store, moved, scalar)
 
-    def global_cost(self, array: Any, addresses: Any, mask: Mask, store: bool = False) -> Accesses | None:
-        """``memory_cost`` of a global access whose byte addresses are known (a row per lane,
-        or one number for every lane): nothing to sum again."""
-        trace = self.trace
-        if trace is None:
-            return None
-        return trace.accesses("global", array, addresses, array.itemsize, mask, store)
+    def global_costs(self, array: Any, addresses: list[Any], mask: Mask) -> list[Accesses | None]:
+        """``memory_cost`` of global loads made one after another under ``mask`` whose byte
+        addresses are known (per load, a row of the lanes' or one number): nothing summed again."""
+        if self.trace is None:
+            return [None] * len(addresses)
+        return self.trace.global_rows(array, addresses, mask, store=False)
 
     def check_budget(self, line: int, mask: Mask) -> None:
         if self.counters.warp_instructions > self.budget:

@@ -422,7 +422,28 @@ class Trace:
             self._mark_sectors(array, addresses.astype(np.int64, copy=False), store)
         if self._sel is None or kind == "const":
             return None
+        return self._few_touched(kind, array, on.tolist(), picked, itemsize)
+
+    def global_rows(self, array: Any, rows: list[Any], mask: Mask, store: bool) -> list[Accesses | None]:
+        """``accesses`` of global accesses made one after another under one mask (a thread's
+        reduction reading its row element by element), each row the lanes' byte addresses:
+        on a few lanes, their lists and the grid's sector marks made once for all."""
+        few = mask.arr.size <= memory.FEW_WARPS * WARP or mask.threads <= memory.FEW_WARPS * WARP
+        if not few or not rows or not all(np.shape(r) == mask.arr.shape for r in rows):
+            return [self.accesses("global", array, r, array.itemsize, mask, store) for r in rows]
+        on = mask.lanes
+        picked = np.stack(rows)[:, on]
+        self._mark_sectors(array, picked.reshape(-1), store)
+        if self._sel is None:
+            return [None] * len(rows)
         lanes = on.tolist()
+        return [self._few_touched("global", array, lanes, row, array.itemsize) for row in picked.tolist()]
+
+    def _few_touched(
+        self, kind: str, array: Any, lanes: list[int], picked: list[int], itemsize: int
+    ) -> Accesses:
+        """What each sampled warp of a few active ``lanes`` touched, their byte addresses
+        ``picked`` (``_few_accesses``, once the grid's sectors are marked)."""
         sampled = self._sel_set
         if not lanes or lanes[-1] // WARP == lanes[0] // WARP:  # one warp's (the usual few): no grouping
             warps = [(lanes, picked)] if lanes and lanes[0] // WARP in sampled else []

@@ -456,10 +456,8 @@ class Expressions(CompilerBase):
             swept = arrays.load_all(a, mask, run.counters.site(line), run.race, line)
             if swept is not None:  # read at once, each element's load issued in turn
                 array, values, indices, addresses = swept
-                for at, where in zip(indices, addresses):
-                    run.issue(
-                        load, mask, memory_op(LOAD_OP, array, at, load), run.global_cost(array, where, mask)
-                    )
+                for at, cost in zip(indices, run.global_costs(array, addresses, mask)):
+                    run.issue(load, mask, memory_op(LOAD_OP, array, at, load), cost)
             else:  # each element's load into its column (assigning broadcasts one value to every lane)
                 values = np.empty(mask.arr.shape + (int(np.prod(a.shape)),), a.dtype)
                 for k, at in enumerate(np.ndindex(*a.shape)):
