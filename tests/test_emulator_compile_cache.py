@@ -450,6 +450,30 @@ def test_a_store_keeps_its_subfolder_within_its_share_of_the_limit(monkeypatch, 
     assert cache.counts["loaded"] == 1  # what was stored stayed
 
 
+def test_argument_types_name_their_entries_apart():
+    """An entry's name holds its argument types: dtypes by their short code, records (same
+    size, other fields) and sub-arrays in full."""
+    texts = [
+        cache._type_text(t)
+        for t in (
+            (np.dtype(np.float32), 1),
+            (np.dtype(np.float32), 2),
+            (np.dtype(">f4"), 1),
+            np.dtype(np.int64),
+            np.dtype(np.float64),
+            np.dtype("datetime64[s]"),
+            np.dtype("datetime64[ms]"),
+            np.dtype([("x", "f4"), ("y", "f4")]),
+            np.dtype([("y", "f4"), ("x", "f4")]),
+            np.dtype(("f4", (2,))),
+            int,
+            float,
+        )
+    ]
+    assert len(set(texts)) == len(texts)
+    assert texts[0] == "(<f4,1)" and texts[3] == "<i8"
+
+
 def test_the_limit_reads_megabytes_and_falls_back_on_nonsense(monkeypatch):
     monkeypatch.setenv(cache.LIMIT_ENV, "0.5")
     assert cache.limit_bytes() == 1 << 19

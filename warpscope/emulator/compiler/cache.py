@@ -42,6 +42,7 @@ the identity of warpscope's shared objects; no library records what a compilatio
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import os
@@ -397,9 +398,30 @@ def _entry_path(fn: types.FunctionType, arg_types: tuple[Any, ...]) -> Path | No
             if not isinstance(p, (np.dtype, int)) and p not in (int, float, bool, complex):
                 raise Uncacheable(f"an argument of type {p!r}")
     key = hashlib.blake2b(digest_size=16)
-    key.update(f"{version_key()}\n{_owner_key(fn)}\n{arg_types!r}\n{_closure_digest(fn)!r}".encode())
+    types_text = ",".join(map(_type_text, arg_types))
+    key.update(f"{version_key()}\n{_owner_key(fn)}\n{types_text}\n{_closure_digest(fn)!r}".encode())
     name = key.hexdigest()
-    return cache_dir() / "kernels" / name[:2] / f"{name}.pkl"
+    return (
+        _kernels_folder(*map(os.environ.get, ("WARPSCOPE_CACHE", "XDG_CACHE_HOME", "HOME")))
+        / name[:2]
+        / f"{name}.pkl"
+    )
+
+
+def _type_text(t: Any) -> str:
+    """An argument type as the entry's key names it: a plain dtype by its short code (``<f4``:
+    its repr costs 5 µs, and a kernel's first launch pays it per argument)."""
+    if isinstance(t, tuple):
+        return f"({','.join(map(_type_text, t))})"
+    if isinstance(t, np.dtype) and t.fields is None and t.subdtype is None and t.metadata is None:
+        return t.str
+    return repr(t)
+
+
+@functools.lru_cache(maxsize=4)
+def _kernels_folder(*cache_settings: str | None) -> Path:
+    """The entries' folder, by the settings ``cache_dir`` reads (it costs more to work out)."""
+    return cache_dir() / "kernels"
 
 
 def _closure_digest(fn: types.FunctionType) -> tuple[Any, ...]:
