@@ -3,7 +3,7 @@
 Times, in a fresh process per tree, CPU time per launch of an empty kernel (one warp: the
 launch path alone) and of a three-statement kernel (one warp), with the timing model off
 and on (with timing also with the timing memo off: every launch simulated, as a launch whose
-trace differs from the last 64 is), the first launch of a newly decorated kernel (its
+trace differs from the last 64 is; without timing also with racecheck on), the first launch of a newly decorated kernel (its
 compilation), and that of a 12-block kernel with timing through the compiled model (a small
 grid is timed on up to eight SMs, a call each), for this tree
 and for warpscope at ``--baseline REF`` (a temporary git worktree), alternated ``--repeat``
@@ -58,6 +58,8 @@ for timing in (False, True):
     with using(Settings(timing=timing, racecheck=False)):
         for name, fn in (("empty", empty), ("inc", inc)):
             out[f"{name} launch, timing {'on' if timing else 'off'} (µs)"] = per_launch(cuda.jit(fn), a)
+with using(Settings(timing=False, racecheck=True)):  # racecheck's share: a read and write of one's own element
+    out["inc launch, timing off, racecheck on (µs)"] = per_launch(cuda.jit(inc), a)
 from warpscope.emulator import timing as timing_model
 
 timing_model.MEMO_MAX_TRACED = -1  # every launch simulated (trees before the timing memo: no change)
