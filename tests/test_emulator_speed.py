@@ -713,3 +713,37 @@ def test_a_row_past_the_end_faults_at_the_same_element_and_a_raced_row_races_ali
     assert raced == raced_one_by_one and raced[1]  # the hazards found either way
     for a, b in zip(after, after_one_by_one):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("stem", ["c65", "c84", "c11", "c08", "c41", "c06", "c29"])
+def test_a_small_traces_flat_layout_on_lists_is_numpys(monkeypatch, stem):
+    """``Trace.flat`` lays a trace of a few positions out on lists (``_flat_few``): the same
+    arrays, C-ordered int64, as the numpy layout gives, on real kernels' traces (one stream
+    and several, divergent ones, global and shared accesses)."""
+    import contextlib
+    import io
+    import types
+
+    from warpscope.emulator import kernel as kernel_module
+    from warpscope.emulator import trace as trace_module
+
+    traces = []
+    timed = kernel_module._timed
+    monkeypatch.setattr(kernel_module, "_timed", lambda t, *a: traces.append(t) or timed(t, *a))
+    path = next((ROOT / "tests" / "numba_corpus").glob(f"{stem}_*.py"))
+    module = types.ModuleType(f"_flat_{stem}")
+    module.__file__ = str(path)
+    exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
+    with using(Settings(timing=True)), contextlib.redirect_stdout(io.StringIO()):
+        module.main()
+    assert traces
+    for t in traces:
+        layouts = []
+        for few in (10**9, 0):  # on lists, then numpy's
+            monkeypatch.setattr(trace_module, "FEW_POSITIONS", few)
+            t._flat = None
+            layouts.append(t.flat())
+        for name in ("start", "insts", "ops", "units", "sec_off", "sectors"):
+            a, b = (getattr(f, name) for f in layouts)
+            assert a.dtype == b.dtype == np.int64 and a.flags.c_contiguous, name
+            np.testing.assert_array_equal(a, b, err_msg=name)

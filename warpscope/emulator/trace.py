@@ -39,6 +39,8 @@ LINE_BYTES = LINE_SECTORS * memory.SECTOR_BYTES
 #: of ``A[i, k]`` in float32 comes back to each of its 32 phases of a line
 GLOBAL_SEEN = 64
 _OPS = list(Op)  # by value
+#: traces of up to this many positions are laid out on lists (``Trace._flat_few``)
+FEW_POSITIONS = 64
 
 
 def sampled_blocks(n_blocks: int, sms: int) -> list[list[int]]:
@@ -184,6 +186,9 @@ class Trace:
         """The events sorted into streams (a stable sort keeps each warp's issue order)."""
         if self._flat is not None:
             return self._flat
+        if self.traced <= FEW_POSITIONS:
+            self._flat = self._flat_few()
+            return self._flat
         n = self._n_of
         ids = np.concatenate(self._ids_of) if n else np.zeros(0, np.int64)
         # a stable sort keeps each warp's order; on 16-bit keys numpy's is a radix sort (17x faster)
@@ -223,6 +228,37 @@ class Trace:
             np.concatenate(parts) if parts else np.zeros(0, np.int64),
         )
         return self._flat
+
+    def _flat_few(self) -> Flat:
+        """``flat`` of a small trace, on lists: each stream's positions appended event by event
+        (its issue order) and the streams laid end to end, sector runs numbered in the events'
+        order as ``flat`` numbers them (a few hundred positions: numpy's calls cost more)."""
+        rows: list[list[tuple[int, int, int, int, int]]] = [[] for _ in self.info]
+        parts: list[np.ndarray] = []
+        total = 0  # sectors numbered so far
+        for ids, inst, op, acc in zip(self._ids_of, self._inst_of, self._op_of, self._acc_of):
+            if acc is None:
+                for i in ids.tolist():
+                    rows[i].append((inst, op, -1, -1, -1))
+            elif acc.counts is None or acc.sectors is None:
+                for i, u in zip(ids.tolist(), acc.units.tolist()):
+                    rows[i].append((inst, op, u, -1, -1))
+            else:
+                parts.append(acc.sectors)
+                for i, u, c in zip(ids.tolist(), acc.units.tolist(), acc.counts.tolist()):
+                    rows[i].append((inst, op, u, total, total + c))
+                    total += c
+        start = np.zeros(len(rows) + 1, np.int64)
+        start[1:] = np.cumsum([len(r) for r in rows])
+        columns = np.array([r for stream in rows for r in stream], np.int64).reshape(-1, 5).T.copy()
+        return Flat(
+            start,
+            columns[0],
+            columns[1],
+            columns[2],
+            np.ascontiguousarray(columns[3:5].T),
+            np.concatenate(parts) if parts else np.zeros(0, np.int64),
+        )
 
     @property
     def streams(self) -> list[WarpStream]:
