@@ -655,6 +655,7 @@ def _launch_both_ways(monkeypatch, kernel, grid, block, make):  # type: ignore[n
                 did: object = (
                     sorted((line, dataclasses.asdict(s)) for line, s in launch.counters.sites.items()),
                     [dataclasses.asdict(h) for h in launch.hazards],
+                    [dataclasses.asdict(w) for w in launch.barrier_warnings],
                     (
                         timing.cycles,
                         [(r.issued, r.state_cycles, r.l1_lookups, r.l2_lookups) for r in timing.simulated],
@@ -701,6 +702,7 @@ def test_a_row_past_the_end_faults_at_the_same_element_and_a_raced_row_races_ali
     )
     assert just_past == just_past_one_by_one and not isinstance(just_past, str)
     assert out[1].tolist() == out_one_by_one[1].tolist() == [4.0] * 7 + [0.0]
+    assert [w["kind"] for w in just_past[2]] == ["past_end"]  # the warning, said alike
     monkeypatch.undo()
     (_, fault), (_, fault_one_by_one) = _launch_both_ways(
         monkeypatch, _sum_past_the_end, 1, 8, lambda: (np.ones((8, 4)), np.zeros(8), 100)
