@@ -410,6 +410,11 @@ def test_a_loaded_entry_is_marked_used(cache_on, tmp_path):
     os.utime(entry, (1_000_000_000, 1_000_000_000))  # 2001
     assert np.array_equal(_fresh(path).main(), _expected(2.0, [1, 10, 100]))
     assert cache.counts["loaded"] == 1 and entry.stat().st_mtime > time.time() - 600
+    # used again within ``TOUCH_AFTER_S``: its time is fine as it is, nothing is written
+    recent = int(time.time()) - 5
+    os.utime(entry, (recent, recent))
+    assert np.array_equal(_fresh(path).main(), _expected(2.0, [1, 10, 100]))
+    assert cache.counts["loaded"] == 2 and entry.stat().st_mtime == recent
 
 
 def test_a_store_keeps_its_subfolder_within_its_share_of_the_limit(monkeypatch, cache_on, tmp_path):

@@ -48,6 +48,7 @@ import io
 import os
 import pickle
 import sys
+import time
 import types
 import weakref
 from collections import ChainMap, Counter
@@ -439,7 +440,9 @@ def _closure_digest(fn: types.FunctionType) -> tuple[Any, ...]:
 def _load(path: Path, fn: types.FunctionType) -> Function | None:
     """The entry at ``path`` if every input it recorded is still what it was."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb", buffering=0) as file:
+            data = file.readall()
+            used = os.fstat(file.fileno()).st_mtime
     except OSError:
         return None
     try:
@@ -452,8 +455,14 @@ def _load(path: Path, fn: types.FunctionType) -> Function | None:
         return None
     if not isinstance(function, Function):
         return None
-    _touch(path)
+    if time.time() - used > TOUCH_AFTER_S:
+        _touch(path)
     return function
+
+
+#: an entry used within this many seconds is not marked used again (``_trim`` orders entries
+#: by their times: a minute is fine enough, and a load then writes nothing)
+TOUCH_AFTER_S = 60.0
 
 
 def _touch(path: Path) -> None:
