@@ -4,8 +4,10 @@ sectors computed for all warps at once exactly as ``np.unique`` per warp gave th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
+import math
 import os
 import subprocess
 import sys
@@ -749,3 +751,59 @@ def test_a_small_traces_flat_layout_on_lists_is_numpys(monkeypatch, stem):
             a, b = (getattr(f, name) for f in layouts)
             assert a.dtype == b.dtype == np.int64 and a.flags.c_contiguous, name
             np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+def test_a_constant_is_one_closure_per_type_and_bits_and_a_variable_one_per_name():
+    """A kernel's tree holds one closure per distinct constant and one per local name read
+    (the compile cache loads fewer objects); constants equal in value but not in type or bits
+    (0.0 and -0.0, 1 and 1.0, records of two layouts) stay apart."""
+    from warpscope.emulator.ir import Const, run_expr
+
+    def value(c):
+        return run_expr(Const(c))(None, None, None)
+
+    assert run_expr(Const(np.float64(0.5))) is run_expr(Const(np.float64(0.5)))
+    pairs = [
+        (np.float64(0.0), np.float64(-0.0)),
+        (np.int64(1), np.float64(1.0)),
+        (np.float32(1.0), np.float64(1.0)),
+        (np.zeros((), "i4,i4")[()], np.zeros((), "i8")[()].view("f4,f4")[()]),
+    ]
+    for a, b in pairs:
+        assert run_expr(Const(a)) is not run_expr(Const(b))
+        for c in (a, b):
+            got = value(c)
+            assert type(got) is type(c) and got.dtype == c.dtype and got.tobytes() == c.tobytes()
+    assert np.isnan(value(np.float32("nan"))) and value(np.float32("nan")).dtype == np.float32
+
+    @cuda.jit
+    def signs(out, x):
+        t = x[0]
+        out[0] = math.copysign(1.0, -0.0) + t - t
+        out[1] = math.copysign(1.0, 0.0) + t * 0.0
+        out[2] = t + t + t
+
+    out = np.zeros(3)
+    signs[1, 1](out, np.array([2.0]))
+    assert out.tolist() == [-1.0, 1.0, 6.0]
+    fn = next(iter(signs._compiled.values()))
+    reads = [c for c in _closures(fn.body) if c.__name__ == "get"]
+    assert len(reads) == len({c.__closure__[0].cell_contents for c in reads})  # one per name
+
+
+def _closures(value, seen=None):
+    """Every closure reachable from ``value`` through closure cells, lists and tuples."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    found = []
+    if callable(value) and getattr(value, "__closure__", None):
+        found.append(value)
+        for cell in value.__closure__:
+            with contextlib.suppress(ValueError):  # a cell never assigned
+                found += _closures(cell.cell_contents, seen)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            found += _closures(v, seen)
+    return found

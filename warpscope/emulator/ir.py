@@ -73,16 +73,32 @@ def scalar(value: Any) -> Any:
 
 
 def run_expr(node: Node) -> Expr:
-    """A closure for a node, constants included."""
-    if isinstance(node, Const):
-        value = node.value
+    """A closure for a node, constants included (a numpy scalar's one closure shared: a
+    kernel's trees then hold and load one per distinct constant, not one per use)."""
+    if not isinstance(node, Const):
+        return node
+    value = node.value
+    key = (type(value), value.dtype, value.tobytes()) if isinstance(value, np.generic) else None
+    if key is not None:
+        known = _CONSTANTS.get(key)
+        if known is not None:
+            return known
 
-        def constant(run: Run, frame: Frame, mask: Mask) -> Any:
-            return value
+    def constant(run: Run, frame: Frame, mask: Mask) -> Any:
+        return value
 
-        constant.gen = lambda g: g.ref(value)  # type: ignore[attr-defined]  # compiler.codegen
-        return constant
-    return node
+    constant.gen = lambda g: g.ref(value)  # type: ignore[attr-defined]  # compiler.codegen
+    if key is not None:
+        if len(_CONSTANTS) >= CONSTANTS_KEPT:
+            _CONSTANTS.clear()
+        _CONSTANTS[key] = constant
+    return constant
+
+
+#: ``run_expr``'s closures of numpy scalars, by type, dtype (records of one type differ in it)
+#: and bytes (not by value: -0.0 == 0.0, and nan is not nan)
+_CONSTANTS: dict[tuple[type, np.dtype, bytes], Expr] = {}
+CONSTANTS_KEPT = 4096
 
 
 @dataclass

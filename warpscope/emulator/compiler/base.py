@@ -100,6 +100,7 @@ class CompilerBase:
         self.grid_sync = False  # the function synchronises the whole grid
         self.table = InstTable() if table is None else table
         self.return_deps: set[int] = set()
+        self.variable_reads: dict[str, Any] = {}  # per local name, the closure that reads it
 
     def inst(
         self, node: ast.AST | int, op: Op | None, srcs: Any = NO_DEPS, n: int = 1, dst: int | None = None

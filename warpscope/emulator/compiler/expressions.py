@@ -60,20 +60,10 @@ class Expressions(CompilerBase):
         if name in self.constants:
             return Const(self.constants[name])
         if name in self.locals:
-            unset = f"'{name}' is used before it is assigned"
-
-            def get(run: Run, frame: Frame, mask: Mask) -> Any:
-                try:
-                    return frame.vars[name]
-                except KeyError:
-                    raise UsedBeforeAssigned(unset) from None
-
-            def gen(g: Gen) -> str:
-                t = g.temp()
-                g.line(f"{t} = frame.vars[{name!r}] if {name!r} in frame.vars else _unset({name!r})")
-                return t
-
-            return with_deps(gen_of(get, gen), {self.var(name)})
+            read = self.variable_reads.get(name)
+            if read is None:  # one closure for every read of the name: a smaller tree to load
+                read = self.variable_reads[name] = _read_variable(name, self.var(name))
+            return read
         if name in self.env:
             return _lane_id_or(Const(self.global_value(node, name, self.env[name])))
         if hasattr(builtins, name):
@@ -619,6 +609,24 @@ class Expressions(CompilerBase):
             return inner.ret
 
         return with_deps(recurse, {call_inst.dst})
+
+
+def _read_variable(name: str, slot: int) -> Node:
+    """A read of local variable ``name`` (its value slot ``slot``)."""
+    unset = f"'{name}' is used before it is assigned"
+
+    def get(run: Run, frame: Frame, mask: Mask) -> Any:
+        try:
+            return frame.vars[name]
+        except KeyError:
+            raise UsedBeforeAssigned(unset) from None
+
+    def gen(g: Gen) -> str:
+        t = g.temp()
+        g.line(f"{t} = frame.vars[{name!r}] if {name!r} in frame.vars else _unset({name!r})")
+        return t
+
+    return with_deps(gen_of(get, gen), {slot})
 
 
 MULTIPLY = numba_binary(ast.Mult, operator.mul)
