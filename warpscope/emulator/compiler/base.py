@@ -101,6 +101,7 @@ class CompilerBase:
         self.table = InstTable() if table is None else table
         self.return_deps: set[int] = set()
         self.variable_reads: dict[str, Any] = {}  # per local name, the closure that reads it
+        self.single_indexes: dict[Any, Any] = {}  # per index value's closure, the index's
 
     def inst(
         self, node: ast.AST | int, op: Op | None, srcs: Any = NO_DEPS, n: int = 1, dst: int | None = None

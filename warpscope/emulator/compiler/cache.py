@@ -815,6 +815,7 @@ def _outermost(module: types.ModuleType, parts: list[str]) -> tuple[list[types.C
             obj = obj.__func__
         elif isinstance(obj, property):
             obj = obj.fget
+    obj = getattr(obj, "__wrapped__", obj)  # a memoised factory (functools.cache): its function
     return ([obj.__code__] if isinstance(obj, types.FunctionType) else []), rest
 
 

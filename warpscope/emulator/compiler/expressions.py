@@ -380,18 +380,10 @@ class Expressions(CompilerBase):
         fns = [run_expr(p) for p in nodes]
         if len(fns) == 1:  # one value: a number, or a tuple of them (``a[gid]``, gid = cuda.grid(2))
             (one,) = fns
-
-            def single(run: Run, frame: Frame, mask: Mask) -> tuple[Any, ...]:
-                v = one(run, frame, mask)
-                return v if isinstance(v, tuple) else (v,)
-
-            def gen(g: Gen) -> str:
-                v = g.expr(nodes[0])
-                t = g.temp()
-                g.line(f"{t} = {v} if isinstance({v}, tuple) else ({v},)")
-                return t
-
-            return with_deps(gen_of(single, gen), deps(nodes[0]))
+            single = self.single_indexes.get(one)  # ``a[i]`` and ``b[i]``: one closure
+            if single is None:
+                single = self.single_indexes[one] = _single_index(one, nodes[0])
+            return single
         return with_deps(
             gen_of(lambda run, frame, mask: tuple(f(run, frame, mask) for f in fns), _tuple_gen(nodes)),
             frozenset().union(*(deps(p) for p in nodes)),
@@ -609,6 +601,22 @@ class Expressions(CompilerBase):
             return inner.ret
 
         return with_deps(recurse, {call_inst.dst})
+
+
+def _single_index(one: Expr, node: Node) -> Expr:
+    """An index of one value (``node``, run as ``one``): a number, or a tuple of them."""
+
+    def single(run: Run, frame: Frame, mask: Mask) -> tuple[Any, ...]:
+        v = one(run, frame, mask)
+        return v if isinstance(v, tuple) else (v,)
+
+    def gen(g: Gen) -> str:
+        v = g.expr(node)
+        t = g.temp()
+        g.line(f"{t} = {v} if isinstance({v}, tuple) else ({v},)")
+        return t
+
+    return with_deps(gen_of(single, gen), deps(node))
 
 
 def _read_variable(name: str, slot: int) -> Node:
