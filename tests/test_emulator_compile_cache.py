@@ -520,8 +520,9 @@ def _pairs(a: Any, b: Any, seen: set[int]) -> Any:
         assert isinstance(b, types.FunctionType) and b.__code__ is a.__code__
         for ca, cb in zip(a.__closure__ or (), b.__closure__ or ()):
             yield from _pairs(ca.cell_contents, cb.cell_contents, seen)
+        assert not cache.COMPILE_ONLY & b.__dict__.keys()  # what only compiling reads: left out
         for k, v in a.__dict__.items():
-            if k != "gen":
+            if k not in cache.COMPILE_ONLY:
                 yield from _pairs(v, b.__dict__[k], seen)
     elif type(a) in (list, tuple):
         assert len(a) == len(b)

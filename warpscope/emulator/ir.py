@@ -156,16 +156,18 @@ def at_line(line: int, fn: Expr, construct: str | ast.AST = "", file: str = "") 
     ``construct``: what the internal error names, or the node to write it from (only then:
     unparsing every statement was a third of compiling)."""
 
+    at = (line, construct, file)  # (one cell: a smaller tree for the compile cache to load)
+
     def at_line(run: Run, frame: Frame, mask: Mask) -> Any:
         try:
             return fn(run, frame, mask)
         except EmulatorError:
             raise
         except Exception as e:
-            raise fault_at(run, mask, e, line, construct, file)  # noqa: B904 (fault_at chains it)
+            raise fault_at(run, mask, e, *at)  # noqa: B904 (fault_at chains it)
 
     at_line.inner = fn  # type: ignore[attr-defined]  # what generated code runs under its own guard
-    at_line.at = (line, construct, file)  # type: ignore[attr-defined]
+    at_line.at = at  # type: ignore[attr-defined]
     return at_line
 
 

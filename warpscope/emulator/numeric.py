@@ -9,7 +9,6 @@ signed with an unsigned operand gives int64 — so ``a32 * b32`` does not overfl
 from __future__ import annotations
 
 import ast
-import functools
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -54,10 +53,20 @@ BINARY: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
-@functools.cache  # (its operators are BINARY's: a few)
 def numba_binary(op_type: type, op: Binary) -> Binary:
-    """``op`` with numba's integer widening (one closure per operator: a kernel's tree holds
+    """``op`` with numba's integer widening: one closure per operator (a kernel's tree holds
     one, and a kernel's entry in the compile cache names the module-level ones)."""
+    known = _BINARIES.get((op_type, op))
+    if known is None:
+        known = _BINARIES[(op_type, op)] = _widening(op_type, op)
+    return known
+
+
+#: ``numba_binary``'s closures (its operators are BINARY's: a few)
+_BINARIES: dict[tuple[type, Binary], Binary] = {}
+
+
+def _widening(op_type: type, op: Binary) -> Binary:
     if op_type is ast.Div:
         return op
     shift = op_type in _SHIFTS

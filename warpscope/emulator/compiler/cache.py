@@ -641,17 +641,23 @@ class _Pickler(pickle.Pickler):
 
     def _closure(self, fn: types.FunctionType) -> Any:
         """A closure rebuilt by ``FunctionType`` itself (C, no Python call per closure): its
-        code, its module's globals, its cells, and its attributes but ``gen`` (how it writes
-        itself as source: codegen's, when compiling)."""
+        code, its module's globals, its cells, and its attributes but those only compiling
+        reads (``COMPILE_ONLY``: a loaded tree is only run)."""
         module = fn.__module__ or ""
         if not module.startswith("warpscope."):
             raise Uncacheable(f"the user's function {fn.__qualname__}")
-        state = {k: _shared(v) for k, v in fn.__dict__.items() if k != "gen"}
+        state = {k: _shared(v) for k, v in fn.__dict__.items() if k not in COMPILE_ONLY}
         globals_ = self._globals.get(module)
         if globals_ is None:  # one object per module: pickled once, referred to after
             globals_ = self._globals[module] = _Globals(module)
         args = (fn.__code__, globals_, fn.__name__, fn.__defaults__, fn.__closure__)
         return types.FunctionType, args, state or None
+
+
+#: a closure's attributes that only compiling reads, left out of an entry: its value slots
+#: (``ir.with_deps``: the instructions' sources) and how generated code writes it (``gen``,
+#: and ``at_line``'s ``inner`` and ``at``: codegen's, which is never stored or loaded)
+COMPILE_ONLY = frozenset({"deps", "gen", "inner", "at"})
 
 
 class _Globals:
@@ -815,7 +821,6 @@ def _outermost(module: types.ModuleType, parts: list[str]) -> tuple[list[types.C
             obj = obj.__func__
         elif isinstance(obj, property):
             obj = obj.fget
-    obj = getattr(obj, "__wrapped__", obj)  # a memoised factory (functools.cache): its function
     return ([obj.__code__] if isinstance(obj, types.FunctionType) else []), rest
 
 
