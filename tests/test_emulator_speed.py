@@ -641,15 +641,18 @@ def _sum_a_row_another_writes(A, o, n):
         o[i] = A[(i + 1) % n].sum()  # thread i + 1 wrote its first element: a race
 
 
-def _launch_both_ways(monkeypatch, kernel, grid, block, make):  # type: ignore[no-untyped-def]
+def _launch_both_ways(monkeypatch, kernel, grid, block, make, one_by_one=None, **settings):  # type: ignore[no-untyped-def]
     """``kernel`` launched with whole arrays read at once (``arrays.load_all``) and element by
-    element: (the arrays after, the launch or its fault) each way."""
+    element (``one_by_one`` sets that up): (the arrays after, the launch or its fault) each way."""
     runs = []
     for at_once in (True, False):
         if not at_once:
-            monkeypatch.setattr(arrays, "load_all", lambda *args, **kw: None)
+            if one_by_one is None:
+                monkeypatch.setattr(arrays, "load_all", lambda *args, **kw: None)
+            else:
+                one_by_one()
         data = make()
-        with using(Settings(timing=True)):
+        with using(Settings(timing=True, **settings)):
             try:
                 launch = kernel[grid, block](*data)
                 timing = launch.timing
@@ -807,3 +810,75 @@ def _closures(value, seen=None):
         for v in value:
             found += _closures(v, seen)
     return found
+
+
+@cuda.jit
+def _ufuncs_on_arrays(x, y, r, s, q, A, B, flags, i32, o32):
+    np.sin(x, r)
+    np.add(x, y, s)  # float32 and float64 arrays
+    np.multiply(x, 2.5, q)  # an array and a number
+    np.exp(A[1], B[0])  # rows of two-axis arrays
+    np.sqrt(A, A)  # in place: each element read before it is written
+    np.greater(x, 0.0, flags)
+    np.add(i32, i32, o32)  # one operand twice; integers wrap
+    np.negative(x[1:], x[:-1])  # overlapping views: each element as the loop goes
+
+
+@pytest.mark.parametrize(("threads", "racecheck"), [(1, True), (2, False), (2, True)])
+def test_a_ufunc_over_whole_arrays_runs_at_once_and_counts_and_times_as_element_by_element(
+    monkeypatch, threads, racecheck
+):
+    """``np.sin(x, r)`` in a kernel (numba-cuda's "calling a NumPy ufunc") reads, computes and
+    writes its arrays at once where they name the same elements on every lane: values bit for
+    bit (NaN, infinities, -0.0, integer wrap), per-line counters, hazards, warnings and timing
+    are those of the element-by-element loop; overlapping views and racecheck (on two
+    threads) are left to the loop."""
+    from warpscope.emulator.compiler import expressions
+
+    x = np.array([0.0, -0.0, 1.5, -3.0, np.inf, -np.inf, np.nan, 1e30, 1e-30, 7.0], np.float32)
+
+    def make():  # type: ignore[no-untyped-def]
+        A = np.linspace(0.5, 4.0, 30).reshape(3, 10)
+        i32 = np.array([2**31 - 1, -(2**31), 5, -7, 0, 1, 2, 3, 4, 2**30], np.int32)
+        return (
+            x.copy(),
+            np.linspace(-2, 2, 10),
+            np.zeros(10, np.float32),
+            np.zeros(10),
+            np.zeros(10, np.float32),
+            A,
+            np.zeros((2, 10)),
+            np.zeros(10, bool),
+            i32,
+            np.zeros(10, np.int32),
+        )
+
+    at_once_ran = []
+    fast = expressions._ufunc_at_once
+    monkeypatch.setattr(
+        expressions, "_ufunc_at_once", lambda *a: at_once_ran.append(fast(*a)) or at_once_ran[-1]
+    )
+    (at_once, did), (one_by_one, did_one_by_one) = _launch_both_ways(
+        monkeypatch,
+        _ufuncs_on_arrays,
+        1,
+        threads,
+        make,
+        lambda: monkeypatch.setattr(expressions, "_ufunc_at_once", lambda *a: False),
+        racecheck=racecheck,
+    )
+    if threads == 2 and racecheck:
+        assert at_once_ran == []  # racecheck hears each access in turn: the loop's
+    else:
+        assert at_once_ran == [True] * 7 + [False]  # all but the overlapping views
+    assert did == did_one_by_one
+    for a, b in zip(at_once, one_by_one):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    r, s, q, A, B, flags, o32 = (at_once[k] for k in (2, 3, 4, 5, 6, 7, 9))
+    with np.errstate(all="ignore"):
+        assert r.tobytes() == np.sin(x).tobytes() and flags.tolist() == (x > 0).tolist()
+        assert s.tobytes() == (x + np.linspace(-2, 2, 10)).tobytes()
+        assert q.tobytes() == (x * 2.5).astype(np.float32).tobytes()
+    np.testing.assert_array_equal(B[0], np.exp(np.linspace(0.5, 4.0, 30).reshape(3, 10)[1]))
+    np.testing.assert_array_equal(A, np.sqrt(np.linspace(0.5, 4.0, 30).reshape(3, 10)))
+    assert o32[0] == -2 and o32[1] == 0  # wrapped

@@ -670,6 +670,71 @@ def load_all(
     return array, values, fulls, addresses
 
 
+def whole_uniform(base: Any) -> tuple[GlobalArray, tuple[np.ndarray, ...]] | None:
+    """The global array and, per axis, each element's index (in the order ``np.ndindex``
+    walks ``base``), where ``base`` (an array, or a row of one) names the same elements on
+    every lane and every one lies inside: what ``load_whole`` reads and ``store_whole`` writes
+    at once. None otherwise (a lane's own row, an index to wrap, one out of bounds, a record)."""
+    if not isinstance(base, (ArrayRef, RowView)):
+        return None
+    array = base.array if isinstance(base, RowView) else base
+    if not isinstance(array, GlobalArray) or array.kind != "global" or array.dtype.fields is not None:
+        return None
+    if not base.size:
+        return None
+    n = base.size
+    positions = (
+        (np.arange(n, dtype=np.int64),)
+        if len(base.shape) == 1
+        else tuple(np.asarray(p, np.int64) for p in np.unravel_index(np.arange(n), base.shape))
+    )
+    if isinstance(base, ArrayRef):
+        return array, positions  # (inside: every position of the array's own shape)
+    if any(_ndim(k.start if isinstance(k, LaneSlice) else k) for k in base.index):
+        return None
+    full = base.full(positions)
+    if len(full) != array.ndim:
+        return None
+    index = tuple(np.broadcast_to(_int64(i), (n,)) for i in full)
+    for i, dim in zip(index, array.shape):
+        if i.dtype.kind not in "iu" or int(i.min()) < 0 or int(i.max()) >= dim:
+            return None
+    return array, index
+
+
+def load_whole(array: GlobalArray, index: tuple[np.ndarray, ...], mask: Mask, site: SiteCounts) -> np.ndarray:
+    """The elements at ``index`` (``whole_uniform``'s) read by every active lane, as ``load``
+    reads them one after the other, counted alike, at once (a copy: written later, they stay).
+    Not for racecheck: it hears of each access in turn (``load``)."""
+    n, warps = index[0].size, mask.warps
+    site.global_load_requests += warps * n
+    site.global_load_sectors += warps * n  # one element per warp: one sector (``_count``)
+    site.global_load_bytes += warps * array.itemsize * n
+    _LAST_PARTS[0] = _LAST_REPEAT[0] = None  # nothing summed for the timing model to reuse
+    return array.data[index]
+
+
+def store_whole(
+    array: GlobalArray, index: tuple[np.ndarray, ...], values: Any, mask: Mask, site: SiteCounts
+) -> None:
+    """``values`` (one per element, or one for all) written at ``index`` by every active lane,
+    as ``store`` writes them one after the other, counted alike, at once. Not for racecheck
+    (``load_whole``)."""
+    with np.errstate(all="ignore"):  # a C cast: integers wrap, floats round
+        array.data[index] = np.asarray(values).astype(array.dtype, copy=False)
+    n, warps = index[0].size, mask.warps
+    site.global_store_requests += warps * n
+    site.global_store_sectors += warps * n
+    site.global_store_bytes += warps * array.itemsize * n
+    _LAST_PARTS[0] = _LAST_REPEAT[0] = None
+
+
+def addresses_of(array: GlobalArray, index: tuple[np.ndarray, ...]) -> list[np.int64]:
+    """The byte address of each element at ``index``: what the timing model is told."""
+    at = array.base + sum(i * s for i, s in zip(index, array.strides))
+    return [np.int64(a) for a in np.asarray(at).tolist()]
+
+
 def _plainly_inside(array: ArrayRef, index: tuple[Any, ...], mask: Mask) -> bool:
     """Whether every active lane's ``index`` lies inside ``array`` as it is: integers, none
     negative (to wrap) nor past an axis (``checked_index`` has nothing to do)."""

@@ -210,12 +210,26 @@ class Run:
             return trace.accesses(array.kind, array, np.int64(scalar), array.itemsize, mask, store, moved)
         return trace.accesses(array.kind, array, part, array.itemsize, mask, store, moved, scalar)
 
-    def global_costs(self, array: Any, addresses: list[Any], mask: Mask) -> list[Accesses | None]:
-        """``memory_cost`` of global loads made one after another under ``mask`` whose byte
-        addresses are known (per load, a row of the lanes' or one number): nothing summed again."""
+    def global_costs(
+        self, array: Any, addresses: list[Any], mask: Mask, store: bool = False
+    ) -> list[Accesses | None]:
+        """``memory_cost`` of global loads (or stores) made one after another under ``mask``
+        whose byte addresses are known (per access, a row of the lanes' or one number):
+        nothing summed again."""
         if self.trace is None:
             return [None] * len(addresses)
-        return self.trace.global_rows(array, addresses, mask, store=False)
+        return self.trace.global_rows(array, addresses, mask, store=store)
+
+    def issue_times(self, inst: Inst, mask: Mask, times: int) -> None:
+        """``issue`` of ``inst`` under ``mask``, ``times`` times over: untraced only (a trace
+        records each instruction in its place)."""
+        assert self.trace is None, "a traced instruction is issued in its place"
+        counters = self.counters
+        site = counters.site(inst.line)
+        warps = inst.n * mask.warps * times
+        site.warp_instructions += warps
+        site.thread_instructions += inst.n * mask.threads * times
+        counters.warp_instructions += warps
 
     def check_budget(self, line: int, mask: Mask) -> None:
         if self.counters.warp_instructions > self.budget:

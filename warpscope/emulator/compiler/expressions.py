@@ -470,6 +470,8 @@ class Expressions(CompilerBase):
             for a in ins:
                 if isinstance(a, (arrays.ArrayRef, arrays.RowView)) and tuple(a.shape) != tuple(out.shape):
                     raise KernelMistake(f"np.{name}: operand of shape {a.shape} and out of shape {out.shape}")
+            if run.race is None and _ufunc_at_once(run, mask, fn, ins, out, (load, compute, store)):
+                return out
             for at in np.ndindex(*out.shape):
                 index = tuple(np.int64(i) for i in at)
                 values = [
@@ -601,6 +603,60 @@ class Expressions(CompilerBase):
             return inner.ret
 
         return with_deps(recurse, {call_inst.dst})
+
+
+def _ufunc_at_once(
+    run: Run, mask: Mask, fn: np.ufunc, ins: list[Any], out: Any, insts: tuple[Any, ...]
+) -> bool:
+    """``np.sin(x, r)`` (``Expressions.ufunc_out``) on whole arrays at once: read by
+    ``arrays.load_whole``, computed by one call of the ufunc, written by
+    ``arrays.store_whole``, each element's loads, compute and store issued in turn (traced in
+    their places). Where the arrays name the same elements on every lane, every one inside,
+    and ``out`` shares no memory with an operand (but for being that operand, element for
+    element: each is read before it is written, as the loop does); not under racecheck (it
+    hears each access in turn). False: nothing done, the loop decides (an error, a lane's
+    own row, a read past the end)."""
+    load, compute, store = insts
+    target = arrays.whole_uniform(out)
+    if target is None:
+        return False
+    out_array, out_index = target
+    operands = []
+    for a in ins:
+        if not isinstance(a, (arrays.ArrayRef, arrays.RowView)):
+            if np.ndim(a):
+                return False  # a value of each lane's: each lane's result differs
+            continue
+        got = arrays.whole_uniform(a)
+        if got is None:
+            return False
+        array, index = got
+        if np.may_share_memory(array.data, out_array.data) and not (
+            array is out_array and all(np.array_equal(i, j) for i, j in zip(index, out_index))
+        ):
+            return False  # overlapping: an element may be written before it is read
+        operands.append(got)
+    site = run.counters.site(load.line)
+    # each operand read (one named twice is read twice, as the loop reads it), in order
+    read = iter([arrays.load_whole(array, index, mask, site) for array, index in operands])
+    result = fn(*(next(read) if isinstance(a, (arrays.ArrayRef, arrays.RowView)) else a for a in ins))
+    arrays.store_whole(out_array, out_index, result, mask, site)
+    n = out_index[0].size
+    if run.trace is None:
+        run.issue_times(load, mask, n * len(operands))
+        run.issue_times(compute, mask, n)
+        run.issue_times(store, mask, n)
+        return True
+    load_op, store_op = memory_op(LOAD_OP, out_array, ()), memory_op(STORE_OP, out_array, ())
+    op = arith_op(result, False)
+    costs = [run.global_costs(array, arrays.addresses_of(array, index), mask) for array, index in operands]
+    stored = run.global_costs(out_array, arrays.addresses_of(out_array, out_index), mask, store=True)
+    for k in range(n):
+        for cost in costs:
+            run.issue(load, mask, load_op, cost[k])
+        run.issue(compute, mask, op)
+        run.issue(store, mask, store_op, stored[k])
+    return True
 
 
 def _single_index(one: Expr, node: Node) -> Expr:
