@@ -466,6 +466,10 @@ class Trace:
         reduction reading its row element by element), each row the lanes' byte addresses:
         on a few lanes, their lists and the grid's sector marks made once for all."""
         few = mask.arr.size <= memory.FEW_WARPS * WARP or mask.threads <= memory.FEW_WARPS * WARP
+        if few and rows and not any(np.ndim(r) for r in rows):
+            uniform = self._uniform_rows(array, [int(r) for r in rows], mask, store)
+            if uniform is not None:
+                return uniform
         if not few or not rows or not all(np.shape(r) == mask.arr.shape for r in rows):
             return [self.accesses("global", array, r, array.itemsize, mask, store) for r in rows]
         on = mask.lanes
@@ -475,6 +479,29 @@ class Trace:
             return [None] * len(rows)
         lanes = on.tolist()
         return [self._few_touched("global", array, lanes, row, array.itemsize) for row in picked.tolist()]
+
+    def _uniform_rows(
+        self, array: Any, addresses: list[int], mask: Mask, store: bool
+    ) -> list[Accesses | None] | None:
+        """``_uniform_accesses`` of global accesses one after another, each of one address
+        every active lane names (a thread's loop over an array): the grid's sectors marked at
+        once, one sector per active sampled warp each. None where one may span sectors."""
+        itemsize = array.itemsize
+        on = mask.lanes
+        if not on.size or not all(_one_sector("global", a, itemsize) for a in addresses):
+            return None
+        at = np.array(addresses, np.int64)
+        self._touched(array, store)[(at - array.alloc.base) >> memory.SECTOR_SHIFT] = True
+        sectors = at >> memory.SECTOR_SHIFT
+        if self._sel is None:
+            return [None] * len(addresses)
+        present = {lane // WARP for lane in on.tolist()}
+        n = sum(1 for w in self._sel.tolist() if w in present)
+        ones = _ones(n)
+        if n != 1:
+            return [Accesses(ones, ones, np.full(n, s, np.int64)) for s in sectors.tolist()]
+        sectors.flags.writeable = False  # each access's one sector, a view of them all (read only)
+        return [Accesses(ones, ones, sectors[k : k + 1]) for k in range(sectors.size)]
 
     def _few_touched(
         self, kind: str, array: Any, lanes: list[int], picked: list[int], itemsize: int
