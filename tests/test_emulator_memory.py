@@ -161,13 +161,13 @@ def test_global_efficiency_matches_the_h100_and_stays_within_its_definition(emul
     st.booleans(),
 )
 def test_one_sort_counts_what_the_two_do(warps, itemsize, seed, aligned):
-    """``global_access`` (one sort, or none for rows in order) equals ``global_sectors`` and
+    """``global_access`` (one sort, both counts read off it) equals ``global_sectors`` and
     ``unique_bytes`` (a sort each) on any addresses: aligned or not, repeated, inactive lanes,
     elements straddling sectors."""
     rng = np.random.default_rng(seed)
     addresses = rng.integers(0, 512, size=(warps, 32)) * (itemsize if aligned else 1)
     addresses[rng.random((warps, 32)) < 0.2] = -1
-    if seed % 2:  # rows already in order (a coalesced warp's): counted without the sort
+    if seed % 2:  # rows already in order (a coalesced warp's)
         addresses.sort(axis=1)
     want = (memory.global_sectors(addresses, itemsize), memory.unique_bytes(addresses, itemsize))
     assert memory.global_access(addresses, itemsize, aligned=aligned) == want
