@@ -882,3 +882,41 @@ def test_a_ufunc_over_whole_arrays_runs_at_once_and_counts_and_times_as_element_
     np.testing.assert_array_equal(B[0], np.exp(np.linspace(0.5, 4.0, 30).reshape(3, 10)[1]))
     np.testing.assert_array_equal(A, np.sqrt(np.linspace(0.5, 4.0, 30).reshape(3, 10)))
     assert o32[0] == -2 and o32[1] == 0  # wrapped
+
+
+@cuda.jit
+def _ufuncs_on_slices(x, r, A, B):
+    np.sin(x[2:7], r[0:5])  # slices of two arrays
+    np.add(A[0, 2:], A[1, 2:], B[1, :3])  # slices of rows
+    np.multiply(A[0, ::2], 3.0, B[0, 1:4])  # a stepped slice
+
+
+def test_a_ufunc_over_slices_runs_at_once_as_element_by_element(monkeypatch):
+    """Slices of arrays and of rows (stepped too) name the same elements on every lane: read,
+    computed and written at once, as the element loop does them."""
+    from warpscope.emulator.compiler import expressions
+
+    def make():  # type: ignore[no-untyped-def]
+        return np.linspace(-3, 3, 9), np.zeros(6), np.arange(10.0).reshape(2, 5), np.zeros((2, 5))
+
+    at_once_ran = []
+    fast = expressions._ufunc_at_once
+    monkeypatch.setattr(
+        expressions, "_ufunc_at_once", lambda *a: at_once_ran.append(fast(*a)) or at_once_ran[-1]
+    )
+    (at_once, did), (one_by_one, did_one_by_one) = _launch_both_ways(
+        monkeypatch,
+        _ufuncs_on_slices,
+        1,
+        1,
+        make,
+        lambda: monkeypatch.setattr(expressions, "_ufunc_at_once", lambda *a: False),
+    )
+    assert at_once_ran == [True] * 3
+    assert did == did_one_by_one
+    for a, b in zip(at_once, one_by_one):
+        assert a.tobytes() == b.tobytes()
+    _, r, A, B = at_once
+    assert r[:5].tolist() == np.sin(np.linspace(-3, 3, 9)[2:7]).tolist() and r[5] == 0
+    assert B[1, :3].tolist() == (A[0, 2:] + A[1, 2:]).tolist()
+    assert B[0, 1:4].tolist() == (A[0, ::2] * 3.0).tolist()
