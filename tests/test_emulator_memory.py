@@ -89,7 +89,12 @@ def test_many_warps_on_banks_of_their_own_or_not_match_lane_by_lane_count(warps)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 3), st.lists(lanes, min_size=1, max_size=4), st.sampled_from([1, 2, 4]), st.booleans())
+@given(
+    st.integers(1, 3),
+    st.lists(lanes, min_size=1, max_size=4),
+    st.sampled_from([1, 2, 4, 8, 16]),
+    st.booleans(),
+)
 def test_few_warps_shared_count_on_lists_equals_numpys(blocks, warps, itemsize, same):
     """A few warps' shared access is counted on Python lists (``_few_shared_wavefronts``):
     the same wavefronts and ideal wavefronts as the numpy path, blocks agreeing or not."""

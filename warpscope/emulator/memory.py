@@ -69,6 +69,9 @@ def _distinct_both(ordered: np.ndarray) -> tuple[int, int]:
 FEW_WARPS = 2
 #: ... and up to this many, a shared access's wavefronts (``shared_wavefronts``: more calls)
 FEW_SHARED_ROWS = 4
+#: ... of 8 or 16 bytes, up to this many warps of one block (its phases: more Python per
+#: warp; 2 warps of 8 bytes 21 against 32 µs, 4 distinct warps 38 against 33)
+FEW_WIDE_SHARED_ROWS = 2
 
 
 def _few_global(rows: list[list[int]], itemsize: int, aligned: bool) -> tuple[int, int] | None:
@@ -120,6 +123,10 @@ def shared_wavefronts(offsets: np.ndarray, itemsize: int, blocks: int = 1) -> tu
     block's: then one block is counted, times ``blocks`` (checked row by row, so exact)."""
     if offsets.shape[0] <= FEW_SHARED_ROWS and itemsize <= BANK_BYTES:
         return _few_shared_wavefronts(offsets.tolist(), itemsize, blocks)
+    if offsets.shape[0] <= FEW_SHARED_ROWS and itemsize in (8, 16):
+        rows = offsets.tolist()
+        if len(_one_block(rows, blocks)) <= FEW_WIDE_SHARED_ROWS:
+            return _few_shared_wavefronts(rows, itemsize, blocks)
     repeat = 1
     if blocks > 1 and offsets.shape[0] % blocks == 0:
         per_block = offsets.reshape(blocks, -1, offsets.shape[1])
@@ -132,22 +139,36 @@ def shared_wavefronts(offsets: np.ndarray, itemsize: int, blocks: int = 1) -> tu
 
 
 def _few_shared_wavefronts(rows: list[list[int]], itemsize: int, blocks: int) -> tuple[int, int]:
-    """``shared_wavefronts`` of a few warps' accesses of up to a word, on Python lists (its
-    numpy calls cost more there: 1 warp 10 µs against 3, 4 warps 14-26 against 6-17)."""
-    repeat = 1
+    """``shared_wavefronts`` of a few warps' accesses of up to a word, or of 8 or 16 bytes (in
+    phases of 128 bytes, each lane on its consecutive words: ``wavefronts_per_warp``), on
+    Python lists (its numpy calls cost more there: 1 warp 10 µs against 3, 4 warps 14-26
+    against 6-17; 8 bytes, two blocks of one warp alike, 11 against 21)."""
+    one = _one_block(rows, blocks)
+    repeat = len(rows) // len(one)
+    rows = one
+    words_per_lane = max(1, itemsize // BANK_BYTES)
+    # up to a word, a warp's access is one phase; 8 and 16 bytes are served 128 bytes a phase
+    lanes_per_phase = PHASE_BYTES // itemsize if words_per_lane > 1 else 0
+    wavefronts = ideal = 0
+    for row in rows:
+        lanes = sum(1 for a in row if a >= 0)
+        if not lanes:
+            continue
+        ideal += max(1, -(-lanes * itemsize // PHASE_BYTES))
+        step = lanes_per_phase or len(row)
+        for start in range(0, len(row), step):
+            phase = [a // BANK_BYTES for a in row[start : start + step] if a >= 0]
+            wavefronts += busiest_bank_of({w + k for w in phase for k in range(words_per_lane)})
+    return repeat * wavefronts, repeat * ideal
+
+
+def _one_block(rows: list[list[int]], blocks: int) -> list[list[int]]:
+    """One block's rows where every block's are the same (``shared_wavefronts``), else all."""
     if blocks > 1 and len(rows) % blocks == 0:
         per = len(rows) // blocks
         if all(rows[b * per : (b + 1) * per] == rows[:per] for b in range(1, blocks)):
-            rows, repeat = rows[:per], blocks
-    wavefronts = ideal = 0
-    for row in rows:
-        words = {a // BANK_BYTES for a in row if a >= 0}
-        if not words:
-            continue
-        lanes = sum(1 for a in row if a >= 0)
-        ideal += max(1, -(-lanes * itemsize // PHASE_BYTES))
-        wavefronts += busiest_bank_of(words)
-    return repeat * wavefronts, repeat * ideal
+            return rows[:per]
+    return rows
 
 
 def busiest_bank_of(words: set[int]) -> int:
