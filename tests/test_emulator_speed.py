@@ -812,6 +812,31 @@ def _closures(value, seen=None):
     return found
 
 
+def _ufuncs_both_ways(monkeypatch, kernel, threads, make, **settings):  # type: ignore[no-untyped-def]
+    """``kernel`` launched on one block of ``threads`` with ufuncs over whole arrays at once
+    and element by element (``_launch_both_ways``): whether each ufunc ran at once, and the
+    arrays after, having checked that both ways gave the same arrays (dtype and bytes),
+    counters, hazards, warnings and timing."""
+    from warpscope.emulator.compiler import expressions
+
+    ran: list[bool] = []
+    fast = expressions._ufunc_at_once
+    monkeypatch.setattr(expressions, "_ufunc_at_once", lambda *a: ran.append(fast(*a)) or ran[-1])
+    (at_once, did), (one_by_one, did_one_by_one) = _launch_both_ways(
+        monkeypatch,
+        kernel,
+        1,
+        threads,
+        make,
+        lambda: monkeypatch.setattr(expressions, "_ufunc_at_once", lambda *a: False),
+        **settings,
+    )
+    assert did == did_one_by_one
+    for a, b in zip(at_once, one_by_one):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    return ran, at_once
+
+
 @cuda.jit
 def _ufuncs_on_arrays(x, y, r, s, q, A, B, flags, i32, o32):
     np.sin(x, r)
@@ -833,8 +858,6 @@ def test_a_ufunc_over_whole_arrays_runs_at_once_and_counts_and_times_as_element_
     bit (NaN, infinities, -0.0, integer wrap), per-line counters, hazards, warnings and timing
     are those of the element-by-element loop; overlapping views and racecheck (on two
     threads) are left to the loop."""
-    from warpscope.emulator.compiler import expressions
-
     x = np.array([0.0, -0.0, 1.5, -3.0, np.inf, -np.inf, np.nan, 1e30, 1e-30, 7.0], np.float32)
 
     def make():  # type: ignore[no-untyped-def]
@@ -853,27 +876,13 @@ def test_a_ufunc_over_whole_arrays_runs_at_once_and_counts_and_times_as_element_
             np.zeros(10, np.int32),
         )
 
-    at_once_ran = []
-    fast = expressions._ufunc_at_once
-    monkeypatch.setattr(
-        expressions, "_ufunc_at_once", lambda *a: at_once_ran.append(fast(*a)) or at_once_ran[-1]
-    )
-    (at_once, did), (one_by_one, did_one_by_one) = _launch_both_ways(
-        monkeypatch,
-        _ufuncs_on_arrays,
-        1,
-        threads,
-        make,
-        lambda: monkeypatch.setattr(expressions, "_ufunc_at_once", lambda *a: False),
-        racecheck=racecheck,
+    at_once_ran, at_once = _ufuncs_both_ways(
+        monkeypatch, _ufuncs_on_arrays, threads, make, racecheck=racecheck
     )
     if threads == 2 and racecheck:
         assert at_once_ran == []  # racecheck hears each access in turn: the loop's
     else:
         assert at_once_ran == [True] * 7 + [False]  # all but the overlapping views
-    assert did == did_one_by_one
-    for a, b in zip(at_once, one_by_one):
-        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     r, s, q, A, B, flags, o32 = (at_once[k] for k in (2, 3, 4, 5, 6, 7, 9))
     with np.errstate(all="ignore"):
         assert r.tobytes() == np.sin(x).tobytes() and flags.tolist() == (x > 0).tolist()
@@ -894,28 +903,12 @@ def _ufuncs_on_slices(x, r, A, B):
 def test_a_ufunc_over_slices_runs_at_once_as_element_by_element(monkeypatch):
     """Slices of arrays and of rows (stepped too) name the same elements on every lane: read,
     computed and written at once, as the element loop does them."""
-    from warpscope.emulator.compiler import expressions
 
     def make():  # type: ignore[no-untyped-def]
         return np.linspace(-3, 3, 9), np.zeros(6), np.arange(10.0).reshape(2, 5), np.zeros((2, 5))
 
-    at_once_ran = []
-    fast = expressions._ufunc_at_once
-    monkeypatch.setattr(
-        expressions, "_ufunc_at_once", lambda *a: at_once_ran.append(fast(*a)) or at_once_ran[-1]
-    )
-    (at_once, did), (one_by_one, did_one_by_one) = _launch_both_ways(
-        monkeypatch,
-        _ufuncs_on_slices,
-        1,
-        1,
-        make,
-        lambda: monkeypatch.setattr(expressions, "_ufunc_at_once", lambda *a: False),
-    )
+    at_once_ran, at_once = _ufuncs_both_ways(monkeypatch, _ufuncs_on_slices, 1, make)
     assert at_once_ran == [True] * 3
-    assert did == did_one_by_one
-    for a, b in zip(at_once, one_by_one):
-        assert a.tobytes() == b.tobytes()
     _, r, A, B = at_once
     assert r[:5].tolist() == np.sin(np.linspace(-3, 3, 9)[2:7]).tolist() and r[5] == 0
     assert B[1, :3].tolist() == (A[0, 2:] + A[1, 2:]).tolist()
