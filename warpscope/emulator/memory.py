@@ -32,8 +32,9 @@ def global_sectors(addresses: np.ndarray, itemsize: int) -> int:
 def global_access(addresses: np.ndarray, itemsize: int, aligned: bool = False) -> tuple[int, int]:
     """(``global_sectors``, ``unique_bytes``) of one access from one sort of the addresses:
     where no element straddles a sector, a row's sectors are its sorted addresses // 32, in
-    order, so their distinct count needs no second sort (``_distinct_both``). ``aligned``: the array's elements are
-    known to start at multiples of their size (otherwise the addresses are checked)."""
+    order, so their distinct count needs no second sort (``_distinct_both``). ``aligned``: the
+    array's elements are known to start at multiples of their size (otherwise the addresses
+    are checked)."""
     if addresses.size == 0:
         return 0, 0
     if itemsize > SECTOR_BYTES or SECTOR_BYTES % itemsize:

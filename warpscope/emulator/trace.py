@@ -478,16 +478,7 @@ class Trace:
         if self._sel is None:
             return [None] * len(rows)
         lanes = on.tolist()
-        itemsize = array.itemsize
-        if (
-            lanes[-1] // WARP == lanes[0] // WARP
-            and lanes[0] // WARP in self._sel_set
-            and itemsize <= memory.SECTOR_BYTES
-            and not memory.SECTOR_BYTES % itemsize
-            and getattr(array, "naturally_aligned", False)
-        ):
-            return _one_warps_rows(picked.tolist())
-        return [self._few_touched("global", array, lanes, row, itemsize) for row in picked.tolist()]
+        return [self._few_touched("global", array, lanes, row, array.itemsize) for row in picked.tolist()]
 
     def _uniform_rows(
         self, array: Any, addresses: list[int], mask: Mask, store: bool
@@ -651,29 +642,6 @@ def _per_warp(sectors: np.ndarray, keep_ids: bool) -> Accesses:
     new = valid
     new[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
     return Accesses(lines, new.sum(axis=1).astype(np.int64), ordered[new].astype(np.int64))
-
-
-def _one_warps_rows(rows: list[list[int]]) -> list[Accesses | None]:
-    """``_few_per_warp`` of one warp's global accesses one after another (each row its
-    active lanes' byte addresses, whole elements within a sector): their arrays made once,
-    each access's a read-only view of them."""
-    lines: list[int] = []
-    counts: list[int] = []
-    ids: list[int] = []
-    for row in rows:
-        distinct = sorted({a >> memory.SECTOR_SHIFT for a in row})
-        lines.append(len({s // LINE_SECTORS for s in distinct}))
-        counts.append(len(distinct))
-        ids += distinct
-    units, count, sectors = (np.array(v, dtype=np.int64) for v in (lines, counts, ids))
-    for a in (units, count, sectors):
-        a.flags.writeable = False
-    out: list[Accesses | None] = []
-    start = 0
-    for k, n in enumerate(counts):
-        out.append(Accesses(units[k : k + 1], count[k : k + 1], sectors[start : start + n]))
-        start += n
-    return out
 
 
 def _few_per_warp(rows: list[list[int]], keep_ids: bool) -> Accesses:
