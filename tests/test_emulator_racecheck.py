@@ -414,6 +414,51 @@ def test_sparse_masks_find_the_races_and_values_dense_ones_do(monkeypatch):
 
 
 @cuda.jit
+def reads_then_writes(a, b, out):
+    t = cuda.threadIdx.x
+    v = a[t + 1]  # every lane, its neighbour's element (a remembered sum past 256 lanes)
+    w = a[0]  # one element for every lane
+    if t < 3:
+        w += a[t + 5]  # a sparse mask
+    if t % 2 == 1:
+        w += a[(t * 7) % 64]  # half the lanes, an address table
+    cuda.syncwarp()
+    c = b[t]  # b is only read: never a hazard
+    if t > 40:
+        cuda.syncthreads()  # a barrier in divergent code: the reads above it stay
+        v += a[t - 1]
+    a[t] = v + w + c  # the first write of a: every read above is judged against it
+    out[t] = a[(t + 3) % 64]
+
+
+@pytest.mark.parametrize("blocks,threads", [(1, 64), (3, 64), (2, 512)])
+def test_reads_of_an_unwritten_allocation_kept_until_it_is_written_are_judged_alike(
+    monkeypatch, blocks, threads
+):
+    """Reads of a global array nobody has written yet are kept as heard and made records
+    only at its first write (``race.DEFER_UNWRITTEN``; most such arrays are inputs, never
+    written): the hazards, the stale-read warnings and the values are those of recording
+    each read at once — whole-lane, one-address, sparse and gathered reads, across syncwarps
+    and a barrier in divergent code."""
+    from warpscope.emulator import race
+
+    runs = []
+    for deferred in (True, False):
+        monkeypatch.setattr(race, "DEFER_UNWRITTEN", deferred)
+        a = np.arange(blocks * threads + 64, dtype=np.float32)
+        b = np.ones(blocks * threads, dtype=np.float32)
+        out = np.zeros(blocks * threads, dtype=np.float32)
+        with using(Settings(timing=False)):
+            launch = reads_then_writes[blocks, threads](a, b, out)
+        runs.append((a, out, launch.hazards, launch.barrier_warnings))
+    (a, out, hazards, warnings), (eager_a, eager_out, eager_hazards, eager_warnings) = runs
+    np.testing.assert_array_equal(a, eager_a)
+    np.testing.assert_array_equal(out, eager_out)
+    assert hazards == eager_hazards and warnings == eager_warnings
+    assert {h.kind for h in hazards} == {"WAR", "RAW"} and all(h.array == "a" for h in hazards)
+
+
+@cuda.jit
 def strided_stores(out, step):
     t = cuda.grid(1)
     for k in range(4):

@@ -559,6 +559,11 @@ def _int64(i: Any) -> Any:
     return i if dtype == np.int64 else i.astype(np.int64)
 
 
+#: the kinds of memory racecheck watches (a thread's local array is its own; constants are
+#: never written): accesses to others are not handed to it
+RACED = ("shared", "global")
+
+
 def _safe(index: tuple[Any, ...], mask: Mask) -> tuple[Any, ...]:
     """Inactive lanes may hold any index: point them at element 0."""
     if mask.threads == mask.arr.size:
@@ -593,7 +598,7 @@ def load(
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
     uniform = not any(_ndim(i) for i in index)
     addresses, extra = _count(array, index, mask, site, store=False, uniform=uniform)
-    if race is not None:
+    if race is not None and array.kind in RACED:
         race.access(array, index, addresses, mask, line, False, extra=extra)
     if uniform and array.kind in ("global", "const"):
         return array.data[index]
@@ -864,7 +869,7 @@ def _store(
 ) -> None:
     uniform = not any(_ndim(i) for i in index)
     addresses, extra = _count(array, index, mask, site, store=True, uniform=uniform)
-    if race is not None:
+    if race is not None and array.kind in RACED:
         race.access(array, index, addresses, mask, line, True, extra=extra)
     if isinstance(value, RecordRef):
         raise NotEmulated("assigning a whole record is not supported: assign its fields one by one")

@@ -52,6 +52,9 @@ KINDS = ("RAW", "WAR", "WAW")
 READ_LIMIT = 1 << 22
 #: lanes recorded per space before an interval is judged early (memory bound)
 EVENT_LIMIT = 1 << 24
+#: reads of a global allocation nobody has written yet are kept as ``access`` heard them and
+#: made records only once it is written (``_Space.unwritten``); False: recorded at once
+DEFER_UNWRITTEN = True
 #: lanes, over all of an interval's accesses, up to which ``_no_word_twice`` compares their words in
 #: a Python set
 FEW_WORDS = 64
@@ -149,6 +152,10 @@ class _Space:
     writes: int = 0
     events: int = 0
     reads_dropped: bool = False
+    # reads of a global allocation not written yet, as ``access`` heard them: made records
+    # (``RaceCheck._recorded``) only once the space is written, so the inputs a kernel only
+    # reads (most) cost a tuple per access, not a record and its copy of the addresses
+    unwritten: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class RaceCheck:
@@ -194,26 +201,70 @@ class RaceCheck:
         None); ``atomic``: an atomic read-modify-write (``write`` too)."""
         kind = array.kind
         if kind == "shared":
-            key, base, dtype = -1, 0, "i4"
+            key = -1
         elif kind == "global":
-            key, base = array.alloc.key, array.alloc.base
-            dtype = "i4" if array.alloc.nbytes < 1 << 31 else "i8"
-            if write:
-                self.written.add(key)
+            key = array.alloc.key
         else:
             return
         space = self.spaces.get(key)
         if space is None:
             space = self.spaces[key] = _Space(kind)
         threads = mask.threads
-        if not write and kind == "global" and key not in self.written:
-            if self.chunks > 1 or space.reads_dropped:
-                return
-            if space.events - space.writes + threads > READ_LIMIT:
-                space.reads_dropped = True
-                return
+        unwritten = False
+        if kind == "global" and key not in self.written:
+            if write:
+                self.written.add(key)
+                for heard in space.unwritten:  # the reads before it, recorded now, in order
+                    space.records.append(self._recorded(*heard))
+                space.unwritten = []
+            else:
+                if self.chunks > 1 or space.reads_dropped:
+                    return
+                if space.events - space.writes + threads > READ_LIMIT:
+                    space.reads_dropped = True
+                    return
+                unwritten = DEFER_UNWRITTEN
         if not threads:
             return
+        seen = (line, array.name, write, atomic)
+        kind_of = self._kinds.get(seen)
+        if kind_of is None:
+            kind_of = self._kinds[seen] = _Access(line, array.name, write, atomic)
+        heard = (array, index, addresses, mask, extra, len(self.accesses), self.epoch, self.gen)
+        self.accesses.append(kind_of)
+        space.events += threads
+        if unwritten:
+            space.unwritten.append(heard)
+            return
+        space.records.append(self._recorded(*heard))
+        if write:
+            space.writes += threads
+        if space.events > EVENT_LIMIT:
+            self._judge(space)
+            self._give_back(space.records)
+            self.spaces[key] = _Space(kind, reads_dropped=space.reads_dropped)
+
+    def _recorded(
+        self,
+        array: Any,
+        index: tuple[Any, ...],
+        addresses: Any,
+        mask: Mask,
+        extra: Any,
+        at: int,
+        epoch: np.ndarray | None,
+        gen: np.ndarray | None,
+    ) -> _Record:
+        """An access ``access`` heard, as the record ``_judge`` reads: the ``at``-th of the
+        chunk, by the lanes of ``mask`` after ``epoch`` syncwarps and ``gen`` barriers (the
+        values then: both are replaced, never changed, as the kernel goes on)."""
+        kind = array.kind
+        if kind == "shared":
+            base, dtype = 0, "i4"
+        else:
+            base = array.alloc.base
+            dtype = "i4" if array.alloc.nbytes < 1 << 31 else "i8"
+        threads = mask.threads
         if addresses is None:
             addresses = array.byte_offsets(index) + (array.offset if kind == "shared" else array.base)
             extra = 0
@@ -221,59 +272,33 @@ class RaceCheck:
         if everyone and kind == "shared" and _remembered(addresses, mask.arr.shape):
             # the offsets' lane terms, remembered for the launch (read-only): kept as they are,
             # their scalar as the record's base
-            record = _Record(
-                addresses, extra, len(self.accesses), self.epoch, threads, self.gen, pooled=False
-            )
-        elif kind == "global" and _remembered(addresses, mask.arr.shape):
+            return _Record(addresses, extra, at, epoch, threads, gen, pooled=False)
+        if kind == "global" and _remembered(addresses, mask.arr.shape):
             # a global access's remembered lane terms (read-only, alive for the launch) kept as
             # they are with the active lanes, not copied: most are reads of inputs no thread
             # writes, never judged (a copy per access was a third of a small matmul's time)
-            record = _Record(
-                addresses,
-                extra,
-                len(self.accesses),
-                self.epoch,
-                threads,
-                self.gen,
-                pooled=False,
-                lanes=mask.lanes,
-                whole=True,
+            return _Record(
+                addresses, extra, at, epoch, threads, gen, pooled=False, lanes=mask.lanes, whole=True
             )
-        elif mask.sparse:  # few lanes: their offsets alone, not a chunk-wide buffer
+        if mask.sparse:  # few lanes: their offsets alone, not a chunk-wide buffer
             lanes = mask.lanes
             if getattr(addresses, "ndim", 0) == 0:  # one address for every lane (``out[0]``): no gather
-                at = np.int64(int(addresses) - (base - extra)).astype(dtype)
-                offsets = np.full(lanes.size if at >= 0 else 0, at, dtype)
-                lanes = lanes if at >= 0 else lanes[:0]
+                offset = int(addresses) - (base - extra)
+                offsets = np.full(lanes.size if offset >= 0 else 0, offset, dtype)
+                lanes = lanes if offset >= 0 else lanes[:0]
             else:
                 offsets = (np.broadcast_to(addresses, mask.arr.shape)[lanes] - (base - extra)).astype(dtype)
                 accessed = offsets >= 0
                 if not accessed.all():
                     lanes, offsets = lanes[accessed], offsets[accessed]
-            record = _Record(
-                offsets, base, len(self.accesses), self.epoch, threads, self.gen, pooled=False, lanes=lanes
-            )
+            return _Record(offsets, base, at, epoch, threads, gen, pooled=False, lanes=lanes)
+        buf = self._take(dtype)
+        if everyone:
+            np.subtract(addresses, base - extra, out=buf, casting="unsafe")
         else:
-            buf = self._take(dtype)
-            if everyone:
-                np.subtract(addresses, base - extra, out=buf, casting="unsafe")
-            else:
-                buf.fill(-1)
-                np.subtract(addresses, base - extra, out=buf, where=mask.arr, casting="unsafe")
-            record = _Record(buf, base, len(self.accesses), self.epoch, threads, self.gen)
-        space.records.append(record)
-        seen = (line, array.name, write, atomic)
-        kind_of = self._kinds.get(seen)
-        if kind_of is None:
-            kind_of = self._kinds[seen] = _Access(line, array.name, write, atomic)
-        self.accesses.append(kind_of)
-        space.events += threads
-        if write:
-            space.writes += threads
-        if space.events > EVENT_LIMIT:
-            self._judge(space)
-            self._give_back(space.records)
-            self.spaces[key] = _Space(kind, reads_dropped=space.reads_dropped)
+            buf.fill(-1)
+            np.subtract(addresses, base - extra, out=buf, where=mask.arr, casting="unsafe")
+        return _Record(buf, base, at, epoch, threads, gen)
 
     def _take(self, dtype: str) -> np.ndarray:
         free = self.pool.setdefault(dtype, [])
