@@ -620,46 +620,38 @@ def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts,
 
 def load_all(
     base: ArrayRef | RowView, mask: Mask, site: SiteCounts, race: Any = None, line: int = 0
-) -> tuple[GlobalArray, np.ndarray, list[tuple[Any, ...]], list[Any]] | None:
+) -> tuple[GlobalArray, np.ndarray, list[Any]] | None:
     """Every element of ``base`` (a global array, or a row of one each lane picked) read by
     each lane, as ``load`` reads them one after the other (a thread's ``row.sum()``): each
     counted and heard by ``race`` in turn, but gathered, bounds-checked and counted at once.
-    Gives the array, the values as (lanes, elements), and per element its index and its byte
-    addresses (per lane, or one number where every lane reads the same); None where reading
-    them one by one must decide (a record, shared or local memory, an index to wrap, or one
-    that faults or reads past the end: ``load`` says so at the element it happens at)."""
+    Gives the array, the values as (lanes, elements), and per element its byte addresses
+    (per lane, or one number where every lane reads the same); None where reading them one by
+    one must decide (a record, shared or local memory, an index to wrap, or one that faults
+    or reads past the end: ``load`` says so at the element it happens at)."""
     array = base.array if isinstance(base, RowView) else base
     if not isinstance(array, GlobalArray) or array.dtype.fields is not None or not base.size:
         return None
-    fulls = [resolve(base, tuple(np.int64(i) for i in at))[1] for at in np.ndindex(*base.shape)]
-    # each axis's index moves one way along the elements: the first and last bound them all
-    if not (_plainly_inside(array, fulls[0], mask) and _plainly_inside(array, fulls[-1], mask)):
-        return None
     lanes = mask.arr.shape
+    axes = _element_indices(base)
+    # each axis's index moves one way along the elements: the first and last bound them all
+    if axes is None or not all(_plainly_inside(array, _element(axes, e), mask) for e in (0, -1)):
+        return None
     every = mask.threads == mask.arr.size
-    axes: list[np.ndarray] = []  # per axis, each element's index: (elements | 1, lanes | 1)
-    for axis in range(array.ndim):
-        column = [full[axis] for full in fulls]
-        if not any(_ndim(i) for i in column):
-            axes.append(np.array(column, np.int64).reshape(-1, 1))
-        elif all(i is column[0] for i in column):  # a row's index, the same for every element
-            axes.append(_int64(column[0]).reshape(1, -1))
-        else:
-            axes.append(np.stack([np.broadcast_to(_int64(i), lanes) for i in column]))
     uniform = all(a.shape[1] == 1 for a in axes)
     safe = tuple(a if every or a.shape[1] == 1 else np.where(mask.arr, a, 0) for a in axes)
-    shape = (len(fulls), lanes[0])
+    n = base.size
+    shape = (n, lanes[0])
     values = np.broadcast_to(array.data[safe], shape).T
     at = np.broadcast_to(array.base + sum(a * s for a, s in zip(axes, array.strides)), shape)
     warps = mask.warps
-    site.global_load_requests += warps * len(fulls)
+    site.global_load_requests += warps * n
     addresses: list[Any]
     if uniform:  # every lane on one element (``_count``'s uniform access), each element
-        site.global_load_sectors += warps * len(fulls)
-        site.global_load_bytes += warps * array.itemsize * len(fulls)
+        site.global_load_sectors += warps * n
+        site.global_load_bytes += warps * array.itemsize * n
         addresses = [np.int64(a) for a in at[:, 0].tolist()]
     else:
-        rows = np.where(mask.arr, at, -1).reshape(len(fulls), -1, WARP)
+        rows = np.where(mask.arr, at, -1).reshape(n, -1, WARP)
         if warps != rows.shape[1]:
             rows = rows[:, mask.warp_any]
         sectors, nbytes = memory.global_access(
@@ -670,9 +662,45 @@ def load_all(
         addresses = list(at)
     _LAST_PARTS[0] = _LAST_REPEAT[0] = None  # nothing summed for the timing model to reuse
     if race is not None:
-        for full, where in zip(fulls, addresses):
-            race.access(array, full, None if uniform else where, mask, line, False)
-    return array, values, fulls, addresses
+        for where in addresses:  # (racecheck needs no index where it has the addresses)
+            race.access(array, (), where, mask, line, False)
+    return array, values, addresses
+
+
+def _element_indices(base: ArrayRef | RowView) -> list[np.ndarray] | None:
+    """Per axis of ``base``'s array, the index each element of ``base`` has there, in the order
+    ``np.ndindex`` walks ``base``: (elements, 1) where every lane's is the same, (1, lanes)
+    where it is a row's index, the same for every element, else (elements, lanes). None where
+    a row's index is not an integer."""
+    shape = base.shape
+    steps = np.indices(shape, dtype=np.int64).reshape(len(shape), -1) if shape else np.zeros((0, 1), np.int64)
+    if isinstance(base, ArrayRef):
+        return [j.reshape(-1, 1) for j in steps]
+    axes: list[np.ndarray] = []
+    v = 0  # the view's axis the next sliced axis of the array is
+    for k in base.index:
+        if isinstance(k, LaneSlice):
+            start = _int64(k.start)
+            j = steps[v] * k.step
+            v += 1
+            axes.append(j.reshape(-1, 1) + (start.reshape(1, -1) if start.ndim else start))
+        elif not _integer(k):
+            return None  # (``load`` says what is wrong with it)
+        elif _ndim(k):
+            axes.append(_int64(k).reshape(1, -1))
+        else:
+            axes.append(np.full((steps.shape[1], 1), int(k), np.int64))
+    axes += [j.reshape(-1, 1) for j in steps[v:]]
+    return axes
+
+
+def _element(axes: list[np.ndarray], e: int) -> tuple[Any, ...]:
+    """Element ``e``'s index from ``_element_indices``: per axis a number, or one per lane."""
+    out: list[Any] = []
+    for a in axes:
+        row = a[e if a.shape[0] > 1 else 0]
+        out.append(np.int64(row[0]) if row.size == 1 and a.shape[1] == 1 else row)
+    return tuple(out)
 
 
 def whole_uniform(base: Any) -> tuple[GlobalArray, tuple[np.ndarray, ...]] | None:
@@ -740,15 +768,19 @@ def addresses_of(array: GlobalArray, index: tuple[np.ndarray, ...]) -> list[np.i
     return [np.int64(a) for a in np.asarray(at).tolist()]
 
 
+def _integer(i: Any) -> bool:
+    """Whether an index (a number, or one per lane) is an integer (not a bool)."""
+    dtype = getattr(i, "dtype", None)
+    return dtype.kind in "iu" if dtype is not None else isinstance(i, int) and not isinstance(i, bool)
+
+
 def _plainly_inside(array: ArrayRef, index: tuple[Any, ...], mask: Mask) -> bool:
     """Whether every active lane's ``index`` lies inside ``array`` as it is: integers, none
     negative (to wrap) nor past an axis (``checked_index`` has nothing to do)."""
     if len(index) != array.ndim:
         return False
     for i, dim in zip(index, array.shape):
-        dtype = getattr(i, "dtype", None)
-        integer = dtype.kind in "iu" if dtype is not None else isinstance(i, int) and not isinstance(i, bool)
-        if not integer:
+        if not _integer(i):
             return False
         if not _ndim(i):
             if not 0 <= int(i) < dim:

@@ -437,9 +437,13 @@ class Expressions(CompilerBase):
                 raise KernelMistake(f"{name}() needs an array, not {type(a).__name__}")
             swept = arrays.load_all(a, mask, run.counters.site(line), run.race, line)
             if swept is not None:  # read at once, each element's load issued in turn
-                array, values, indices, addresses = swept
-                for at, cost in zip(indices, run.global_costs(array, addresses, mask)):
-                    run.issue(load, mask, memory_op(LOAD_OP, array, at, load), cost)
+                array, values, addresses = swept
+                if run.trace is None:
+                    run.issue_times(load, mask, len(addresses))
+                else:
+                    op = memory_op(LOAD_OP, array, (), load)  # a global array's: one for all
+                    for cost in run.global_costs(array, addresses, mask):
+                        run.issue(load, mask, op, cost)
             else:  # each element's load into its column (assigning broadcasts one value to every lane)
                 values = np.empty(mask.arr.shape + (int(np.prod(a.shape)),), a.dtype)
                 for k, at in enumerate(np.ndindex(*a.shape)):
