@@ -365,3 +365,32 @@ def test_first_touch_fractions_are_the_same_where_sector_ids_are_too_wide_to_pac
     assert len(reference[0].timing.simulated) == 8  # one SM per block
     _assert_same(reference, packed)
     _assert_same(reference, pairs)
+
+
+@pytest.mark.parametrize("grid,block", [(1, 32), (3, 32), (2, 64)])
+def test_a_small_launchs_fractions_on_sets_are_the_numpy_ones(monkeypatch, grid, block):
+    """A launch of up to ``FEW_FRACTION_POSITIONS`` traced positions counts each SM's distinct
+    loaded and stored sectors in Python sets (``timing._few_fractions``): the timing equals
+    the sort's and the reference's, on one SM and on several, loads, stores and atomics."""
+    import warpscope.emulator.timing as timing_model
+    from warpscope.emulator import cuda
+
+    @cuda.jit
+    def touch(out, a, hits):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[(i * 7) % out.size] = a[i] + a[(i * 3) % a.size]
+            cuda.atomic.add(hits, i % 4, 1)
+
+    def run() -> None:
+        touch[grid, block](np.zeros(100, np.float32), np.arange(100, dtype=np.float32), np.zeros(4, np.int32))
+
+    with using(Settings(timing=True)):
+        reference = _timed(monkeypatch, "0", run)
+        few = _timed(monkeypatch, "1", run)
+        monkeypatch.setattr(timing_model, "FEW_FRACTION_POSITIONS", 0)
+        sorted_ = _timed(monkeypatch, "1", run)
+    traced = sum(len(r.timeline) for r in few[0].timing.simulated)
+    assert len(few[0].timing.simulated) == grid and traced
+    _assert_same(reference, few)
+    _assert_same(sorted_, few)

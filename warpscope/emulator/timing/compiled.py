@@ -18,6 +18,7 @@ every launch the model times faster (``RENT_MIN``) uses it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
@@ -221,10 +222,16 @@ def run(
     if policy not in POLICIES:
         raise ValueError(f"scheduler policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     base, q, latency, reason = _model(t)
-    p = base.copy()
-    p[j.P_MAX_BLOCKS], p[j.P_MAX_WARPS], p[j.P_POLICY] = max_blocks, max_warps, POLICIES.index(policy)
-    p[j.P_DISPATCH_STEP], p[j.P_FIRST_DISPATCH] = max(1, round(dispatch_interval)), first_dispatch
-    p[j.P_TL_LIMIT], p[j.P_L1_CAP] = timeline_limit, max(1, l1_sectors)
+    p = _launch_parameters(
+        base,
+        max_blocks,
+        max_warps,
+        POLICIES.index(policy),
+        max(1, round(dispatch_interval)),
+        timeline_limit,
+        l1_sectors,
+    ).copy()
+    p[j.P_FIRST_DISPATCH] = first_dispatch
     packed = _pack(table, part)
     sectors = packed["sectors"]
     ft_load = part.sectors.first_touch(load_fraction)
@@ -258,25 +265,55 @@ def run(
         state_cycles,
         tl,
     )
-    if s[j.S_ERROR]:
+    got = s.tolist()  # Python ints at once (indexing the array makes a numpy scalar each)
+    if got[j.S_ERROR]:
         raise RuntimeError("timing model: no warp can ever issue again (a barrier no warp reaches?)")
-    n = int(s[j.S_TL_N])
     return SMResult(
         cycles=int(cycles),
-        issued=int(s[j.S_ISSUED]),
+        issued=got[j.S_ISSUED],
         state_cycles=state_cycles.tolist(),
-        resident_warp_cycles=int(s[j.S_RWC]),
-        smsp_active_cycles=int(s[j.S_SAC]),
-        eligible_warp_cycles=int(s[j.S_EWC]),
-        blocks=int(s[j.S_BLOCKS]),
-        l1_lookups=int(s[j.S_L1_LOOKUPS]),
-        l1_hits=int(s[j.S_L1_HITS]),
-        l2_lookups=int(s[j.S_L2_LOOKUPS]),
-        l2_hits=int(s[j.S_L2_HITS]),
-        dram_sectors=int(s[j.S_DRAM]),
-        timeline=tl[:n].copy(),
-        timeline_complete=bool(s[j.S_TL_COMPLETE] == 0),
+        resident_warp_cycles=got[j.S_RWC],
+        smsp_active_cycles=got[j.S_SAC],
+        eligible_warp_cycles=got[j.S_EWC],
+        blocks=got[j.S_BLOCKS],
+        l1_lookups=got[j.S_L1_LOOKUPS],
+        l1_hits=got[j.S_L1_HITS],
+        l2_lookups=got[j.S_L2_LOOKUPS],
+        l2_hits=got[j.S_L2_HITS],
+        dram_sectors=got[j.S_DRAM],
+        timeline=tl[: got[j.S_TL_N]].copy(),
+        timeline_complete=got[j.S_TL_COMPLETE] == 0,
     )
+
+
+def _launch_parameters(
+    base: np.ndarray,
+    max_blocks: int,
+    max_warps: int,
+    policy: int,
+    dispatch_step: int,
+    timeline_limit: int,
+    l1_sectors: int,
+) -> np.ndarray:
+    """``run_sm``'s parameters for one launch configuration (``base``: ``_model``'s): a launch's
+    SMs differ only in their first dispatch, set on a copy of this one (never changed)."""
+    key = (id(base), max_blocks, max_warps, policy, dispatch_step, timeline_limit, l1_sectors)
+    hit = _PARAMETERS.get(key)
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    p = base.copy()
+    p[j.P_MAX_BLOCKS], p[j.P_MAX_WARPS], p[j.P_POLICY] = max_blocks, max_warps, policy
+    p[j.P_DISPATCH_STEP], p[j.P_TL_LIMIT], p[j.P_L1_CAP] = dispatch_step, timeline_limit, max(1, l1_sectors)
+    with _models_lock:  # SMs of one launch may ask at once (``run_all``)
+        _PARAMETERS[key] = (base, p)
+        while len(_PARAMETERS) > _PARAMETERS_KEPT:
+            del _PARAMETERS[next(iter(_PARAMETERS))]  # the oldest
+    return p
+
+
+_PARAMETERS_KEPT = 64
+#: ``_launch_parameters``' arrays by ``base``'s identity and the configuration
+_PARAMETERS: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
 
 
 def _model(t: Timing) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -382,6 +419,19 @@ class Gathered:
         self.ns = inst_n[insts]
         self.dsts = inst_dst[insts]
         self.src_off = np.stack([inst_src[insts], inst_src[insts + 1]], axis=1)
+        self.start = flat.start
+        self._warps: tuple[int, np.ndarray] | None = None
+
+    def warps(self, warps_per_block: int) -> np.ndarray:
+        """Per stream of the launch: its first position, its length and its warp in its block
+        (``_pack`` takes an SM's rows, less its first position; an SM's streams are whole blocks)."""
+        if self._warps is None or self._warps[0] != warps_per_block:
+            start = self.start
+            n = start.size - 1
+            w = np.empty((n, 3), np.int64)
+            w[:, 0], w[:, 1], w[:, 2] = start[:-1], np.diff(start), np.arange(n) % warps_per_block
+            self._warps = (warps_per_block, w)
+        return self._warps[1]
 
 
 @dataclass
@@ -401,17 +451,14 @@ def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
     """The SM's warp streams as ``jit_sm.run_sm`` takes them: positions (one per issued
     instruction) of its warps end to end, the instruction table's sources as CSR."""
     f = part.flat
-    first = f.start[part.streams.start]
-    starts = f.start[part.streams.start : part.streams.stop + 1]
-    n_warps = len(part.streams)
-    warps = np.zeros((n_warps, 3), np.int64)  # first position, length, warp in block
-    warps[:, 0], warps[:, 1] = starts[:-1] - first, np.diff(starts)
-    warps[:, 2] = np.arange(n_warps) % part.warps_per_block
-    n_blocks = len(part.blocks)
-    block_nw = np.full(n_blocks, part.warps_per_block, np.int64)
-    block_w0 = np.arange(n_blocks, dtype=np.int64) * part.warps_per_block
-    at = slice(first, starts[-1])
+    streams = part.streams
     g = part.gathered if part.gathered is not None else Gathered(table, f)
+    warps = g.warps(part.warps_per_block)[streams.start : streams.stop].copy()  # first position,
+    first = int(f.start[streams.start])  # length, warp in block
+    if first:
+        warps[:, 0] -= first
+    block_w0, block_nw = _blocks(len(part.blocks), part.warps_per_block)
+    at = slice(first, int(f.start[streams.stop]))
     return {
         "warps": warps,
         "block_w0": block_w0,
@@ -427,6 +474,14 @@ def _pack(table: list[Inst], part: Part) -> dict[str, Any]:
         "sectors": part.sectors.dense,
         "values": g.values,
     }
+
+
+@functools.lru_cache(maxsize=64)
+def _blocks(n_blocks: int, warps_per_block: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per block of an SM's ``n_blocks``, its first warp and its warps (``run_sm`` only reads
+    them: shared by every SM and launch of that shape)."""
+    w0 = np.arange(n_blocks, dtype=np.int64) * warps_per_block
+    return w0, np.full(n_blocks, warps_per_block, np.int64)
 
 
 def _table(table: list[Inst]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
