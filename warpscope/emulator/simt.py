@@ -164,10 +164,16 @@ class Chunk:
         self.lanes = blocks * self.warps_per_block * WARP
         self.block_of_lane, self.tid, self.lane_id, self.alive = _layout(block, blocks)
         linear = np.arange(first_block, first_block + blocks, dtype=np.int64)  # per block, then per lane
-        per_block = (linear % grid[0], linear // grid[0] % grid[1], linear // (grid[0] * grid[1]))
-        self.bid = tuple(np.repeat(b, self.warps_per_block * WARP) for b in per_block)
-        for b in self.bid:
-            b.flags.writeable = False  # fixed for the chunk: index arithmetic on it is remembered
+        slots = self.warps_per_block * WARP
+        if grid[1] == grid[2] == 1:  # a one-dimensional grid: y and z are 0 on every lane
+            x = np.repeat(linear, slots)
+            x.flags.writeable = False  # fixed for the chunk: index arithmetic on it is remembered
+            self.bid = (x, _zeros(self.lanes), _zeros(self.lanes))
+        else:
+            per_block = (linear % grid[0], linear // grid[0] % grid[1], linear // (grid[0] * grid[1]))
+            self.bid = tuple(np.repeat(b, slots) for b in per_block)
+            for b in self.bid:
+                b.flags.writeable = False
         self.entry = Mask(self.alive.copy())
         self._grid: dict[int, np.ndarray] = {}
 
@@ -200,12 +206,24 @@ def _layout(
     slots = -(-threads // WARP) * WARP
     local = np.tile(np.arange(slots, dtype=np.int64), blocks)  # thread index in block
     block_of_lane = np.repeat(np.arange(blocks, dtype=np.int64), slots)
-    tid = (local % block[0], local // block[0] % block[1], local // (block[0] * block[1]))
+    if block[1] == block[2] == 1:  # a one-dimensional block: y and z are 0 on every lane
+        x = local if slots == block[0] else local % block[0]
+        tid = (x, _zeros(local.size), _zeros(local.size))
+    else:
+        tid = (local % block[0], local // block[0] % block[1], local // (block[0] * block[1]))
     lane_id = local % WARP
     alive = local < threads  # padding lanes never run
     for a in (block_of_lane, *tid, lane_id, alive):
         a.flags.writeable = False
     return block_of_lane, tid, lane_id, alive
+
+
+@functools.lru_cache(maxsize=16)
+def _zeros(lanes: int) -> np.ndarray:
+    """A read-only int64 zero per lane (the y and z indices of one-dimensional launches)."""
+    z = np.zeros(lanes, np.int64)
+    z.flags.writeable = False
+    return z
 
 
 #: chunks up to this many lanes are kept for the next launch of the same configuration (a
