@@ -165,6 +165,7 @@ class Chunk:
         self.block_of_lane, self.tid, self.lane_id, self.alive = _layout(block, blocks)
         linear = np.arange(first_block, first_block + blocks, dtype=np.int64)  # per block, then per lane
         slots = self.warps_per_block * WARP
+        self.bid: tuple[np.ndarray, ...]
         if grid[1] == grid[2] == 1:  # a one-dimensional grid: y and z are 0 on every lane
             x = np.repeat(linear, slots)
             x.flags.writeable = False  # fixed for the chunk: index arithmetic on it is remembered
