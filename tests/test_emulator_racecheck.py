@@ -558,3 +558,27 @@ def test_a_thread_updating_its_own_element_races_with_no_one(monkeypatch, thread
         assert hazards and all((h.array, h.space) == ("a", "global") for h in hazards)
     else:
         assert out == list(range(1, threads + 1)) and hazards == []
+
+
+@cuda.jit
+def fill_volume(vol, halve):
+    x, y, z = cuda.grid(3)
+    if x < vol.shape[2] and y < vol.shape[1] and z < vol.shape[0]:
+        vol[z, y, x // 2 if halve else x] = x + 10 * y + 100 * z
+
+
+@pytest.mark.parametrize("halve", [False, True])
+def test_a_volume_written_by_blocks_of_three_dimensions_races_only_where_two_threads_share_an_element(halve):
+    """A grid of 3-D blocks writing a volume names its elements out of lane order (a block's
+    lanes run along x, then y, then z; the next block starts elsewhere): one element a thread
+    is no race however the lanes are ordered; two threads on one element (``x // 2``) race."""
+    vol = np.zeros((5, 6, 16), dtype=np.int32)
+    with using(Settings(timing=False)):
+        launch = fill_volume[(4, 2, 3), (4, 4, 2)](vol, halve)
+    if not halve:
+        assert launch.hazards == []
+        z, y, x = np.indices(vol.shape)
+        np.testing.assert_array_equal(vol, x + 10 * y + 100 * z)
+    else:
+        (h,) = launch.hazards
+        assert (h.kind, h.space, h.array) == ("WAW", "global", "vol") and h.count > 0

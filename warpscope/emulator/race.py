@@ -514,8 +514,8 @@ def _no_word_twice(records: list[_Record]) -> bool:
     """Whether no 4-byte word is named by two threads in these accesses (a thread reading
     and then writing its own element, ``a[i] += x``, names it twice, and races with no one),
     told cheaply where every record keeps remembered lane terms (``_Record.whole``: a few
-    distinct arrays, each looked at once) whose active lanes name ascending addresses at least
-    a word apart, and the ranges of words of the records that differ (in lane terms, lanes or
+    distinct arrays, each looked at once) whose active lanes name addresses at least a word
+    apart (ascending in lane order, or once sorted), and the ranges of words of the records that differ (in lane terms, lanes or
     base: the same ones name the same words by the same lanes) do not overlap (a grid-stride
     loop's stores, one element per thread each time); False where that cannot be told so
     (``_shared_addresses`` then finds the words two threads name). A few accesses' words
@@ -539,7 +539,11 @@ def _no_word_twice(records: list[_Record]) -> bool:
         if ends is None:
             terms = r.offsets[r.lanes]
             if terms.size > 1 and not (np.diff(terms) >= 4).all():
-                return False
+                # not ascending in lane order (a block of several dimensions, a grid of
+                # several blocks): ascending once sorted, a word apart, names no word twice
+                terms = np.sort(terms)
+                if not (np.diff(terms) >= 4).all():
+                    return False
             ends = known[key] = (int(terms[0]), int(terms[-1]))
         base = int(r.base)
         spans.add((*key, (ends[0] + base) >> 2, (ends[1] + base) >> 2))
