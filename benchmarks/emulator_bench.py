@@ -32,7 +32,10 @@ else numba's JIT once rent or buy loads it; else the reference alone). The compi
 compiles every kernel (and notes it), the first timed run stores it, the later runs load it,
 as a user's runs do; it prints what each run loaded and the first run's median alone:
 
-    python benchmarks/emulator_bench.py --corpus [--repeat 2] [--sim-timeout 120]
+    python benchmarks/emulator_bench.py --corpus [--repeat 3] [--sim-timeout 120]
+
+(three runs per engine by default: warpscope's first untimed run compiles every kernel, so
+the best per file is of the two that load them, each of a noisy machine's runs one sample)
 
 ``--serial`` times the class the corpus has one file of (c65): one-thread launches whose
 thread loops over an array (a sum of squares and a scale, ``[1, 1]``), ``--n`` elements,
@@ -429,7 +432,7 @@ def main() -> None:
     mode.add_argument("--corpus", action="store_true", help="time every file of tests/numba_corpus")
     mode.add_argument("--serial", action="store_true", help="time one-thread serial loops")
     parser.add_argument(
-        "--repeat", type=int, help="runs per measurement, the best kept (default 3; --corpus: 2)"
+        "--repeat", type=int, help="runs per measurement, the best kept (default 3)"
     )
     parser.add_argument("--sim-timeout", type=float, default=120.0, help="--corpus: seconds per file")
     parser.add_argument("--n", type=int, default=2000, help="--serial: elements each loop goes over")
@@ -446,7 +449,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.corpus:
-        corpus(args.repeat or 2, args.sim_timeout)
+        corpus(args.repeat or 3, args.sim_timeout)
         return
     if args.serial:
         serial(args.n, args.repeat or 3)
