@@ -283,7 +283,7 @@ class RaceCheck:
         if mask.sparse:  # few lanes: their offsets alone, not a chunk-wide buffer
             lanes = mask.lanes
             if getattr(addresses, "ndim", 0) == 0:  # one address for every lane (``out[0]``): no gather
-                offset = int(addresses) - (base - extra)
+                offset = np.int64(int(addresses) - (base - extra)).astype(dtype)
                 offsets = np.full(lanes.size if offset >= 0 else 0, offset, dtype)
                 lanes = lanes if offset >= 0 else lanes[:0]
             else:
