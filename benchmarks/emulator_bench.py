@@ -431,9 +431,7 @@ def main() -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--corpus", action="store_true", help="time every file of tests/numba_corpus")
     mode.add_argument("--serial", action="store_true", help="time one-thread serial loops")
-    parser.add_argument(
-        "--repeat", type=int, help="runs per measurement, the best kept (default 3)"
-    )
+    parser.add_argument("--repeat", type=int, help="runs per measurement, the best kept (default 3)")
     parser.add_argument("--sim-timeout", type=float, default=120.0, help="--corpus: seconds per file")
     parser.add_argument("--n", type=int, default=2000, help="--serial: elements each loop goes over")
     parser.add_argument("--seed-blocks", type=int, default=4096)
