@@ -307,18 +307,38 @@ def digest(value: Any) -> Any:
             value.shape,
             hashlib.blake2b(data.tobytes(), digest_size=16).digest(),
         )
+    known = _NAMED_DIGESTS.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
     if isinstance(value, types.ModuleType):
-        return ("module", _library(value.__name__))
+        return _named_digest(value, ("module", _library(value.__name__)))
     owner = _compiled_function(value)
     if owner is not None:
         signature = getattr(value, "signature", None)
         return ("function", type(value).__qualname__, code_digest(owner), repr(signature))
     if isinstance(value, (types.BuiltinFunctionType, types.FunctionType, type, np.ufunc)):
         module = getattr(value, "__module__", None) or "builtins"
-        return ("named", _library(module), getattr(value, "__qualname__", value.__name__))
+        return _named_digest(
+            value, ("named", _library(module), getattr(value, "__qualname__", value.__name__))
+        )
     if type(value).__module__.startswith(("numba.", "warpscope.")):
-        return ("object", _library(type(value).__module__), type(value).__qualname__, _named(value))
+        named = ("object", _library(type(value).__module__), type(value).__qualname__, _named(value))
+        return _named_digest(value, named)
     raise Uncacheable(f"a {type(value).__name__}")
+
+
+#: digests of library objects (modules, functions and types by name, numba's and warpscope's
+#: named objects) by identity, with the object: a name's value never changes what it says,
+#: and most kernels read the same few (``cuda``, ``np``, ``float32``)
+_NAMED_DIGESTS: dict[int, tuple[Any, Any]] = {}
+_NAMED_DIGESTS_KEPT = 4096
+
+
+def _named_digest(value: Any, said: Any) -> Any:
+    if len(_NAMED_DIGESTS) >= _NAMED_DIGESTS_KEPT:
+        _NAMED_DIGESTS.clear()
+    _NAMED_DIGESTS[id(value)] = (value, said)
+    return said
 
 
 def _compiled_function(value: Any) -> types.FunctionType | None:
