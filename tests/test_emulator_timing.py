@@ -296,3 +296,53 @@ def test_a_grid_no_larger_than_the_gpu_is_sampled_from_its_first_block_to_its_la
     assert picked == sorted(set(picked))
     assert len(picked) == min(n_blocks, SMALL_GRID_SAMPLES)
     assert picked[0] == 0 and picked[-1] == n_blocks - 1
+
+
+def _timing_fields(result):
+    """Every field of a timing result but the host's wall time, the timelines as lists."""
+    fields = {k: v for k, v in vars(result).items() if k not in ("wall_s", "simulated")}
+    return fields | {"simulated": [vars(r) | {"timeline": r.timeline.tolist()} for r in result.simulated]}
+
+
+def test_a_repeated_launch_gets_a_remembered_timing_only_for_the_same_trace(monkeypatch):
+    """A small launch's timing is remembered by its trace's digest (a loop launching one
+    kernel): a launch whose one thread gathers the same sectors in another order hashes
+    apart, and what a launch is given, remembered or not, is what simulating its trace
+    afresh gives."""
+    from warpscope.emulator import cuda, kernel, timing
+    from warpscope.emulator.timing import compiled
+
+    captured = []
+    timed = kernel._timed
+    monkeypatch.setattr(
+        kernel,
+        "_timed",
+        lambda trace, table, *args: captured.append((trace, table, args)) or timed(trace, table, *args),
+    )
+
+    @cuda.jit
+    def gather(out, x, idx):
+        for k in range(idx.size):
+            out[k] = x[idx[k]] + 1
+
+    simulated = []
+    simulate = timing._simulate
+    monkeypatch.setattr(timing, "_simulate", lambda *args: simulated.append(1) or simulate(*args))
+    x = np.arange(4096, dtype=f32)
+    # the same eight sectors, each read twice: at once, or after the seven others
+    twice, cycled = np.repeat(np.arange(8) * 64, 2), np.tile(np.arange(8) * 64, 2)
+    SETTINGS.timing = True
+    results = []
+    for idx in (twice, twice, cycled, cycled):
+        out = np.zeros(16, f32)
+        results.append(_launch(gather, 1, 1, out, x, idx).timing)
+        assert np.array_equal(out, x[idx] + 1)
+    assert (
+        len(simulated) == 3
+    )  # the first launch (never hashed), the second, the third: the fourth remembered
+    monkeypatch.setattr(timing, "_simulate", simulate)
+    digests = [trace.digest() for trace, _, _ in captured]
+    assert digests[0] == digests[1] != digests[2] == digests[3]
+    for (trace, table, args), got in zip(captured, results):
+        fresh = timing._simulate(trace, table, *args, compiled.use_compiled(trace.traced))
+        assert _timing_fields(got) == _timing_fields(fresh)

@@ -190,6 +190,11 @@ class Run:
         if trace is None or array.kind == "const" or (array.kind != "global" and not trace.sampling):
             return None
         if array.kind == "global":
+            if all(type(i) is np.int64 for i in index):  # one element on every lane (checked)
+                address = array.base + sum(int(i) * w for i, w in zip(index, array.strides))
+                got = trace.uniform_global(array, address, mask, store)
+                if got is not False:
+                    return got
             part, scalar, moved = global_parts(array, index, mask)
             if moved is not None and not trace.sampling:  # its sectors known: no address needed
                 trace.mark_moved(array, moved, store)

@@ -23,7 +23,7 @@ import hashlib
 import math
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -167,12 +167,7 @@ class Trace:
         """Append an instruction to the streams of the sampled warps active in ``mask``."""
         if self._sel is None:
             return
-        known = mask.traced  # the same mask recorded before in this chunk: the same warps
-        if known is not None and known[0] is self._sel:
-            ids = known[1]
-        else:
-            ids = self._ids[mask.warp_any[self._sel]]  # type: ignore[index]
-            mask.traced = (self._sel, ids)
+        ids = self._traced_ids(mask)
         if ids.size:
             self._ids_of.append(ids)
             self._n_of.append(ids.size)
@@ -181,6 +176,18 @@ class Trace:
             self._acc_of.append(accesses)
             self.traced += ids.size
             self._flat = None
+
+    def _traced_ids(self, mask: Mask) -> np.ndarray:
+        """The stream ids of the sampled warps active under ``mask`` (while sampling), kept on
+        the mask: the same mask recorded again in this chunk names the same warps."""
+        sel = self._sel
+        assert sel is not None
+        known = mask.traced
+        if known is not None and known[0] is sel:
+            return known[1]
+        ids = self._ids[mask.warp_any[sel]]  # type: ignore[index]
+        mask.traced = (sel, ids)
+        return ids
 
     def flat(self) -> Flat:
         """The events sorted into streams (a stable sort keeps each warp's issue order)."""
@@ -276,38 +283,22 @@ class Trace:
         return out
 
     def digest(self) -> bytes:
-        """A hash of everything the timing model reads here (the streams, what their memory
-        instructions touched, the grid's sector counts): equal digests, equal timing."""
+        """A hash of everything the timing model reads here (the streams as ``flat`` lays them
+        out, which the compiled model reads anyway, and the launch's shape and the grid's sector
+        counts): equal digests, equal timing."""
+        flat = self.flat()
         h = hashlib.blake2b(digest_size=20)
-
-        def put(a: Any) -> None:  # length first: no two traces hash the same bytes
+        shape = [
+            self.n_blocks,
+            self.warps_per_block,
+            self.sms,
+            self.grid_sectors(False),
+            self.grid_sectors(True),
+        ]
+        for a in (shape, flat.start, flat.insts, flat.ops, flat.units, flat.sec_off, flat.sectors):
             b = np.ascontiguousarray(a, dtype=np.int64).tobytes()
-            h.update(len(b).to_bytes(8, "little"))
+            h.update(len(b).to_bytes(8, "little"))  # length first: no two traces hash the same bytes
             h.update(b)
-
-        put(
-            [self.n_blocks, self.warps_per_block, self.sms, self.grid_sectors(False), self.grid_sectors(True)]
-        )
-        put(self._inst_of)
-        put(self._op_of)
-        # every event's warps, then what each access touched, end to end, with the lengths
-        # (and which parts each access has) that cut them apart again
-        kinds: list[int] = []
-        parts: list[Any] = []
-        lengths: list[int] = []
-        for ids, a in zip(self._ids_of, self._acc_of):
-            parts.append(ids)
-            lengths.append(ids.size)
-            if a is None:
-                kinds.append(0)
-                continue
-            pieces = [a.units] if a.counts is None or a.sectors is None else [a.units, a.counts, a.sectors]
-            kinds.append(len(pieces))
-            parts += pieces
-            lengths += [p.size for p in pieces]
-        put(kinds)
-        put(lengths)
-        put(np.concatenate(parts) if parts else [])
         return h.digest()
 
     def accesses(
@@ -446,7 +437,7 @@ class Trace:
         (numpy's calls cost more there)."""
         on = mask.lanes
         if not np.ndim(byte_addresses) and on.size and _one_sector(kind, int(byte_addresses), itemsize):
-            return self._uniform_accesses(kind, array, int(byte_addresses), on, store)
+            return self._uniform_accesses(kind, array, int(byte_addresses), mask, store)
         if np.ndim(byte_addresses):
             shape = mask.arr.shape
             full = byte_addresses if byte_addresses.shape == shape else np.broadcast_to(byte_addresses, shape)
@@ -547,22 +538,35 @@ class Trace:
             return Accesses(np.asarray(memory.wavefronts_per_warp(table, itemsize), np.int64))
         return _per_warp(memory.sector_ids(table, itemsize), kind == "global")
 
+    def uniform_global(
+        self, array: Any, address: int, mask: Mask, store: bool
+    ) -> Accesses | Literal[False] | None:
+        """``accesses`` of a global access whose every active lane names one element at byte
+        ``address`` (one thread's, a serial loop's), where ``accesses`` would take it to
+        ``_uniform_accesses``: a chunk of a few warps or a few active lanes, the element in one
+        sector. False where it would not (the caller takes the general path)."""
+        few = mask.arr.size <= memory.FEW_WARPS * WARP or mask.threads <= memory.FEW_WARPS * WARP
+        if not few or not mask.threads or not _one_sector("global", address, array.itemsize):
+            return False
+        return self._uniform_accesses("global", array, address, mask, store)
+
     def _uniform_accesses(
-        self, kind: str, array: Any, address: int, on: np.ndarray, store: bool
+        self, kind: str, array: Any, address: int, mask: Mask, store: bool
     ) -> Accesses | None:
-        """``_few_accesses`` where every active lane (``on``) names the same ``address`` of one
+        """``_few_accesses`` where every active lane names the same ``address`` of one
         sector (``_one_sector``: a serial loop's, one thread's): one sector and one line (one
         bank) per active sampled warp, without building the lanes' lists."""
         if kind == "global":
             self._touched(array, store)[(address - array.alloc.base) >> memory.SECTOR_SHIFT] = True
         if self._sel is None or kind == "const":
             return None
-        present = {lane // WARP for lane in on.tolist()}
-        n = sum(1 for w in self._sel.tolist() if w in present)
+        n = self._traced_ids(mask).size  # the active sampled warps, as ``record`` finds them
         ones = _ones(n)
         if kind != "global":
             return Accesses(ones)
-        return Accesses(ones, ones, np.full(n, address >> memory.SECTOR_SHIFT, np.int64))
+        sector = address >> memory.SECTOR_SHIFT
+        sectors = np.array([sector], np.int64) if n == 1 else np.full(n, sector, np.int64)
+        return Accesses(ones, ones, sectors)
 
     def _mark(self, array: Any, byte_addresses: Any, scalar: Any, mask: Mask, store: bool) -> None:
         """Mark the sectors of ``byte_addresses + scalar`` on the active lanes."""
