@@ -141,6 +141,55 @@ def test_a_repeated_small_launch_reuses_its_timing_and_a_different_one_does_not(
     assert other.timing.cycles != first.timing.cycles or other.timing.simulated != first.timing.simulated
 
 
+def _timing_fields(result):
+    """Every field of a timing result but the host's wall time, the timelines as lists."""
+    fields = {k: v for k, v in vars(result).items() if k not in ("wall_s", "simulated")}
+    return fields | {"simulated": [vars(r) | {"timeline": r.timeline.tolist()} for r in result.simulated]}
+
+
+def test_a_repeated_launch_gets_a_remembered_timing_only_for_the_same_trace(monkeypatch):
+    """A small launch's timing is remembered by its trace's digest (a loop launching one
+    kernel): a launch whose one thread gathers the same sectors in another order hashes
+    apart, and what a launch is given, remembered or not, is what simulating its trace
+    afresh gives."""
+    from warpscope.emulator import kernel, timing
+    from warpscope.emulator.timing import compiled
+
+    captured = []
+    timed = kernel._timed
+    monkeypatch.setattr(
+        kernel,
+        "_timed",
+        lambda trace, table, *args: captured.append((trace, table, args)) or timed(trace, table, *args),
+    )
+
+    @cuda.jit
+    def gather(out, x, idx):
+        for k in range(idx.size):
+            out[k] = x[idx[k]] + 1
+
+    simulated = []
+    simulate = timing._simulate
+    monkeypatch.setattr(timing, "_simulate", lambda *args: simulated.append(1) or simulate(*args))
+    x = np.arange(4096, dtype=np.float32)
+    # the same eight sectors, each read twice: at once, or after the seven others
+    twice, cycled = np.repeat(np.arange(8) * 64, 2), np.tile(np.arange(8) * 64, 2)
+    results = []
+    for idx in (twice, twice, cycled, cycled):
+        out = np.zeros(16, np.float32)
+        with using(Settings(timing=True)):
+            results.append(gather[1, 1](out, x, idx).timing)
+        assert np.array_equal(out, x[idx] + 1)
+    # simulated: the first launch (never hashed), the second and the third; the fourth remembered
+    assert len(simulated) == 3
+    monkeypatch.setattr(timing, "_simulate", simulate)
+    digests = [trace.digest() for trace, _, _ in captured]
+    assert digests[0] == digests[1] != digests[2] == digests[3]
+    for (trace, table, args), got in zip(captured, results):
+        fresh = timing._simulate(trace, table, *args, compiled.use_compiled(trace.traced))
+        assert _timing_fields(got) == _timing_fields(fresh)
+
+
 def test_small_chunks_are_shared_between_launches_and_read_only():
     from warpscope.emulator.simt import chunk_for
 
@@ -697,6 +746,66 @@ def test_a_thread_reading_whole_rows_counts_and_times_as_element_by_element(monk
     np.testing.assert_array_equal(o[:, 3], A.sum())
     np.testing.assert_allclose(o[:, 4], A3.reshape(threads, -1).prod(axis=1))
     np.testing.assert_array_equal(o[:, 5], A.sum(axis=1))
+
+
+@cuda.jit
+def _serial_copies(out32, a32, out64, a64, m, n_out, rec, k):
+    """One thread's loops of one element at a time: float32 and float64, a matrix, an int
+    array, a value cast on its way in, negative indices, a record's field, a read past the end."""
+    for i in range(a32.size):
+        out32[i] = a32[i] * 2.0  # float32 on both sides
+        out64[i] = a64[i] + a64[a64.size - 1 - i]
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            m[i, j] = m[i, j] + i * j
+    for i in range(n_out.size):
+        n_out[i] = a64[i]  # float64 into int64: a cast
+        n_out[-1 - i] += 1
+    rec[0]["x"] = a32[0] + rec[0]["y"]
+    out64[0] = a64[k]
+
+
+@pytest.mark.parametrize("k", [3, 17, 500])  # inside, just past the end (reads 0), far past (a fault)
+def test_one_element_every_lane_names_loads_and_stores_as_the_general_path(monkeypatch, k):
+    """A load or store of one global element every active lane names, where no racecheck listens
+    (``arrays.load_one``, ``store_one``: a one-thread loop's), gives the values, per-line
+    counters, timing and faults of ``load`` and ``store``; what they leave to those (a cast,
+    a negative index, a record, a read past the end) is unchanged."""
+    rec_type = np.dtype([("x", np.float32), ("y", np.float32)])
+
+    def make():  # type: ignore[no-untyped-def]
+        rec = np.zeros(2, rec_type)
+        rec["y"] = 3
+        a64 = np.arange(16, dtype=np.float64) * 1.5
+        m = np.arange(12, dtype=np.int32).reshape(3, 4)
+        return (
+            np.zeros(16, np.float32),
+            np.arange(16, dtype=np.float32),
+            np.zeros(16),
+            a64,
+            m,
+            np.zeros(5, np.int64),
+            rec,
+            k,
+        )
+
+    def general() -> None:
+        monkeypatch.setattr(arrays, "load_one", lambda *args: None)
+        monkeypatch.setattr(arrays, "store_one", lambda *args: False)
+
+    (fast, did), (slow, did_slow) = _launch_both_ways(monkeypatch, _serial_copies, 1, 1, make, general)
+    assert did == did_slow
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a, b)
+    if k == 500:
+        assert isinstance(did, str) and "out-of-bounds" in did
+        return
+    out32, a32, out64, a64, m, n_out, rec = fast
+    np.testing.assert_array_equal(out32, a32 * 2)
+    assert out64.tolist() == [a64[k] if k < a64.size else 0.0] + [22.5] * 15
+    np.testing.assert_array_equal(m, np.arange(12).reshape(3, 4) + np.outer(np.arange(3), np.arange(4)))
+    assert n_out.tolist() == [1, 2, 4, 4, 6] and rec["x"].tolist() == [3.0, 0.0]
+    assert [w["kind"] for w in did[2]] == (["past_end"] if k >= a64.size else [])
 
 
 def test_a_row_past_the_end_faults_at_the_same_element_and_a_raced_row_races_alike(monkeypatch):

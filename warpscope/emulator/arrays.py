@@ -595,6 +595,24 @@ def load(
     return _load(array, index, mask, site, race, line), index
 
 
+def load_one(array: GlobalArray, index: tuple[Any, ...], mask: Mask, site: SiteCounts) -> Any:
+    """``load`` of one element of a global array that every active lane names (a thread's
+    ``x[i]`` in a serial loop), where no racecheck listens: counted as ``_count`` counts it
+    (one sector per warp), without ``load``'s steps for lanes that differ. None where ``load``
+    must decide: a record, an index to check, wrap or fault on."""
+    shape = array.shape
+    if array.dtype.fields is not None or len(index) != len(shape):
+        return None
+    for i, dim in zip(index, shape):
+        if type(i) is not np.int64 or not 0 <= i < dim:
+            return None
+    warps = mask.warps
+    site.global_load_requests += warps
+    site.global_load_sectors += warps
+    site.global_load_bytes += warps * array.itemsize
+    return array.data[index]
+
+
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
     uniform = not any(_ndim(i) for i in index)
     addresses, extra = _count(array, index, mask, site, store=False, uniform=uniform)
@@ -876,6 +894,31 @@ def _flat_parts(
     if part is None:
         return np.asarray(scalar, dtype=np.int64), 0
     return np.asarray(part, dtype=np.int64), int(scalar)
+
+
+def store_one(array: GlobalArray, index: tuple[Any, ...], value: Any, mask: Mask, site: SiteCounts) -> bool:
+    """``store`` of one value of the array's own type to one element of a global array that
+    every active lane names (a thread's ``y[i] = v`` in a serial loop), where no racecheck
+    listens: counted as ``_count`` counts it. False (nothing done) where ``store`` must
+    decide: a record, a value to cast or of each lane's own, an index to check, wrap or
+    fault on, no lane active."""
+    shape = array.shape
+    if (
+        not isinstance(value, np.generic)
+        or value.dtype is not array.dtype
+        or len(index) != len(shape)
+        or not mask.threads
+    ):
+        return False
+    for i, dim in zip(index, shape):
+        if type(i) is not np.int64 or not 0 <= i < dim:
+            return False
+    warps = mask.warps
+    site.global_store_requests += warps
+    site.global_store_sectors += warps
+    site.global_store_bytes += warps * array.itemsize
+    array.data[index] = value
+    return True
 
 
 def store(

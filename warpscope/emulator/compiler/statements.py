@@ -188,7 +188,15 @@ class Statements(Expressions):
             line = store.line
 
             def set_item(run: Run, frame: Frame, mask: Mask, value: Any) -> None:
-                array, idx = arrays.resolve(base(run, frame, mask), index(run, frame, mask))
+                target, idx = base(run, frame, mask), index(run, frame, mask)
+                if (  # one element every lane names, a value of its type
+                    type(target) is arrays.GlobalArray
+                    and run.race is None
+                    and arrays.store_one(target, idx, value, mask, run.counters.site(line))
+                ):
+                    run.issue(store, mask, STORE_OP["global"], run.memory_cost(target, idx, mask, store=True))
+                    return
+                array, idx = arrays.resolve(target, idx)
                 at = arrays.store(array, idx, value, mask, run.counters.site(line), run.race, line)
                 run.issue(
                     store,
