@@ -636,7 +636,7 @@ class _Pickler(pickle.Pickler):
                 return NotImplemented  # by reference
             return self._closure(obj)
         if isinstance(obj, types.CodeType):
-            return _code, _code_key(obj)
+            return _CODE, (_code_key(obj),)
         if isinstance(obj, types.ModuleType):
             return _module, (_library(obj.__name__),)
         if isinstance(obj, type):
@@ -797,11 +797,24 @@ def _code_key(code: types.CodeType) -> tuple[str, str, int, int]:
     raise Uncacheable(f"code of {code.co_qualname} not found by its name")
 
 
-def _code(module: str, qualname: str, first: int, k: int) -> types.CodeType:
-    candidates = _find_codes((module, qualname, first))
-    if k >= len(candidates):
-        raise LookupError(f"{module}: no {qualname} at line {first}")
-    return candidates[k]
+class _Codes(dict[tuple[str, str, int, int], types.CodeType]):
+    """``_code_key`` -> the code object: a loaded entry's every code by one lookup in C (a
+    Python function's call per code cost a tenth of loading an entry); a key not looked up
+    before is found by ``_find_codes``."""
+
+    def __missing__(self, key: tuple[str, str, int, int]) -> types.CodeType:
+        module, qualname, first, k = key
+        candidates = _find_codes((module, qualname, first))
+        if k >= len(candidates):
+            raise LookupError(f"{module}: no {qualname} at line {first}")
+        code = self[key] = candidates[k]
+        return code
+
+
+#: the code objects entries named so far; an entry calls its ``__getitem__`` (pickled as
+#: that method of this object, named by reference) for each code
+_CODES_BY_KEY = _Codes()
+_CODE = _CODES_BY_KEY.__getitem__
 
 
 def _find_codes(key: tuple[str, str, int]) -> list[types.CodeType]:
