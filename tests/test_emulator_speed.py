@@ -599,28 +599,36 @@ def test_a_scalar_float64_fma_is_the_vector_ones_bit_for_bit(a, b, c):
     """One thread's (uniform) float64 fused multiply-add on Python floats gives the very bits
     numpy's lane-vector steps give, NaNs and overflow included."""
     f64 = np.dtype(np.float64)
-    one = fma.fused(np.float64(a), np.float64(b), np.float64(c), f64)
-    lanes = fma.fused(np.array([a, 1.0]), np.array([b, 1.0]), np.array([c, 1.0]), f64)
+    with np.errstate(all="ignore"):  # as a launch runs it
+        one = fma.fused(np.float64(a), np.float64(b), np.float64(c), f64)
+        lanes = fma.fused(np.array([a, 1.0]), np.array([b, 1.0]), np.array([c, 1.0]), f64)
     assert type(one) is np.float64
     assert one.tobytes() == lanes[0].tobytes()
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.tuples(_DOUBLES, _DOUBLES, _DOUBLES), min_size=1, max_size=40), st.booleans(), st.booleans()
+    st.lists(st.tuples(_DOUBLES, _DOUBLES, _DOUBLES), min_size=1, max_size=40),
+    st.sampled_from(["lanes", "square", "one value", "an integer array"]),
+    st.booleans(),
 )
-def test_lanes_float64_fmas_are_each_lanes_scalar_one_bit_for_bit(triples, square, scalar_addend):
-    """numpy's lane steps (a square's operands one array, an addend of one value broadcast)
-    give each lane the bits of its own scalar fused multiply-add."""
+def test_lanes_float64_fmas_are_each_lanes_scalar_one_bit_for_bit(triples, factor, scalar_addend):
+    """numpy's lane steps (a factor of the lanes', the same array twice, one value split on
+    Python floats, or integers; an addend of one value broadcast) give each lane the bits of
+    its own scalar fused multiply-add."""
     f64 = np.dtype(np.float64)
     a, b, c = (np.array(v, dtype=np.float64) for v in zip(*triples))
-    if square:
+    if factor == "square":
         b = a
+    elif factor == "an integer array":
+        b = np.nan_to_num(b, posinf=0.0, neginf=0.0).clip(-(2**53), 2**53).astype(np.int64)
+    per_lane = (lambda k: b[0]) if factor == "one value" else (lambda k: b[k])
     addend = np.float64(c[0]) if scalar_addend else c
-    lanes = fma.fused(a, b, addend, f64)
-    for k in range(a.size):
-        one = fma.fused(a[k], b[k], c[0] if scalar_addend else c[k], f64)
-        assert one.tobytes() == lanes[k].tobytes()
+    with np.errstate(all="ignore"):  # as a launch runs it
+        lanes = fma.fused(a, np.float64(b[0]) if factor == "one value" else b, addend, f64)
+        for k in range(a.size):
+            one = fma.fused(a[k], np.float64(per_lane(k)), c[0] if scalar_addend else c[k], f64)
+            assert one.tobytes() == lanes[k].tobytes()
 
 
 def test_a_uniform_index_is_checked_wrapped_and_faulted_as_a_lanes_index():
