@@ -422,16 +422,14 @@ def _entry_path(fn: types.FunctionType, arg_types: tuple[Any, ...]) -> Path | No
     types_text = ",".join(map(_type_text, arg_types))
     key.update(f"{version_key()}\n{_owner_key(fn)}\n{types_text}\n{_closure_digest(fn)!r}".encode())
     name = key.hexdigest()
-    return (
-        _kernels_folder(*map(os.environ.get, ("WARPSCOPE_CACHE", "XDG_CACHE_HOME", "HOME")))
-        / name[:2]
-        / f"{name}.pkl"
-    )
+    folder = _kernels_folder(*map(os.environ.get, ("WARPSCOPE_CACHE", "XDG_CACHE_HOME", "HOME")))
+    return folder / f"{name[:2]}/{name}.pkl"  # one join (a path's join costs as much as the hash)
 
 
+@functools.lru_cache(maxsize=256)
 def _type_text(t: Any) -> str:
     """An argument type as the entry's key names it: a plain dtype by its short code (``<f4``:
-    its repr costs 5 µs, and a kernel's first launch pays it per argument)."""
+    its repr costs 5 µs, and a kernel's first launch pays it per argument); once per type."""
     if isinstance(t, tuple):
         return f"({','.join(map(_type_text, t))})"
     if isinstance(t, np.dtype) and t.fields is None and t.subdtype is None and t.metadata is None:
