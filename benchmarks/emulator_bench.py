@@ -394,6 +394,7 @@ def corpus(repeat: int, timeout: float) -> None:
     t_on = sum(on[s] or 0.0 for s in both)
     med_off = statistics.median(sim[s] / off[s] for s in both)  # type: ignore[operator]
     med_on = statistics.median(sim[s] / on[s] for s in both)  # type: ignore[operator]
+    slower_off = [s for s in both if (off[s] or 0.0) > (sim[s] or 0.0)]
     slower = [s for s in both if (on[s] or 0.0) > (sim[s] or 0.0)]
     print(f"files all three ran: {len(both)} of {len(stems)} (numba's simulator failed on the others)")
     print(
@@ -403,7 +404,10 @@ def corpus(repeat: int, timeout: float) -> None:
     print(
         f"per-file median ratio: {med_off:.1f}x without timing (target >= 50x), {med_on:.1f}x with (target >= 20x)"
     )
-    print(f"files slower than numba's simulator with timing: {', '.join(slower) or 'none'}")
+    print(
+        f"files slower than numba's simulator: without timing {', '.join(slower_off) or 'none'}; "
+        f"with timing {', '.join(slower) or 'none'}"
+    )
     print(f"timing model of the timed runs, run by run: {'; '.join(models)}")
     if cached:
         print(f"compile cache (empty at the start), run by run: {'; '.join(cached)}")
