@@ -22,7 +22,7 @@ from tests.conftest import run_cli
 from warpscope.emulator import EmulatorError, arrays, cuda, fma
 from warpscope.emulator.kernel import Settings, using
 from warpscope.emulator.simt import Mask
-from warpscope.emulator.trace import LINE_SECTORS, _per_warp
+from warpscope.emulator.trace import FEW_POSITIONS, LINE_SECTORS, _per_warp
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
@@ -147,7 +147,8 @@ def _timing_fields(result):
     return fields | {"simulated": [vars(r) | {"timeline": r.timeline.tolist()} for r in result.simulated]}
 
 
-def test_a_repeated_launch_gets_a_remembered_timing_only_for_the_same_trace(monkeypatch):
+@pytest.mark.parametrize("sectors", [2, 8])  # a trace hashed as recorded, and as laid out flat
+def test_a_repeated_launch_gets_a_remembered_timing_only_for_the_same_trace(monkeypatch, sectors):
     """A small launch's timing is remembered by its trace's digest (a loop launching one
     kernel): a launch whose one thread gathers the same sectors in another order hashes
     apart, and what a launch is given, remembered or not, is what simulating its trace
@@ -172,11 +173,11 @@ def test_a_repeated_launch_gets_a_remembered_timing_only_for_the_same_trace(monk
     simulate = timing._simulate
     monkeypatch.setattr(timing, "_simulate", lambda *args: simulated.append(1) or simulate(*args))
     x = np.arange(4096, dtype=np.float32)
-    # the same eight sectors, each read twice: at once, or after the seven others
-    twice, cycled = np.repeat(np.arange(8) * 64, 2), np.tile(np.arange(8) * 64, 2)
+    # the same sectors, each read twice: at once, or after the others
+    twice, cycled = np.repeat(np.arange(sectors) * 64, 2), np.tile(np.arange(sectors) * 64, 2)
     results = []
     for idx in (twice, twice, cycled, cycled):
-        out = np.zeros(16, np.float32)
+        out = np.zeros(idx.size, np.float32)
         with using(Settings(timing=True)):
             results.append(gather[1, 1](out, x, idx).timing)
         assert np.array_equal(out, x[idx] + 1)
@@ -185,6 +186,7 @@ def test_a_repeated_launch_gets_a_remembered_timing_only_for_the_same_trace(monk
     monkeypatch.setattr(timing, "_simulate", simulate)
     digests = [trace.digest() for trace, _, _ in captured]
     assert digests[0] == digests[1] != digests[2] == digests[3]
+    assert (captured[0][0].traced > FEW_POSITIONS) == (sectors == 8)
     for (trace, table, args), got in zip(captured, results):
         fresh = timing._simulate(trace, table, *args, compiled.use_compiled(trace.traced))
         assert _timing_fields(got) == _timing_fields(fresh)

@@ -283,22 +283,46 @@ class Trace:
         return out
 
     def digest(self) -> bytes:
-        """A hash of everything the timing model reads here (the streams as ``flat`` lays them
-        out, which the compiled model reads anyway, and the launch's shape and the grid's sector
-        counts): equal digests, equal timing."""
-        flat = self.flat()
+        """A hash of everything the timing model reads here (the streams, what their memory
+        instructions touched, the launch's shape and the grid's sector counts): equal digests,
+        equal timing. A small trace's events are hashed as recorded; a larger one's as ``flat``
+        lays them out (which the compiled model reads anyway: a loop over 14,000 events took
+        5.6 ms, the flat arrays' hash 0.5 ms past ``flat``)."""
         h = hashlib.blake2b(digest_size=20)
-        shape = [
-            self.n_blocks,
-            self.warps_per_block,
-            self.sms,
-            self.grid_sectors(False),
-            self.grid_sectors(True),
-        ]
-        for a in (shape, flat.start, flat.insts, flat.ops, flat.units, flat.sec_off, flat.sectors):
+
+        def put(a: Any) -> None:  # length first: no two traces hash the same bytes
             b = np.ascontiguousarray(a, dtype=np.int64).tobytes()
-            h.update(len(b).to_bytes(8, "little"))  # length first: no two traces hash the same bytes
+            h.update(len(b).to_bytes(8, "little"))
             h.update(b)
+
+        put(
+            [self.n_blocks, self.warps_per_block, self.sms, self.grid_sectors(False), self.grid_sectors(True)]
+        )
+        if self.traced > FEW_POSITIONS:
+            flat = self.flat()
+            for column in (flat.start, flat.insts, flat.ops, flat.units, flat.sec_off, flat.sectors):
+                put(column)
+            return h.digest()
+        put(self._inst_of)
+        put(self._op_of)
+        # every event's warps, then what each access touched, end to end, with the lengths
+        # (and which parts each access has) that cut them apart again
+        kinds: list[int] = []
+        parts: list[Any] = []
+        lengths: list[int] = []
+        for ids, a in zip(self._ids_of, self._acc_of):
+            parts.append(ids)
+            lengths.append(ids.size)
+            if a is None:
+                kinds.append(0)
+                continue
+            pieces = [a.units] if a.counts is None or a.sectors is None else [a.units, a.counts, a.sectors]
+            kinds.append(len(pieces))
+            parts += pieces
+            lengths += [p.size for p in pieces]
+        put(kinds)
+        put(lengths)
+        put(np.concatenate(parts) if parts else [])
         return h.digest()
 
     def accesses(
