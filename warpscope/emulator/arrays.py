@@ -600,17 +600,31 @@ def load_one(array: GlobalArray, index: tuple[Any, ...], mask: Mask, site: SiteC
     ``x[i]`` in a serial loop), where no racecheck listens: counted as ``_count`` counts it
     (one sector per warp), without ``load``'s steps for lanes that differ. None where ``load``
     must decide: a record, an index to check, wrap or fault on."""
-    shape = array.shape
-    if array.dtype.fields is not None or len(index) != len(shape):
+    if array.dtype.fields is not None or not _one_element_inside(array, index):
         return None
-    for i, dim in zip(index, shape):
-        if type(i) is not np.int64 or not 0 <= i < dim:
-            return None
-    warps = mask.warps
-    site.global_load_requests += warps
-    site.global_load_sectors += warps
-    site.global_load_bytes += warps * array.itemsize
+    _count_one(site, mask.warps, array.itemsize, store=False)
     return array.data[index]
+
+
+def _one_element_inside(array: ArrayRef, index: tuple[Any, ...]) -> bool:
+    """Whether ``index`` is one int64 per axis, each inside the array (``load_one``,
+    ``store_one``): no lane's own, nothing to wrap or fault on."""
+    shape = array.shape
+    return len(index) == len(shape) and all(
+        type(i) is np.int64 and 0 <= i < dim for i, dim in zip(index, shape)
+    )
+
+
+def _count_one(site: SiteCounts, warps: int, itemsize: int, store: bool) -> None:
+    """A global access of one element per warp: a request and a sector each."""
+    if store:
+        site.global_store_requests += warps
+        site.global_store_sectors += warps
+        site.global_store_bytes += warps * itemsize
+    else:
+        site.global_load_requests += warps
+        site.global_load_sectors += warps
+        site.global_load_bytes += warps * itemsize
 
 
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
@@ -902,21 +916,14 @@ def store_one(array: GlobalArray, index: tuple[Any, ...], value: Any, mask: Mask
     listens: counted as ``_count`` counts it. False (nothing done) where ``store`` must
     decide: a record, a value to cast or of each lane's own, an index to check, wrap or
     fault on, no lane active."""
-    shape = array.shape
     if (
         not isinstance(value, np.generic)
         or value.dtype is not array.dtype
-        or len(index) != len(shape)
         or not mask.threads
+        or not _one_element_inside(array, index)
     ):
         return False
-    for i, dim in zip(index, shape):
-        if type(i) is not np.int64 or not 0 <= i < dim:
-            return False
-    warps = mask.warps
-    site.global_store_requests += warps
-    site.global_store_sectors += warps
-    site.global_store_bytes += warps * array.itemsize
+    _count_one(site, mask.warps, array.itemsize, store=True)
     array.data[index] = value
     return True
 
