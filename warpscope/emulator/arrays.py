@@ -602,7 +602,8 @@ def load_one(array: GlobalArray, index: tuple[Any, ...], mask: Mask, site: SiteC
     must decide: a record, an index to check, wrap or fault on."""
     if array.dtype.fields is not None or not _one_element_inside(array, index):
         return None
-    _count_one(site, mask.warps, array.itemsize, store=False)
+    warps = mask.warps
+    _count_global(site, warps, warps, warps * array.itemsize, store=False)  # a sector per warp
     return array.data[index]
 
 
@@ -615,16 +616,16 @@ def _one_element_inside(array: ArrayRef, index: tuple[Any, ...]) -> bool:
     )
 
 
-def _count_one(site: SiteCounts, warps: int, itemsize: int, store: bool) -> None:
-    """A global access of one element per warp: a request and a sector each."""
+def _count_global(site: SiteCounts, warps: int, sectors: int, nbytes: int, store: bool) -> None:
+    """A global load's or store's requests (one per warp), sectors and bytes."""
     if store:
         site.global_store_requests += warps
-        site.global_store_sectors += warps
-        site.global_store_bytes += warps * itemsize
+        site.global_store_sectors += sectors
+        site.global_store_bytes += nbytes
     else:
         site.global_load_requests += warps
-        site.global_load_sectors += warps
-        site.global_load_bytes += warps * itemsize
+        site.global_load_sectors += sectors
+        site.global_load_bytes += nbytes
 
 
 def _load(array: ArrayRef, index: tuple[Any, ...], mask: Mask, site: SiteCounts, race: Any, line: int) -> Any:
@@ -923,7 +924,8 @@ def store_one(array: GlobalArray, index: tuple[Any, ...], value: Any, mask: Mask
         or not _one_element_inside(array, index)
     ):
         return False
-    _count_one(site, mask.warps, array.itemsize, store=True)
+    warps = mask.warps
+    _count_global(site, warps, warps, warps * array.itemsize, store=True)  # a sector per warp
     array.data[index] = value
     return True
 
@@ -1030,14 +1032,7 @@ def _count(
                 counted = pattern[3]
                 addresses, extra = part, scalar
             sectors, nbytes = counted
-        if store:
-            site.global_store_requests += warps
-            site.global_store_sectors += sectors
-            site.global_store_bytes += nbytes
-        else:
-            site.global_load_requests += warps
-            site.global_load_sectors += sectors
-            site.global_load_bytes += nbytes
+        _count_global(site, warps, sectors, nbytes, store)
         return addresses, extra
     strides = array.strides
     part, scalar, kept = _weighted_parts(index, strides, array.offset)  # type: ignore[attr-defined]

@@ -66,7 +66,7 @@ def fused(a: Any, b: Any, c: Any, dtype: np.dtype) -> Any:
 
 def _as64(v: Any) -> Any:
     """An operand as float64: an array (as it is, if it is one already), a number as a
-    Python float (its split costs no numpy call)."""
+    Python float (split in Python, not by numpy's calls)."""
     if np.ndim(v):
         return v if type(v) is np.ndarray and v.dtype == _F64_DTYPE else np.asarray(v, dtype=np.float64)
     return float(v)

@@ -515,12 +515,12 @@ def _no_word_twice(records: list[_Record]) -> bool:
     and then writing its own element, ``a[i] += x``, names it twice, and races with no one),
     told cheaply where every record keeps remembered lane terms (``_Record.whole``: a few
     distinct arrays, each looked at once) whose active lanes name addresses at least a word
-    apart (ascending in lane order, or once sorted), and the ranges of words of the records that differ (in lane terms, lanes or
-    base: the same ones name the same words by the same lanes) do not overlap (a grid-stride
-    loop's stores, one element per thread each time); False where that cannot be told so
-    (``_shared_addresses`` then finds the words two threads name). A few accesses' words
-    (``FEW_WORDS`` lanes in all) are given their lanes in a dict: fewer numpy calls than the
-    table, for the few stores of a small launch."""
+    apart (ascending in lane order, or once sorted), and the ranges of words of the records
+    that differ (in lane terms, lanes or base: the same ones name the same words by the same
+    lanes) do not overlap (a grid-stride loop's stores, one element per thread each time);
+    False where that cannot be told so (``_shared_addresses`` then finds the words two threads
+    name). A few accesses' words (``FEW_WORDS`` lanes in all) are given their lanes in a dict:
+    fewer numpy calls than the table, for the few stores of a small launch."""
     if not all(r.whole for r in records):
         if sum(r.threads for r in records) > FEW_WORDS:
             return False
