@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from warpscope.emulator import cuda
 from warpscope.emulator.kernel import Settings, using
@@ -493,20 +495,23 @@ def few_stores(out, same):
 
 
 @pytest.mark.parametrize("same", [True, False])
-def test_a_few_stores_are_judged_alike_by_words_in_a_set_and_by_the_table(monkeypatch, same):
+def test_a_few_stores_are_judged_alike_by_words_in_a_set_sorted_and_by_the_table(monkeypatch, same):
     """An interval of a few lanes' accesses is told race-free by their words in a set
-    (``race.FEW_WORDS``), a store of one address by several lanes included; the hazards are
-    those of the table every larger interval goes through."""
+    (``race.FEW_WORDS``), a few more by their words sorted (``race.SORTED_WORDS``), a store
+    of one address by several lanes included; the hazards are those of the table every
+    larger interval goes through."""
     from warpscope.emulator import race
 
     runs = []
-    for few in (race.FEW_WORDS, 0):  # the set, then the table
+    # the set, the sorted words, then the table
+    for few, sorted_ in ((race.FEW_WORDS, race.SORTED_WORDS), (0, race.SORTED_WORDS), (0, 0)):
         monkeypatch.setattr(race, "FEW_WORDS", few)
+        monkeypatch.setattr(race, "SORTED_WORDS", sorted_)
         out = np.zeros(4, dtype=np.int64)
         with using(Settings(timing=False)):
             launch = few_stores[1, 64](out, same)
         runs.append((out.tolist(), launch.hazards))
-    assert runs[0] == runs[1]
+    assert runs[0] == runs[1] == runs[2]
     out, hazards = runs[0]
     assert out == ([1, 0, 0, 7] if same else [0, 1, 0, 7])
     if same:
@@ -546,7 +551,7 @@ def test_a_thread_updating_its_own_element_races_with_no_one(monkeypatch, thread
     from warpscope.emulator import race
 
     runs = []
-    for told in (race._no_word_twice, lambda records: False):
+    for told in (race._no_word_twice, lambda records, sort=True: False):
         monkeypatch.setattr(race, "_no_word_twice", told)
         a = np.arange(threads, dtype=np.float32)
         with using(Settings(timing=False)):
@@ -582,3 +587,33 @@ def test_a_volume_written_by_blocks_of_three_dimensions_races_only_where_two_thr
     else:
         (h,) = launch.hazards
         assert (h.kind, h.space, h.array) == ("WAW", "global", "vol") and h.count > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 255), st.integers(0, 600)), min_size=1, max_size=40),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_sorted_words_tell_what_a_set_of_words_tells(accesses):
+    """``race._words_sorted_apart`` (more lanes than a set serves) says what the set says:
+    whether any 4-byte word is named by two different lanes, over accesses of lanes (each
+    lane once an access) at byte offsets anywhere (unaligned, the same word twice)."""
+    from warpscope.emulator import race
+
+    records = []
+    for k, pairs in enumerate(accesses):
+        by_lane = dict(pairs)  # a lane accesses once
+        lanes = np.array(sorted(by_lane), dtype=np.int64)
+        offsets = np.array([by_lane[lane] for lane in lanes.tolist()], dtype=np.int32)
+        records.append(race._Record(offsets, 1 << 40, k, None, lanes.size, pooled=False, lanes=lanes))
+    owner: dict[int, int] = {}
+    expected = True
+    for r in records:
+        lanes, named = r.picked()
+        for lane, address in zip(lanes.tolist(), named.tolist()):
+            if owner.setdefault(address >> 2, lane) != lane:
+                expected = False
+    assert race._words_sorted_apart(records) is expected

@@ -58,6 +58,9 @@ DEFER_UNWRITTEN = True
 #: lanes, over all of an interval's accesses, up to which ``_no_word_twice`` compares their words in
 #: a Python set
 FEW_WORDS = 64
+#: lanes up to which ``_no_word_twice`` sorts the words of global accesses it cannot tell by
+#: their ranges (past it, ``_judge``'s table of words costs less than a sort)
+SORTED_WORDS = 4096
 _ADDRESS_BITS = 46  # global addresses start at 2**40 (kernel._arguments)
 _INT64 = np.dtype(np.int64)
 
@@ -340,7 +343,7 @@ class RaceCheck:
             return
         if all(self.accesses[r.id].atomic for r in records):
             return  # atomics never race among themselves, and read nothing stale (each a write)
-        if _no_word_twice(records):
+        if _no_word_twice(records, sort=space.name == "global"):
             return  # no two accesses name one word: no address two threads share
         repeat = 1
         blocks, slots = self.chunk.blocks, self.chunk.warps_per_block * WARP
@@ -357,9 +360,14 @@ class RaceCheck:
                 repeat = blocks
         picked, touched = zip(*(r.picked() for r in records))
         lanes = np.concatenate(picked)
-        sizes = [p.size for p in picked]
+        if not lanes.size:
+            return
         addresses = np.concatenate(touched)
-        ids = np.repeat(np.asarray([r.id for r in records], dtype=np.int64), sizes)
+        per_block = space.name == "shared"  # each block has its own shared memory
+        shared = _shared_addresses(lanes, addresses, self.chunk.warps_per_block * WARP if per_block else 0)
+        if shared is not None and not shared.any():
+            return  # no address two threads touch
+        ids = np.repeat(np.asarray([r.id for r in records], dtype=np.int64), [p.size for p in picked])
         epochs = None
         if self.independent and any(r.epoch is not None for r in records):
             epochs = np.concatenate(
@@ -368,10 +376,6 @@ class RaceCheck:
                     for r, p in zip(records, picked)
                 ]
             )
-        if not lanes.size:
-            return
-        per_block = space.name == "shared"  # each block has its own shared memory
-        shared = _shared_addresses(lanes, addresses, self.chunk.warps_per_block * WARP if per_block else 0)
         if shared is not None:  # only the addresses two threads touch can race
             lanes, addresses, ids = lanes[shared], addresses[shared], ids[shared]
             epochs = None if epochs is None else epochs[shared]
@@ -510,7 +514,7 @@ class RaceCheck:
         return sorted(self.found.values(), key=lambda h: (-h.count, h.first_line, h.second_line, h.kind))
 
 
-def _no_word_twice(records: list[_Record]) -> bool:
+def _no_word_twice(records: list[_Record], sort: bool = True) -> bool:
     """Whether no 4-byte word is named by two threads in these accesses (a thread reading
     and then writing its own element, ``a[i] += x``, names it twice, and races with no one),
     told cheaply where every record keeps remembered lane terms (``_Record.whole``: a few
@@ -520,10 +524,15 @@ def _no_word_twice(records: list[_Record]) -> bool:
     lanes) do not overlap (a grid-stride loop's stores, one element per thread each time);
     False where that cannot be told so (``_shared_addresses`` then finds the words two threads
     name). A few accesses' words (``FEW_WORDS`` lanes in all) are given their lanes in a dict:
-    fewer numpy calls than the table, for the few stores of a small launch."""
+    fewer numpy calls than the table, for the few stores of a small launch; up to
+    ``SORTED_WORDS``, where ``sort`` (a global allocation's: threads seldom share its words,
+    where a block's shared memory is shared to be), they are sorted."""
     if not all(r.whole for r in records):
-        if sum(r.threads for r in records) > FEW_WORDS:
+        lanes_in_all = sum(r.threads for r in records)
+        if lanes_in_all > (SORTED_WORDS if sort else FEW_WORDS):
             return False
+        if lanes_in_all > FEW_WORDS:
+            return _words_sorted_apart(records)
         owner: dict[int, int] = {}
         for r in records:
             lanes, named = r.picked()
@@ -549,6 +558,17 @@ def _no_word_twice(records: list[_Record]) -> bool:
         spans.add((*key, (ends[0] + base) >> 2, (ends[1] + base) >> 2))
     ranges = sorted(span[2:] for span in spans)
     return all(later[0] > earlier[1] for earlier, later in itertools.pairwise(ranges))
+
+
+def _words_sorted_apart(records: list[_Record]) -> bool:
+    """``_no_word_twice`` of more lanes than a set serves well (``FEW_WORDS``): the records'
+    words sorted (stably), no two neighbours the same word from different lanes."""
+    picked = [r.picked() for r in records]
+    lanes = np.concatenate([p[0] for p in picked])
+    words = np.concatenate([p[1] for p in picked]) >> 2
+    order = np.argsort(words, kind="stable")
+    words, lanes = words[order], lanes[order]
+    return not ((words[1:] == words[:-1]) & (lanes[1:] != lanes[:-1])).any()
 
 
 def _shared_addresses(lanes: np.ndarray, addresses: np.ndarray, slots: int) -> np.ndarray | None:
