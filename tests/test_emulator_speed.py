@@ -760,13 +760,15 @@ def test_a_thread_reading_whole_rows_counts_and_times_as_element_by_element(monk
 
 @cuda.jit
 def _serial_copies(out32, a32, out64, a64, m, n_out, rec, k):
-    """One thread's loops of one element at a time: float32 and float64, a matrix, an int
-    array, a value cast on its way in, negative indices, a record's field, a read past the end."""
+    """One thread's loops of one element at a time: float32 and float64, a matrix (and its
+    rows), an int array, a value cast on its way in, negative indices, a record's field, a read
+    past the end."""
     for i in range(a32.size):
         out32[i] = a32[i] * 2.0  # float32 on both sides
         out64[i] = a64[i] + a64[a64.size - 1 - i]
     for i in range(m.shape[0]):
-        for j in range(m.shape[1]):
+        row = m[i]  # a row: nothing read yet, no line counted
+        for j in range(row.size):
             m[i, j] = m[i, j] + i * j
     for i in range(n_out.size):
         n_out[i] = a64[i]  # float64 into int64: a cast
@@ -811,11 +813,57 @@ def test_one_element_every_lane_names_loads_and_stores_as_the_general_path(monke
         assert isinstance(did, str) and "out-of-bounds" in did
         return
     out32, a32, out64, a64, m, n_out, rec = fast
+    assert all(any(counts.values()) for _, counts in did[0])  # no line counted that ran nothing
     np.testing.assert_array_equal(out32, a32 * 2)
     assert out64.tolist() == [a64[k] if k < a64.size else 0.0] + [22.5] * 15
     np.testing.assert_array_equal(m, np.arange(12).reshape(3, 4) + np.outer(np.arange(3), np.arange(4)))
     assert n_out.tolist() == [1, 2, 4, 4, 6] and rec["x"].tolist() == [3.0, 0.0]
     assert [w["kind"] for w in did[2]] == (["past_end"] if k >= a64.size else [])
+
+
+@cuda.jit
+def _one_element_by_many(out, w, flag):
+    """Threads of two blocks naming one element each time: all read ``w[0]``, thread 0 alone
+    writes ``flag[0]``, every thread writes ``w[2]`` (they race: WAW), thread 5 writes
+    ``w[3]`` that every thread read before (WAR)."""
+    i = cuda.grid(1)
+    scale = w[0]
+    if i < out.size:
+        out[i] = scale * i
+    if i == 0:
+        flag[0] = scale
+    w[2] = scale
+    seen = w[3]
+    if i == 5:
+        w[3] = scale + 1.0
+    if i < out.size:
+        out[i] += seen
+
+
+def test_one_element_many_threads_name_is_heard_by_racecheck_as_the_general_path(monkeypatch):
+    """Under racecheck, a load or store of one element every active lane names
+    (``arrays.load_one``, ``store_one``) is heard as ``load`` and ``store`` have it heard: the
+    same hazards (the threads writing one element race), counters, timing and values."""
+
+    def make():  # type: ignore[no-untyped-def]
+        return np.zeros(100), np.array([1.5, 0.0, 0.0, 2.0]), np.zeros(1)
+
+    def general() -> None:
+        monkeypatch.setattr(arrays, "load_one", lambda *args: None)
+        monkeypatch.setattr(arrays, "store_one", lambda *args: False)
+
+    (fast, did), (slow, did_slow) = _launch_both_ways(
+        monkeypatch, _one_element_by_many, 2, 64, make, general, racecheck=True
+    )
+    assert did == did_slow
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a, b)
+    assert not isinstance(did, str)
+    kinds = {(h["kind"], h["array"]) for h in did[1]}
+    assert {("WAW", "w"), ("WAR", "w")} <= kinds
+    out, w, flag = fast
+    np.testing.assert_array_equal(out, 1.5 * np.arange(100) + 2.0)  # w[3] read before thread 5's write
+    assert flag.tolist() == [1.5] and w.tolist() == [1.5, 0.0, 1.5, 2.5]
 
 
 def test_a_row_past_the_end_faults_at_the_same_element_and_a_raced_row_races_alike(monkeypatch):

@@ -17,7 +17,7 @@ import numpy as np
 
 from warpscope.emulator import affine, gather, memory
 from warpscope.emulator.errors import KernelMistake, NotEmulated
-from warpscope.emulator.simt import WARP, Mask, SiteCounts
+from warpscope.emulator.simt import WARP, Counters, Mask, SiteCounts
 
 ALIGN = 256  # cudaMalloc returns 256-byte aligned pointers
 
@@ -595,15 +595,20 @@ def load(
     return _load(array, index, mask, site, race, line), index
 
 
-def load_one(array: GlobalArray, index: tuple[Any, ...], mask: Mask, site: SiteCounts) -> Any:
+def load_one(
+    array: GlobalArray, index: tuple[Any, ...], mask: Mask, counters: Counters, race: Any, line: int
+) -> Any:
     """``load`` of one element of a global array that every active lane names (a thread's
-    ``x[i]`` in a serial loop), where no racecheck listens: counted as ``_count`` counts it
-    (one sector per warp), without ``load``'s steps for lanes that differ. None where ``load``
-    must decide: a record, an index to check, wrap or fault on."""
+    ``x[i]`` in a serial loop, every thread's ``w[0]``): counted as ``_count`` counts it (one
+    sector per warp) and heard by ``race`` as ``load`` has it hear it, without ``load``'s steps
+    for lanes that differ. None where ``load`` must decide: a record, an index to check, wrap
+    or fault on."""
     if array.dtype.fields is not None or not _one_element_inside(array, index):
         return None
     warps = mask.warps
-    _count_global(site, warps, warps, warps * array.itemsize, store=False)  # a sector per warp
+    _count_global(counters.site(line), warps, warps, warps * array.itemsize, store=False)  # a sector a warp
+    if race is not None and array.kind in RACED:
+        race.access(array, index, None, mask, line, False)
     return array.data[index]
 
 
@@ -911,12 +916,20 @@ def _flat_parts(
     return np.asarray(part, dtype=np.int64), int(scalar)
 
 
-def store_one(array: GlobalArray, index: tuple[Any, ...], value: Any, mask: Mask, site: SiteCounts) -> bool:
+def store_one(
+    array: GlobalArray,
+    index: tuple[Any, ...],
+    value: Any,
+    mask: Mask,
+    counters: Counters,
+    race: Any,
+    line: int,
+) -> bool:
     """``store`` of one value of the array's own type to one element of a global array that
-    every active lane names (a thread's ``y[i] = v`` in a serial loop), where no racecheck
-    listens: counted as ``_count`` counts it. False (nothing done) where ``store`` must
-    decide: a record, a value to cast or of each lane's own, an index to check, wrap or
-    fault on, no lane active."""
+    every active lane names (a thread's ``y[i] = v`` in a serial loop, one thread's
+    ``out[0] = total``): counted as ``_count`` counts it and heard by ``race`` as ``store``
+    has it hear it. False (nothing done) where ``store`` must decide: a record, a value to
+    cast or of each lane's own, an index to check, wrap or fault on, no lane active."""
     if (
         not isinstance(value, np.generic)
         or value.dtype is not array.dtype
@@ -925,7 +938,9 @@ def store_one(array: GlobalArray, index: tuple[Any, ...], value: Any, mask: Mask
     ):
         return False
     warps = mask.warps
-    _count_global(site, warps, warps, warps * array.itemsize, store=True)  # a sector per warp
+    _count_global(counters.site(line), warps, warps, warps * array.itemsize, store=True)  # a sector a warp
+    if race is not None and array.kind in RACED:
+        race.access(array, index, None, mask, line, True)
     array.data[index] = value
     return True
 

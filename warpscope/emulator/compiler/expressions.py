@@ -809,8 +809,8 @@ def _is_njit(value: Any) -> bool:
 def load_element(run: Run, mask: Mask, base: Any, idx: tuple[Any, ...], line: int, inst: Any) -> Any:
     """``base[idx]`` for the active lanes: a tuple's item, a row of a matrix, a record (whose
     fields are read when named), or an element read from memory and counted."""
-    if type(base) is arrays.GlobalArray and run.race is None:
-        v = arrays.load_one(base, idx, mask, run.counters.site(line))
+    if type(base) is arrays.GlobalArray:
+        v = arrays.load_one(base, idx, mask, run.counters, run.race, line)
         if v is not None:  # one element every lane names
             run.issue(inst, mask, LOAD_OP["global"], run.memory_cost(base, idx, mask))
             return v

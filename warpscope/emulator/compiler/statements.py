@@ -191,8 +191,7 @@ class Statements(Expressions):
                 target, idx = base(run, frame, mask), index(run, frame, mask)
                 if (  # one element every lane names, a value of its type
                     type(target) is arrays.GlobalArray
-                    and run.race is None
-                    and arrays.store_one(target, idx, value, mask, run.counters.site(line))
+                    and arrays.store_one(target, idx, value, mask, run.counters, run.race, line)
                 ):
                     run.issue(store, mask, STORE_OP["global"], run.memory_cost(target, idx, mask, store=True))
                     return
