@@ -617,3 +617,50 @@ def test_sorted_words_tell_what_a_set_of_words_tells(accesses):
             if owner.setdefault(address >> 2, lane) != lane:
                 expected = False
     assert race._words_sorted_apart(records) is expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),  # address
+            st.integers(0, 1),  # barrier interval
+            st.integers(0, 5),  # program order (access id)
+            st.booleans(),  # a write
+            st.integers(0, 3),  # thread (or lane)
+            st.booleans(),  # may be flagged
+            st.booleans(),  # may be the earlier one
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_a_few_accesses_walked_in_python_flag_what_numpy_flags(accesses, restricted):
+    """``race._few_pass`` (a few accesses, on lists) flags the same accesses with the same
+    witnesses as ``_pass``'s numpy steps, with and without the atomics' restrictions."""
+    from warpscope.emulator import race
+
+    key, gen, ids, write, ident, second, sources = (np.array(column) for column in zip(*accesses))
+    order = np.lexsort((ids, gen, key))
+    got = []
+    kept = race.FEW_PASS
+    try:
+        for few in (kept, 0):  # on lists, then numpy's
+            race.FEW_PASS = few
+            flags = np.zeros((3, key.size), bool)
+            witness = np.zeros((3, key.size), np.int64)
+            race._pass(
+                order,
+                (key, gen),
+                write,
+                ident,
+                flags,
+                witness,
+                second if restricted else None,
+                sources if restricted else None,
+            )
+            got.append((flags.tolist(), witness.tolist()))
+    finally:
+        race.FEW_PASS = kept
+    assert got[0] == got[1]
