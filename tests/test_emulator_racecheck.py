@@ -664,3 +664,29 @@ def test_a_few_accesses_walked_in_python_flag_what_numpy_flags(accesses, restric
     finally:
         race.FEW_PASS = kept
     assert got[0] == got[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 8), st.booleans()),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_a_few_stale_reads_walked_in_python_are_numpys(accesses):
+    """``race._stale_pairs`` of a few accesses (on lists) gives numpy's (read, write) pairs in
+    numpy's order: each read that a write of its address in a lower barrier interval follows
+    in program order, with the write of the lowest interval (the latest of those)."""
+    from warpscope.emulator import race
+
+    key, gen, ids, write = (np.array(column) for column in zip(*accesses))
+    got = []
+    kept = race.FEW_PASS
+    try:
+        for few in (kept, 0):  # on lists, then numpy's
+            race.FEW_PASS = few
+            got.append(race._stale_pairs(key, gen, ids, write))
+    finally:
+        race.FEW_PASS = kept
+    assert got[0] == got[1]

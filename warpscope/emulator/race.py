@@ -442,17 +442,7 @@ class RaceCheck:
         """Reads the emulator served too early: after its barrier a thread read an address that
         another thread writes before its own (a later barrier interval in the emulator's order,
         an earlier one on a GPU), as when whole warps meet at different ``syncthreads``."""
-        n = key.size
-        order = np.lexsort((-ids, key))  # by address, latest access first
-        k, g, w = key[order], gen[order], write[order]
-        new = np.zeros(n, dtype=bool)
-        new[1:] = k[1:] != k[:-1]
-        top = int(g.max()) + 1
-        code = np.where(w, (top - g) * n + np.arange(n), 0)  # the lowest interval wins
-        later = _running_max(np.cumsum(new), code, (top + 1) * n)
-        stale = ~w & (later > 0) & (top - later // n < g)
-        for at in np.flatnonzero(stale):
-            r, wr = int(order[at]), int(order[int(later[at] % n)])
+        for r, wr in _stale_pairs(key, gen, ids, write):
             read, written = self.accesses[int(ids[r])], self.accesses[int(ids[wr])]
             hk = (read.line, written.line)
             s = self.stale.get(hk)
@@ -526,16 +516,15 @@ def _no_word_twice(records: list[_Record], sort: bool = True) -> bool:
     that differ (in lane terms, lanes or base: the same ones name the same words by the same
     lanes) do not overlap (a grid-stride loop's stores, one element per thread each time);
     False where that cannot be told so (``_shared_addresses`` then finds the words two threads
-    name). A few accesses' words (``FEW_WORDS`` lanes in all) are given their lanes in a dict:
-    fewer numpy calls than the table, for the few stores of a small launch; up to
+    name). A few accesses' words (``FEW_WORDS`` lanes in all, remembered lane terms or not)
+    are given their lanes in a dict: fewer calls than the table or the ranges, for the few
+    accesses of a small launch, and exact; up to
     ``SORTED_WORDS``, where ``sort`` (a global allocation's: threads seldom share its words,
     where a block's shared memory is shared to be), they are sorted."""
-    if not all(r.whole for r in records):
-        lanes_in_all = sum(r.threads for r in records)
-        if lanes_in_all > (SORTED_WORDS if sort else FEW_WORDS):
-            return False
-        if lanes_in_all > FEW_WORDS:
-            return _words_sorted_apart(records)
+    lanes_in_all = sum(r.threads for r in records)
+    if lanes_in_all > FEW_WORDS and not all(r.whole for r in records):
+        return lanes_in_all <= SORTED_WORDS and sort and _words_sorted_apart(records)
+    if lanes_in_all <= FEW_WORDS:  # remembered lane terms too: their ranges cost more calls
         owner: dict[int, int] = {}
         for r in records:
             lanes, named = r.picked()
@@ -653,6 +642,46 @@ def _pass(
                 dst = order[sel]
                 flags[k, dst] = True
                 witness[k, dst] = order[at[sel]]
+
+
+def _stale_pairs(
+    key: np.ndarray, gen: np.ndarray, ids: np.ndarray, write: np.ndarray
+) -> list[tuple[int, int]]:
+    """``RaceCheck._stale``'s (read, write) pairs: by address, latest access first, each read
+    after which (in program order) a write of the same address comes in a lower barrier
+    interval, with the write of the lowest interval (the latest of those); a few accesses
+    (``FEW_PASS``) on lists."""
+    n = key.size
+    if n <= FEW_PASS:
+        return _few_stale_pairs(key.tolist(), gen.tolist(), ids.tolist(), write.tolist())
+    order = np.lexsort((-ids, key))  # by address, latest access first
+    k, g, w = key[order], gen[order], write[order]
+    new = np.zeros(n, dtype=bool)
+    new[1:] = k[1:] != k[:-1]
+    top = int(g.max()) + 1
+    code = np.where(w, (top - g) * n + np.arange(n), 0)  # the lowest interval wins
+    later = _running_max(np.cumsum(new), code, (top + 1) * n)
+    stale = ~w & (later > 0) & (top - later // n < g)
+    return [(int(order[at]), int(order[int(later[at] % n)])) for at in np.flatnonzero(stale)]
+
+
+def _few_stale_pairs(
+    key: list[int], gen: list[int], ids: list[int], write: list[bool]
+) -> list[tuple[int, int]]:
+    """``_stale_pairs`` walked on lists."""
+    order = sorted(range(len(key)), key=lambda j: (key[j], -ids[j]))  # stable, as lexsort
+    pairs = []
+    address = None
+    lowest: tuple[int, int] | None = None  # (interval, position) of the write that wins so far
+    for pos, j in enumerate(order):
+        if key[j] != address:
+            address, lowest = key[j], None
+        if write[j]:
+            if lowest is None or gen[j] <= lowest[0]:
+                lowest = (gen[j], pos)
+        elif lowest is not None and lowest[0] < gen[j]:
+            pairs.append((j, order[lowest[1]]))
+    return pairs
 
 
 def _few_pass(
