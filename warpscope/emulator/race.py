@@ -30,7 +30,8 @@ when every thread has met at a barrier, each memory space written since the last
 judged: a dense table of 4-byte words first keeps only the addresses two threads touch;
 blocks that asked for the same shared offsets under the same masks are judged once; the rest
 is sorted by (block, address, interval, order) and segmented running maxima say whether an
-earlier access of the same address came from a thread that may race with this one. Spaces
+earlier access of the same address came from a thread that may race with this one (a few
+dozen accesses are walked on lists instead: numpy's calls cost more there). Spaces
 only read since the barrier cost nothing but their copies. Global reads of an allocation
 nobody has written yet are recorded in the launch's first chunk of blocks only (up to
 ``READ_LIMIT`` lanes an interval): where a later chunk first writes an allocation after
@@ -517,10 +518,10 @@ def _no_word_twice(records: list[_Record], sort: bool = True) -> bool:
     lanes) do not overlap (a grid-stride loop's stores, one element per thread each time);
     False where that cannot be told so (``_shared_addresses`` then finds the words two threads
     name). A few accesses' words (``FEW_WORDS`` lanes in all, remembered lane terms or not)
-    are given their lanes in a dict: fewer calls than the table or the ranges, for the few
-    accesses of a small launch, and exact; up to
-    ``SORTED_WORDS``, where ``sort`` (a global allocation's: threads seldom share its words,
-    where a block's shared memory is shared to be), they are sorted."""
+    are given their lanes in a dict: fewer calls than the table or the ranges, and exact, for
+    the few accesses of a small launch; up to ``SORTED_WORDS`` lanes, where ``sort`` (a global
+    allocation's: threads seldom share its words, a block's shared memory is shared to be),
+    they are sorted."""
     lanes_in_all = sum(r.threads for r in records)
     if lanes_in_all > FEW_WORDS and not all(r.whole for r in records):
         return lanes_in_all <= SORTED_WORDS and sort and _words_sorted_apart(records)
@@ -719,13 +720,13 @@ def _few_pass(
                     seen[2], seen[3] = who, pos
         if may_flag is not None and not may_flag[i]:
             continue
-        for seen, kinds in ((kept[True], (0, 2)), (kept[False], (1,))):
-            if seen is None:
+        for sources_so_far, kinds in ((kept[True], (0, 2)), (kept[False], (1,))):
+            if sources_so_far is None:
                 continue
-            if seen[0] != who:
-                other = seen[1]
-            elif seen[2] != who:
-                other = seen[3]
+            if sources_so_far[0] != who:  # the highest thread's, where it is another's
+                other = sources_so_far[1]
+            elif sources_so_far[2] != who:  # else the lowest's
+                other = sources_so_far[3]
             else:
                 continue
             for k in kinds:
